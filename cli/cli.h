@@ -1,0 +1,43 @@
+/* cli — the `cubesim` command line: subcommand table, argument helpers, error reporting.
+ *
+ * Every subcommand is a function `int cli_cmd_<name>(cli_io *io, int argc, char **argv)` that
+ * returns the process exit status. It writes results to io->out and a single located error line
+ * to io->err; it never calls exit(). argv[0] is the subcommand name.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdio.h>
+
+#include "base/cs_status.h"
+
+typedef struct cli_io {
+  FILE *out; /* results (tables, JSON) */
+  FILE *err; /* the one-line error, warnings */
+} cli_io;
+
+/* Subcommand table: name, one-line summary. Each row needs cli_cmd_<name>. */
+#define CLI_COMMAND_TABLE(X) \
+  X(version, "print the version of cubesim")
+
+#define CLI_COMMAND_DECL(name, summary) int cli_cmd_##name(cli_io *io, int argc, char **argv);
+CLI_COMMAND_TABLE(CLI_COMMAND_DECL)
+#undef CLI_COMMAND_DECL
+
+/* Entry point of the command line (main() only forwards to it). */
+int cli_main(cli_io *io, int argc, char **argv);
+
+/* If argv[*i] is `--name VALUE` or `--name=VALUE`: sets *value, advances *i past what it used and
+ * returns 1. Returns 0 if argv[*i] is another argument, -1 (with a message in err) if the option
+ * is given without its value. */
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value, cs_err *err);
+/* 1 if argv[i] is exactly `--name`. */
+int cli_flag(char **argv, int i, const char *name);
+
+/* Prints "cubesim <cmd>: error: <msg>" on io->err and returns the exit status for err->code. */
+int cli_fail(cli_io *io, const char *cmd, const cs_err *err);
+/* Convenience: formats a CS_EINVAL message and fails with it. */
+int cli_usage_error(cli_io *io, const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif
