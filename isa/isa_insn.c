@@ -1,0 +1,275 @@
+/* isa_insn — the instruction table expanded: names, field descriptors, generic checks, dispatch
+ * to the semantic families, and strided-range arithmetic. No other file switches over opcodes. */
+#include "isa/isa_insn.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- names ----------------------------------------------------------------------------- */
+
+static const char *const mem_names[ISA_MEM_COUNT] = {
+#define ISA_MEM_NAME(sfx, name, desc) name,
+    ISA_MEM_TABLE(ISA_MEM_NAME)
+#undef ISA_MEM_NAME
+};
+
+const char *isa_mem_name(isa_mem m) { return (unsigned)m < ISA_MEM_COUNT ? mem_names[m] : "?"; }
+
+isa_mem isa_mem_from_name(const char *name) {
+  for (int m = 0; m < ISA_MEM_COUNT; m++)
+    if (strcasecmp(name, mem_names[m]) == 0) return (isa_mem)m;
+  return ISA_MEM_COUNT;
+}
+
+static const struct {
+  const char *name;
+  const char *track;
+} pipe_names[ISA_PIPE_COUNT] = {
+#define ISA_PIPE_NAME(sfx, name, track, desc) {name, track},
+    ISA_PIPE_TABLE(ISA_PIPE_NAME)
+#undef ISA_PIPE_NAME
+};
+
+const char *isa_pipe_name(isa_pipe p) {
+  if (p == ISA_PIPE_ALL) return "ALL";
+  return (unsigned)p < ISA_PIPE_COUNT ? pipe_names[p].name : "?";
+}
+
+const char *isa_pipe_track_name(isa_pipe p) {
+  return (unsigned)p < ISA_PIPE_COUNT ? pipe_names[p].track : "?";
+}
+
+isa_pipe isa_pipe_from_name(const char *name) {
+  if (strcasecmp(name, "ALL") == 0) return ISA_PIPE_ALL;
+  for (int p = 0; p < ISA_PIPE_COUNT; p++)
+    if (strcasecmp(name, pipe_names[p].name) == 0 || strcasecmp(name, pipe_names[p].track) == 0)
+      return (isa_pipe)p;
+  return (isa_pipe)(ISA_PIPE_COUNT + 1);
+}
+
+static const char *const quant_names[ISA_QUANT_COUNT] = {
+#define ISA_QUANT_NAME(sfx, name, l0c, desc) name,
+    ISA_QUANT_TABLE(ISA_QUANT_NAME)
+#undef ISA_QUANT_NAME
+};
+
+const char *isa_quant_mode_name(isa_quant_mode q) {
+  return (unsigned)q < ISA_QUANT_COUNT ? quant_names[q] : "?";
+}
+
+isa_quant_mode isa_quant_mode_from_name(const char *name) {
+  for (int q = 0; q < ISA_QUANT_COUNT; q++)
+    if (strcasecmp(name, quant_names[q]) == 0) return (isa_quant_mode)q;
+  return ISA_QUANT_COUNT;
+}
+
+bool isa_quant_mode_is_vector(isa_quant_mode q) {
+  return q == ISA_QUANT_VDEQF16 || q == ISA_QUANT_VQF322B8_PRE || q == ISA_QUANT_VREQ8;
+}
+
+static const char *const path_names[ISA_PATH_COUNT] = {
+#define ISA_PATH_NAME(sfx, name) name,
+    ISA_PATH_TABLE(ISA_PATH_NAME)
+#undef ISA_PATH_NAME
+};
+
+const char *isa_path_name(isa_path p) { return (unsigned)p < ISA_PATH_COUNT ? path_names[p] : "?"; }
+
+static const char *const fault_names[ISA_FAULT_COUNT] = {
+#define ISA_FAULT_NAME(sfx, name, desc) name,
+    ISA_FAULT_TABLE(ISA_FAULT_NAME)
+#undef ISA_FAULT_NAME
+};
+
+const char *isa_fault_name(isa_fault_cause c) {
+  return (unsigned)c < ISA_FAULT_COUNT ? fault_names[c] : "?";
+}
+
+bool isa_fault_set(isa_fault *f, isa_fault_cause cause, const char *operand, uint64_t value,
+                   uint64_t limit, const char *fmt, ...) {
+  if (!f) return false;
+  va_list ap;
+  f->cause = cause;
+  snprintf(f->operand, sizeof f->operand, "%s", operand ? operand : "");
+  f->value = value;
+  f->limit = limit;
+  va_start(ap, fmt);
+  vsnprintf(f->msg, sizeof f->msg, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+/* ---- field descriptors, one array per format ------------------------------------------- */
+
+#define ISA_FIELD_DESC(fmt, kind, fname, fmin, fmax, funit, fdesc) \
+  {#fname, ISA_FK_##kind, offsetof(isa_fmt_##fmt, fname), (uint64_t)(fmin), (uint64_t)(fmax), funit, fdesc},
+
+#define ISA_FMT_FIELDS(fmt)                                                                   \
+  static const isa_field_desc fields_##fmt[] = {ISA_FMT_##fmt(ISA_FIELD_DESC_##fmt)};
+/* Each format needs its own binding of `fmt` inside the field X-macro. */
+#define ISA_FIELD_DESC_copy(...) ISA_FIELD_DESC(copy, __VA_ARGS__)
+#define ISA_FIELD_DESC_nd2nz(...) ISA_FIELD_DESC(nd2nz, __VA_ARGS__)
+#define ISA_FIELD_DESC_load2d(...) ISA_FIELD_DESC(load2d, __VA_ARGS__)
+#define ISA_FIELD_DESC_mmad(...) ISA_FIELD_DESC(mmad, __VA_ARGS__)
+#define ISA_FIELD_DESC_fixpipe(...) ISA_FIELD_DESC(fixpipe, __VA_ARGS__)
+#define ISA_FIELD_DESC_flag(...) ISA_FIELD_DESC(flag, __VA_ARGS__)
+#define ISA_FIELD_DESC_barrier(...) ISA_FIELD_DESC(barrier, __VA_ARGS__)
+#define ISA_FIELD_DESC_vdeq(...) ISA_FIELD_DESC(vdeq, __VA_ARGS__)
+#define ISA_FIELD_DESC_vcast(...) ISA_FIELD_DESC(vcast, __VA_ARGS__)
+#define ISA_FIELD_DESC_vbinary(...) ISA_FIELD_DESC(vbinary, __VA_ARGS__)
+ISA_FORMAT_LIST(ISA_FMT_FIELDS)
+
+static const isa_op_desc op_rows[ISA_OP_COUNT] = {
+#define ISA_OP_ROW(op, mn, pipe, fmt, dstm, srcm, desc)                                     \
+  {#mn, ISA_PIPE_##pipe, #fmt, fields_##fmt, sizeof fields_##fmt / sizeof fields_##fmt[0], \
+   dstm, srcm, desc},
+    ISA_INSN_TABLE(ISA_OP_ROW)
+#undef ISA_OP_ROW
+};
+
+const isa_op_desc *isa_op_info(isa_op op) {
+  return (unsigned)op < ISA_OP_COUNT ? &op_rows[op] : NULL;
+}
+
+isa_op isa_op_from_mnemonic(const char *mnemonic) {
+  for (int op = 0; op < ISA_OP_COUNT; op++)
+    if (strcmp(mnemonic, op_rows[op].mnemonic) == 0) return (isa_op)op;
+  return ISA_OP_COUNT;
+}
+
+void *isa_field_ptr(isa_insn *in, const isa_field_desc *f) {
+  return (unsigned char *)&in->u + f->offset;
+}
+
+const void *isa_field_cptr(const isa_insn *in, const isa_field_desc *f) {
+  return (const unsigned char *)&in->u + f->offset;
+}
+
+isa_pipe isa_insn_pipe(const isa_insn *in) {
+  const isa_op_desc *d = isa_op_info((isa_op)in->op);
+  if (!d) return ISA_PIPE_S;
+  if (d->pipe != ISA_PIPE_DYN) return d->pipe;
+  switch ((isa_op)in->op) {
+    case ISA_OP_SET_FLAG: return (isa_pipe)in->u.flag.src_pipe;
+    case ISA_OP_WAIT_FLAG: return (isa_pipe)in->u.flag.dst_pipe;
+    default: return (isa_pipe)in->u.barrier.pipe;
+  }
+}
+
+/* ---- generic checks -------------------------------------------------------------------- */
+
+static bool check_field(const isa_insn *in, const isa_op_desc *d, const isa_field_desc *f,
+                        isa_fault *fault) {
+  const void *p = isa_field_cptr(in, f);
+  uint64_t v;
+  switch (f->kind) {
+    case ISA_FK_ADDR: {
+      const isa_addr *a = p;
+      uint32_t allowed = 0;
+      if (strcmp(f->name, "dst") == 0) allowed = d->dst_mems;
+      else if (strcmp(f->name, "src") == 0) allowed = d->src_mems;
+      else return true; /* other ADDR fields: the family checks them */
+      if (a->mem >= ISA_MEM_COUNT || !(allowed & (1u << a->mem)))
+        return isa_fault_set(fault, ISA_FAULT_BAD_MEM, f->name, a->mem, allowed,
+                             "%s: operand %s names %s, which %s cannot access", d->mnemonic,
+                             f->name, isa_mem_name((isa_mem)a->mem), d->mnemonic);
+      return true;
+    }
+    case ISA_FK_U64: return true;
+    case ISA_FK_DTYPE:
+      v = *(const uint32_t *)p;
+      if (v >= ISA_DTYPE_COUNT)
+        return isa_fault_set(fault, ISA_FAULT_DTYPE, f->name, v, ISA_DTYPE_COUNT - 1,
+                             "%s: %s = %llu is not a data type", d->mnemonic, f->name,
+                             (unsigned long long)v);
+      return true;
+    case ISA_FK_QUANT:
+      v = *(const uint32_t *)p;
+      if (v >= ISA_QUANT_COUNT)
+        return isa_fault_set(fault, ISA_FAULT_QUANT_MODE, f->name, v, ISA_QUANT_COUNT - 1,
+                             "%s: %s = %llu is not a quant mode", d->mnemonic, f->name,
+                             (unsigned long long)v);
+      return true;
+    default:
+      v = *(const uint32_t *)p;
+      if (v < f->min || v > f->max)
+        return isa_fault_set(fault, ISA_FAULT_FIELD_RANGE, f->name, v, v < f->min ? f->min : f->max,
+                             "%s: %s = %llu is out of range [%llu, %llu]", d->mnemonic, f->name,
+                             (unsigned long long)v, (unsigned long long)f->min,
+                             (unsigned long long)f->max);
+      return true;
+  }
+}
+
+typedef bool (*sem_check_fn)(const isa_insn *, isa_fault *);
+typedef size_t (*sem_ranges_fn)(const isa_insn *, isa_range *);
+typedef void (*sem_work_fn)(const isa_insn *, isa_work *);
+typedef void (*sem_exec_fn)(const isa_insn *, const isa_mach *);
+
+static const struct {
+  sem_check_fn check;
+  sem_ranges_fn ranges;
+  sem_work_fn work;
+  sem_exec_fn exec;
+} sem_rows[ISA_OP_COUNT] = {
+#define ISA_SEM_ROW(op, mn, pipe, fmt, dstm, srcm, desc) \
+  {isa_sem_##fmt##_check, isa_sem_##fmt##_ranges, isa_sem_##fmt##_work, isa_sem_##fmt##_exec},
+    ISA_INSN_TABLE(ISA_SEM_ROW)
+#undef ISA_SEM_ROW
+};
+
+bool isa_insn_check(const isa_insn *in, isa_fault *f) {
+  const isa_op_desc *d = isa_op_info((isa_op)in->op);
+  if (!d)
+    return isa_fault_set(f, ISA_FAULT_BAD_OPCODE, "op", in->op, ISA_OP_COUNT - 1,
+                         "unknown opcode %u", in->op);
+  for (size_t i = 0; i < d->field_count; i++)
+    if (!check_field(in, d, &d->fields[i], f)) return false;
+  return sem_rows[in->op].check(in, f);
+}
+
+size_t isa_insn_ranges(const isa_insn *in, isa_range *out) { return sem_rows[in->op].ranges(in, out); }
+
+void isa_insn_work(const isa_insn *in, isa_work *w) {
+  memset(w, 0, sizeof *w);
+  sem_rows[in->op].work(in, w);
+}
+
+void isa_insn_exec(const isa_insn *in, const isa_mach *m) { sem_rows[in->op].exec(in, m); }
+
+/* ---- strided ranges -------------------------------------------------------------------- */
+
+uint64_t isa_range_bytes(const isa_range *r) { return r->rows * r->row_bytes; }
+
+uint64_t isa_range_end(const isa_range *r) {
+  return r->rows ? r->base + (r->rows - 1) * r->stride_bytes + r->row_bytes : r->base;
+}
+
+/* Does the segment [lo, hi) meet any run of r? The runs of r that can meet it are those whose
+ * start lies in (lo - row_bytes, hi); find the first by division and test it. */
+static bool segment_meets(uint64_t lo, uint64_t hi, const isa_range *r) {
+  if (r->rows == 0 || hi <= r->base || lo >= isa_range_end(r)) return false;
+  if (r->rows == 1 || r->stride_bytes <= r->row_bytes) return true; /* runs touch: contiguous */
+  /* first run index j with base + j*stride + row_bytes > lo */
+  uint64_t j = 0;
+  if (lo + 1 > r->base + r->row_bytes) j = (lo + 1 - r->base - r->row_bytes + r->stride_bytes - 1) / r->stride_bytes;
+  if (j >= r->rows) return false;
+  return r->base + j * r->stride_bytes < hi;
+}
+
+bool isa_range_overlap(const isa_range *a, const isa_range *b) {
+  if (a->mem != b->mem || a->rows == 0 || b->rows == 0) return false;
+  if (isa_range_end(a) <= b->base || isa_range_end(b) <= a->base) return false;
+  /* walk the runs of the range with fewer runs against the other */
+  const isa_range *few = a->rows <= b->rows ? a : b;
+  const isa_range *many = few == a ? b : a;
+  if (few->rows > 1 && few->stride_bytes <= few->row_bytes)
+    return segment_meets(few->base, isa_range_end(few), many);
+  for (uint64_t i = 0; i < few->rows; i++) {
+    uint64_t lo = few->base + i * few->stride_bytes;
+    if (segment_meets(lo, lo + few->row_bytes, many)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,464 @@
+/* isa_insn — the instruction table: every instruction cubesim models, declared once.
+ *
+ * One row of ISA_INSN_TABLE per instruction (Spike's DECLARE_INSN): its mnemonic, the pipe that
+ * executes it, its operand format, the semantic family that implements it, and the memories its
+ * destination and source operands may name. The table expands into the opcode enum, the names
+ * used by traces and the disassembler, the pipe routing of the timing engine and the dispatch of
+ * the functional model. Each semantic family lives in one small file isa/isa_sem_<family>.c.
+ *
+ * Operand formats are X-macros too (ISA_FMT_<name>): one row per field with its storage kind,
+ * range and unit. They expand into the operand structs and into the field descriptors read by
+ * the assembler, the disassembler and the generic operand checks (range, memory, alignment).
+ * Field names follow the hardware's own parameter structs (DataCopyParams, Nd2NzParams,
+ * LoadData2DParams, MmadParams, FixpipeParamsV220) in snake_case; units are in the names or in
+ * the unit column.
+ */
+#ifndef ISA_INSN_H
+#define ISA_INSN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/cs_status.h"
+#include "isa/isa_dtype.h"
+
+/* ---- memories -------------------------------------------------------------------------- */
+
+/* enum suffix, name, description */
+#define ISA_MEM_TABLE(X)                                              \
+  X(GM, "GM", "global memory: HBM behind the chip-wide L2")           \
+  X(L1, "L1", "L1 buffer (A1/B1/C1): staging for the cube")           \
+  X(L0A, "L0A", "L0A buffer (A2): left operand of the cube, Zz")      \
+  X(L0B, "L0B", "L0B buffer (B2): right operand of the cube, Zn")     \
+  X(L0C, "L0C", "L0C buffer (CO1): cube accumulator, Nz 16x16")      \
+  X(UB, "UB", "unified buffer (VECIN/VECOUT): vector unit data")      \
+  X(BT, "BT", "bias table (C2): bias rows for mmad init")            \
+  X(FB, "FB", "fixpipe buffer (C2PIPE2GM): per-channel quant words")
+
+typedef enum isa_mem {
+#define ISA_MEM_ENUM(sfx, name, desc) ISA_MEM_##sfx,
+  ISA_MEM_TABLE(ISA_MEM_ENUM)
+#undef ISA_MEM_ENUM
+  ISA_MEM_COUNT
+} isa_mem;
+
+#define ISA_MEMBIT(sfx) (1u << ISA_MEM_##sfx)
+
+const char *isa_mem_name(isa_mem m);
+/* ISA_MEM_COUNT when unknown (case-insensitive). */
+isa_mem isa_mem_from_name(const char *name);
+
+/* ---- pipes ----------------------------------------------------------------------------- */
+
+/* enum suffix, name used in programs, name of the trace track (Ascend's), description */
+#define ISA_PIPE_TABLE(X)                                                       \
+  X(S, "S", "SCALAR", "scalar unit: dispatches the stream")                    \
+  X(MTE2, "MTE2", "MTE2", "memory transfer engine 2: GM -> L1 / UB")            \
+  X(MTE1, "MTE1", "MTE1", "memory transfer engine 1: L1 -> L0A / L0B / BT / FB") \
+  X(M, "M", "CUBE", "cube unit: mmad")                                          \
+  X(FIX, "FIX", "FIXP", "fixpipe: L0C -> GM / L1 with quantization")            \
+  X(MTE3, "MTE3", "MTE3", "memory transfer engine 3: UB -> GM")                 \
+  X(V, "V", "VECTOR", "vector unit: operations on UB")
+
+typedef enum isa_pipe {
+#define ISA_PIPE_ENUM(sfx, name, track, desc) ISA_PIPE_##sfx,
+  ISA_PIPE_TABLE(ISA_PIPE_ENUM)
+#undef ISA_PIPE_ENUM
+  ISA_PIPE_COUNT,
+  ISA_PIPE_ALL = ISA_PIPE_COUNT /* pipe_barrier(ALL) only */
+} isa_pipe;
+
+const char *isa_pipe_name(isa_pipe p);        /* "MTE2"; "ALL" for ISA_PIPE_ALL */
+const char *isa_pipe_track_name(isa_pipe p);  /* "MTE2", "CUBE", "FIXP", ... */
+/* ISA_PIPE_COUNT + 1 when unknown; accepts "ALL" and the track names. */
+isa_pipe isa_pipe_from_name(const char *name);
+
+/* ---- fixpipe quant modes (arch 2201, DESIGN.md §5.2) ----------------------------------- */
+
+/* enum suffix, name (as Ascend's QuantMode_t), L0C type (0: either), description */
+#define ISA_QUANT_TABLE(X)                                                               \
+  X(NO_QUANT, "NoQuant", 0, "no conversion: fp32/int32 out as stored")                  \
+  X(F322F16, "F322F16", ISA_FP32, "fp32 -> fp16, round to nearest even")                  \
+  X(F322BF16, "F322BF16", ISA_FP32, "fp32 -> bf16, round to nearest even")                \
+  X(DEQF16, "DEQF16", ISA_INT32, "int32 -> fp16 with the scalar word's fp19 scale")       \
+  X(VDEQF16, "VDEQF16", ISA_INT32, "int32 -> fp16 with one FB word per output column")    \
+  X(QF322B8_PRE, "QF322B8_PRE", ISA_FP32, "fp32 -> int8/uint8 with the scalar word")      \
+  X(VQF322B8_PRE, "VQF322B8_PRE", ISA_FP32, "fp32 -> int8/uint8 with FB words per column") \
+  X(REQ8, "REQ8", ISA_INT32, "int32 -> int8/uint8 with the scalar word")                  \
+  X(VREQ8, "VREQ8", ISA_INT32, "int32 -> int8/uint8 with FB words per column")
+
+typedef enum isa_quant_mode {
+#define ISA_QUANT_ENUM(sfx, name, l0c, desc) ISA_QUANT_##sfx,
+  ISA_QUANT_TABLE(ISA_QUANT_ENUM)
+#undef ISA_QUANT_ENUM
+  ISA_QUANT_COUNT
+} isa_quant_mode;
+
+const char *isa_quant_mode_name(isa_quant_mode q);
+isa_quant_mode isa_quant_mode_from_name(const char *name); /* ISA_QUANT_COUNT when unknown */
+/* True for the modes that read one word per output column from FB. */
+bool isa_quant_mode_is_vector(isa_quant_mode q);
+
+/* ---- operand fields -------------------------------------------------------------------- */
+
+/* A memory operand: which memory, and the byte offset in it (GM: the global address). */
+typedef struct isa_addr {
+  uint32_t mem; /* isa_mem */
+  uint64_t off; /* bytes */
+} isa_addr;
+
+/* Storage kinds of operand fields. All small scalars are stored as uint32_t. */
+typedef enum isa_field_kind {
+  ISA_FK_ADDR,  /* isa_addr, written MEM:offset */
+  ISA_FK_U32,   /* uint32_t, decimal */
+  ISA_FK_U64,   /* uint64_t, hex (quant words) */
+  ISA_FK_BOOL,  /* uint32_t 0/1 */
+  ISA_FK_DTYPE, /* uint32_t isa_dtype */
+  ISA_FK_QUANT, /* uint32_t isa_quant_mode */
+  ISA_FK_PIPE   /* uint32_t isa_pipe (ALL allowed where the max says so) */
+} isa_field_kind;
+
+#define ISA_CTYPE_ADDR isa_addr
+#define ISA_CTYPE_U32 uint32_t
+#define ISA_CTYPE_U64 uint64_t
+#define ISA_CTYPE_BOOL uint32_t
+#define ISA_CTYPE_DTYPE uint32_t
+#define ISA_CTYPE_QUANT uint32_t
+#define ISA_CTYPE_PIPE uint32_t
+
+/* Formats: F(kind, field, min, max, unit, description). For ADDR fields, min is the bitmask of
+ * memories the field may name in any instruction using the format (the instruction row narrows
+ * it) and max is unused. Ranges are the hardware's documented limits where known. */
+
+/* DataCopy with byte lengths (DataCopyParams / DataCopyPad): block_count bursts of
+ * block_len_bytes; gaps are the bytes skipped between bursts on each side. */
+#define ISA_FMT_copy(F)                                                                  \
+  F(ADDR, dst, 0, 0, "", "destination")                                                  \
+  F(ADDR, src, 0, 0, "", "source")                                                       \
+  F(U32, block_count, 1, 4095, "bursts", "number of bursts")                             \
+  F(U32, block_len_bytes, 1, 2097152, "bytes", "bytes per burst")                        \
+  F(U32, src_gap_bytes, 0, 4294967295u, "bytes", "bytes skipped in the source between bursts") \
+  F(U32, dst_gap_bytes, 0, 4294967295u, "bytes", "bytes skipped in the destination between bursts")
+
+/* DataCopy GM -> L1 with ND -> NZ conversion (Nd2NzParams, DESIGN.md §4). */
+#define ISA_FMT_nd2nz(F)                                                                    \
+  F(ADDR, dst, 0, 0, "", "destination (NZ)")                                                \
+  F(ADDR, src, 0, 0, "", "source (ND)")                                                     \
+  F(DTYPE, dtype, 0, 0, "", "element type")                                                 \
+  F(U32, nd_num, 1, 4095, "matrices", "number of ND matrices")                              \
+  F(U32, n_value, 1, 16384, "rows", "rows of each ND matrix")                               \
+  F(U32, d_value, 1, 65535, "elements", "columns of each ND matrix")                        \
+  F(U32, src_nd_matrix_stride, 0, 65535, "elements", "source distance between matrices")    \
+  F(U32, src_d_value, 1, 65535, "elements", "source row stride")                            \
+  F(U32, dst_nz_c0_stride, 1, 16384, "32B blocks", "destination distance between C0 column blocks") \
+  F(U32, dst_nz_n_stride, 1, 16384, "32B blocks", "destination distance between rows")       \
+  F(U32, dst_nz_matrix_stride, 0, 65535, "elements", "destination distance between matrices")
+
+/* LoadData 2-D: whole 512-byte fractals L1 -> L0A/L0B (LoadData2DParams). With if_transpose,
+ * each repeat moves one C0 x C0 square (C0/16 fractals) transposed (DESIGN.md §3). */
+#define ISA_FMT_load2d(F)                                                              \
+  F(ADDR, dst, 0, 0, "", "destination")                                                \
+  F(ADDR, src, 0, 0, "", "source")                                                     \
+  F(DTYPE, dtype, 0, 0, "", "element type")                                            \
+  F(U32, start_index, 0, 65535, "fractals", "first source fractal")                    \
+  F(U32, repeat_times, 1, 255, "repeats", "fractals (squares when transposing) moved") \
+  F(U32, src_stride, 0, 65535, "fractals", "source distance between repeats")          \
+  F(U32, dst_gap, 0, 65535, "fractals", "destination fractals skipped between repeats") \
+  F(BOOL, if_transpose, 0, 1, "", "transpose each C0 x C0 square")
+
+/* Mmad: C[m x n] (L0C, Nz) = A[m x k] (L0A, Zz) * B[k x n] (L0B, Zn) (+ C, or + bias). */
+#define ISA_FMT_mmad(F)                                                              \
+  F(ADDR, dst, 0, 0, "", "C in L0C")                                                 \
+  F(ADDR, a, 0, 0, "", "A in L0A")                                                   \
+  F(ADDR, b, 0, 0, "", "B in L0B")                                                   \
+  F(ADDR, bias, 0, 0, "", "bias row in BT (used when bias_en)")                      \
+  F(DTYPE, dtype, 0, 0, "", "type of A and B (int8, int4, fp16, bf16)")              \
+  F(U32, m, 1, 4095, "rows", "rows of A and C")                                       \
+  F(U32, n, 1, 4095, "columns", "columns of B and C")                                 \
+  F(U32, k, 1, 4095, "elements", "columns of A, rows of B")                           \
+  F(BOOL, init_c, 0, 1, "", "1: C = A*B (+bias); 0: C += A*B")                      \
+  F(BOOL, bias_en, 0, 1, "", "initialise C from the BT bias row (needs init_c)")
+
+/* Fixpipe L0C -> GM / L1 (FixpipeParamsV220, DESIGN.md §5.2). */
+#define ISA_FMT_fixpipe(F)                                                                 \
+  F(ADDR, dst, 0, 0, "", "destination")                                                    \
+  F(ADDR, src, 0, 0, "", "source in L0C (Nz)")                                             \
+  F(ADDR, fb, 0, 0, "", "per-column quant words in FB (vector modes)")                     \
+  F(DTYPE, l0c_dtype, 0, 0, "", "type held in L0C (int32 or fp32)")                        \
+  F(DTYPE, out_dtype, 0, 0, "", "type written")                                            \
+  F(QUANT, quant_pre, 0, 0, "", "quant mode")                                              \
+  F(U64, deq_scalar, 0, 0, "", "scalar quant word (scalar modes)")                         \
+  F(BOOL, relu_en, 0, 1, "", "ReLU")                                                       \
+  F(BOOL, nz2nd_en, 0, 1, "", "1: write ND; 0: keep the 16-column Nz blocks")              \
+  F(U32, n_size, 1, 4095, "columns", "columns moved")                                      \
+  F(U32, m_size, 1, 65535, "rows", "rows moved")                                           \
+  F(U32, src_stride, 1, 65535, "rows", "L0C rows (of 16 elements) between column blocks")  \
+  F(U32, dst_stride, 1, 4294967295u, "elements", "ND: row stride; Nz: rows between column blocks") \
+  F(U32, nd_num, 1, 65535, "matrices", "matrices moved")                                   \
+  F(U32, src_nd_stride, 0, 65535, "rows", "L0C rows (of 16 elements) between matrices")    \
+  F(U32, dst_nd_stride, 0, 4294967295u, "elements", "destination distance between matrices")
+
+/* set_flag / wait_flag: an event from one pipe to another. */
+#define ISA_FMT_flag(F)                                          \
+  F(PIPE, src_pipe, 0, ISA_PIPE_COUNT - 1, "", "pipe that sets") \
+  F(PIPE, dst_pipe, 0, ISA_PIPE_COUNT - 1, "", "pipe that waits") \
+  F(U32, event_id, 0, 7, "", "event id")
+
+/* pipe_barrier: the pipe (or ALL) waits for all its earlier work. */
+#define ISA_FMT_barrier(F) F(PIPE, pipe, 0, ISA_PIPE_ALL, "", "pipe, or ALL")
+
+/* Vector dequant on UB: dst[r][c] = out_dtype(fp32(src[r][c]) * scale[c]), RNE. */
+#define ISA_FMT_vdeq(F)                                                           \
+  F(ADDR, dst, 0, 0, "", "result")                                                \
+  F(ADDR, src, 0, 0, "", "int32 input")                                           \
+  F(ADDR, scale, 0, 0, "", "fp32 scale per column")                               \
+  F(DTYPE, out_dtype, 0, 0, "", "fp32, fp16 or bf16")                             \
+  F(U32, rows, 1, 65535, "rows", "rows")                                          \
+  F(U32, cols, 1, 65535, "elements", "columns")                                   \
+  F(U32, src_row_stride, 1, 4294967295u, "elements", "source row stride")         \
+  F(U32, dst_row_stride, 1, 4294967295u, "elements", "destination row stride")
+
+/* Vector cast on UB: count elements from src_dtype to dst_dtype. */
+#define ISA_FMT_vcast(F)                                        \
+  F(ADDR, dst, 0, 0, "", "result")                              \
+  F(ADDR, src, 0, 0, "", "input")                               \
+  F(DTYPE, src_dtype, 0, 0, "", "input type")                   \
+  F(DTYPE, dst_dtype, 0, 0, "", "result type")                  \
+  F(U32, count, 1, 4294967295u, "elements", "elements converted")
+
+/* Vector element-wise binary operation on UB. */
+#define ISA_FMT_vbinary(F)                                       \
+  F(ADDR, dst, 0, 0, "", "result")                               \
+  F(ADDR, src0, 0, 0, "", "first input")                         \
+  F(ADDR, src1, 0, 0, "", "second input")                        \
+  F(DTYPE, dtype, 0, 0, "", "element type (fp32, fp16, int32)")  \
+  F(U32, count, 1, 4294967295u, "elements", "elements")
+
+/* The list of formats, for generic expansion. */
+#define ISA_FORMAT_LIST(X) X(copy) X(nd2nz) X(load2d) X(mmad) X(fixpipe) X(flag) X(barrier) \
+  X(vdeq) X(vcast) X(vbinary)
+
+#define ISA_FIELD_MEMBER(kind, name, min, max, unit, desc) ISA_CTYPE_##kind name;
+#define ISA_FMT_STRUCT(fmt) typedef struct isa_fmt_##fmt { ISA_FMT_##fmt(ISA_FIELD_MEMBER) } isa_fmt_##fmt;
+ISA_FORMAT_LIST(ISA_FMT_STRUCT)
+#undef ISA_FMT_STRUCT
+
+/* ---- the instruction table ------------------------------------------------------------- */
+
+/* X(OP, mnemonic, pipe, format, dst memories, src memories, description). The format is also
+ * the semantic family: isa/isa_sem_<format>.c implements every instruction of that format.
+ * The pipe DYN means the instruction names its pipe in an operand (flags and barriers). For
+ * formats with more than two ADDR fields, the family's check narrows the others itself. */
+#define ISA_PIPE_DYN ISA_PIPE_COUNT
+#define ISA_INSN_TABLE(X)                                                                      \
+  X(COPY_GM_L1, copy_gm_l1, MTE2, copy, ISA_MEMBIT(L1), ISA_MEMBIT(GM),                  \
+    "DataCopy GM -> L1, plain")                                                                \
+  X(COPY_GM_L1_ND2NZ, copy_gm_l1_nd2nz, MTE2, nd2nz, ISA_MEMBIT(L1), ISA_MEMBIT(GM),    \
+    "DataCopy GM -> L1 converting ND to NZ")                                                   \
+  X(LOAD_L0A, load_l0a, MTE1, load2d, ISA_MEMBIT(L0A), ISA_MEMBIT(L1),                 \
+    "LoadData L1 -> L0A, whole fractals")                                                      \
+  X(LOAD_L0B, load_l0b, MTE1, load2d, ISA_MEMBIT(L0B), ISA_MEMBIT(L1),                 \
+    "LoadData L1 -> L0B, whole fractals, optionally transposed")                               \
+  X(COPY_L1_BT, copy_l1_bt, MTE1, copy, ISA_MEMBIT(BT), ISA_MEMBIT(L1),                  \
+    "DataCopy L1 -> bias table")                                                               \
+  X(COPY_L1_FB, copy_l1_fb, MTE1, copy, ISA_MEMBIT(FB), ISA_MEMBIT(L1),                  \
+    "DataCopy L1 -> fixpipe buffer (quant words)")                                             \
+  X(MMAD, mmad, M, mmad, ISA_MEMBIT(L0C), ISA_MEMBIT(L0A), "matrix multiply-accumulate") \
+  X(FIXPIPE, fixpipe, FIX, fixpipe, ISA_MEMBIT(GM) | ISA_MEMBIT(L1), ISA_MEMBIT(L0C),  \
+    "Fixpipe L0C -> GM / L1 with quantization, ReLU and Nz -> ND")                             \
+  X(COPY_GM_UB, copy_gm_ub, MTE2, copy, ISA_MEMBIT(UB), ISA_MEMBIT(GM),                  \
+    "DataCopy GM -> UB")                                                                       \
+  X(COPY_UB_GM, copy_ub_gm, MTE3, copy, ISA_MEMBIT(GM), ISA_MEMBIT(UB),                  \
+    "DataCopy UB -> GM")                                                                       \
+  X(VDEQ, vdeq, V, vdeq, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                                 \
+    "vector dequant: int32 x fp32 column scale -> fp32/fp16/bf16")                             \
+  X(VCAST, vcast, V, vcast, ISA_MEMBIT(UB), ISA_MEMBIT(UB), "vector type conversion")   \
+  X(VADD, vadd, V, vbinary, ISA_MEMBIT(UB), ISA_MEMBIT(UB), "vector add")            \
+  X(SET_FLAG, set_flag, DYN, flag, 0, 0, "set an event flag when the source pipe drains") \
+  X(WAIT_FLAG, wait_flag, DYN, flag, 0, 0, "block the destination pipe until the flag")  \
+  X(PIPE_BARRIER, pipe_barrier, DYN, barrier, 0, 0, "wait for all earlier work of a pipe")
+
+typedef enum isa_op {
+#define ISA_OP_ENUM(op, mn, pipe, fmt, dstm, srcm, desc) ISA_OP_##op,
+  ISA_INSN_TABLE(ISA_OP_ENUM)
+#undef ISA_OP_ENUM
+  ISA_OP_COUNT
+} isa_op;
+
+/* One instruction record: the opcode and its operands. Plain data, copied by value. */
+typedef struct isa_insn {
+  uint32_t op; /* isa_op */
+  union {
+#define ISA_FMT_UNION_MEMBER(fmt) isa_fmt_##fmt fmt;
+    ISA_FORMAT_LIST(ISA_FMT_UNION_MEMBER)
+#undef ISA_FMT_UNION_MEMBER
+  } u;
+} isa_insn;
+
+/* ---- table introspection --------------------------------------------------------------- */
+
+typedef struct isa_field_desc {
+  const char *name;
+  isa_field_kind kind;
+  size_t offset; /* within the format struct (== within isa_insn.u) */
+  uint64_t min, max;
+  const char *unit;
+  const char *desc;
+} isa_field_desc;
+
+typedef struct isa_op_desc {
+  const char *mnemonic;
+  isa_pipe pipe; /* ISA_PIPE_DYN: from the operands */
+  const char *format;
+  const isa_field_desc *fields;
+  size_t field_count;
+  uint32_t dst_mems, src_mems; /* bitmasks of isa_mem for the fields named dst and src */
+  const char *desc;
+} isa_op_desc;
+
+const isa_op_desc *isa_op_info(isa_op op);
+/* ISA_OP_COUNT when unknown. */
+isa_op isa_op_from_mnemonic(const char *mnemonic);
+/* The pipe that executes this instruction (resolving DYN from the operands: set_flag runs on
+ * its src_pipe, wait_flag on its dst_pipe, pipe_barrier on its pipe — ALL: see the engine). */
+isa_pipe isa_insn_pipe(const isa_insn *in);
+/* Pointer to field f of the instruction's operands. */
+void *isa_field_ptr(isa_insn *in, const isa_field_desc *f);
+const void *isa_field_cptr(const isa_insn *in, const isa_field_desc *f);
+
+/* ---- faults ---------------------------------------------------------------------------- */
+
+/* enum suffix, short name, description */
+#define ISA_FAULT_TABLE(X)                                                          \
+  X(NONE, "none", "no fault")                                                       \
+  X(BAD_OPCODE, "bad-opcode", "unknown opcode")                                     \
+  X(FIELD_RANGE, "field-range", "operand value out of its documented range")        \
+  X(BAD_MEM, "bad-memory", "operand names a memory the instruction cannot access")  \
+  X(MISALIGNED, "misaligned", "address not aligned as the memory requires")         \
+  X(OUT_OF_BOUNDS, "out-of-bounds", "access beyond the end of the buffer")         \
+  X(GM_UNMAPPED, "gm-unmapped", "GM access outside every allocated tensor")         \
+  X(DTYPE, "dtype", "unsupported data type or type combination")                   \
+  X(QUANT_MODE, "quant-mode", "quant mode inconsistent with the types or operands") \
+  X(DEADLOCK, "deadlock", "a wait that no set can satisfy")
+
+typedef enum isa_fault_cause {
+#define ISA_FAULT_ENUM(sfx, name, desc) ISA_FAULT_##sfx,
+  ISA_FAULT_TABLE(ISA_FAULT_ENUM)
+#undef ISA_FAULT_ENUM
+  ISA_FAULT_COUNT
+} isa_fault_cause;
+
+/* A typed fault: cause, the operand and offending value, the limit it broke, and a one-line
+ * message. sim/ adds the core and the instruction index. */
+typedef struct isa_fault {
+  uint32_t cause;    /* isa_fault_cause */
+  char operand[32];  /* field name, e.g. "block_len_bytes"; "" if none */
+  uint64_t value;    /* the offending value */
+  uint64_t limit;    /* the limit it broke */
+  char msg[256];
+} isa_fault;
+
+const char *isa_fault_name(isa_fault_cause c);
+/* Fills f and returns false (so checks can `return isa_fault_set(...)`). */
+bool isa_fault_set(isa_fault *f, isa_fault_cause cause, const char *operand, uint64_t value,
+                   uint64_t limit, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* ---- what an instruction touches: byte ranges ------------------------------------------ */
+
+/* A strided byte range: `rows` runs of `row_bytes`, `stride_bytes` apart, from `base`. */
+typedef struct isa_range {
+  uint32_t mem;   /* isa_mem */
+  uint32_t write; /* 1: written, 0: read */
+  uint64_t base;  /* byte offset of the first run */
+  uint64_t row_bytes;
+  uint64_t stride_bytes;
+  uint64_t rows;
+} isa_range;
+
+#define ISA_MAX_RANGES 32
+
+/* Every range the instruction reads or writes (at most ISA_MAX_RANGES; a pattern that would need
+ * more is covered by a bounding range). Returns the count. The instruction must have passed
+ * isa_insn_check. */
+size_t isa_insn_ranges(const isa_insn *in, isa_range *out);
+/* Bytes covered by a range. */
+uint64_t isa_range_bytes(const isa_range *r);
+/* One past the last byte touched. */
+uint64_t isa_range_end(const isa_range *r);
+/* True if two ranges (same memory) share at least one byte. Exact for strided ranges. */
+bool isa_range_overlap(const isa_range *a, const isa_range *b);
+
+/* ---- what an instruction costs: work for the timing model ------------------------------ */
+
+/* enum suffix, name: the data paths the timing model gives rates to */
+#define ISA_PATH_TABLE(X)                           \
+  X(NONE, "none")                                   \
+  X(GM_TO_L1, "GM->L1")                             \
+  X(GM_TO_UB, "GM->UB")                             \
+  X(UB_TO_GM, "UB->GM")                             \
+  X(L1_TO_L0A, "L1->L0A")                           \
+  X(L1_TO_L0B, "L1->L0B")                           \
+  X(L1_TO_BT, "L1->BT")                             \
+  X(L1_TO_FB, "L1->FB")                             \
+  X(L0C_TO_GM, "L0C->GM")                           \
+  X(L0C_TO_L1, "L0C->L1")                           \
+  X(CUBE, "cube")                                   \
+  X(VECTOR, "vector")
+
+typedef enum isa_path {
+#define ISA_PATH_ENUM(sfx, name) ISA_PATH_##sfx,
+  ISA_PATH_TABLE(ISA_PATH_ENUM)
+#undef ISA_PATH_ENUM
+  ISA_PATH_COUNT
+} isa_path;
+
+const char *isa_path_name(isa_path p);
+
+typedef struct isa_work {
+  uint32_t path;      /* isa_path */
+  uint64_t bytes;     /* bytes moved on the path (transfers: read side; fixpipe: written) */
+  uint64_t elements;  /* fixpipe: elements converted; vector: elements produced */
+  uint64_t fractal_ops; /* cube: ceil(m/16) * ceil(n/16) * ceil(k/k0) (DESIGN.md §6) */
+  uint64_t macs;      /* cube: m * n * k */
+  uint32_t dtype;     /* cube: input type; fixpipe: output type */
+} isa_work;
+
+/* The work of one instruction (flags and barriers: path NONE, no bytes). */
+void isa_insn_work(const isa_insn *in, isa_work *w);
+
+/* ---- checks and the functional model --------------------------------------------------- */
+
+/* What an instruction needs to know of the machine beyond its operands. */
+typedef struct isa_env {
+  bool fixpipe_saturation; /* CTRL[48] = 0: overflow -> ±max, NaN -> 0 (DESIGN.md §3) */
+} isa_env;
+
+/* Static checks of one instruction: opcode, each field against its range, each ADDR field
+ * against the memories the instruction may name, and the family's own rules (type pairs, quant
+ * modes, ...). Alignment and bounds depend on the machine: sim/ checks them from the ranges. */
+bool isa_insn_check(const isa_insn *in, isa_fault *f);
+
+/* The machine's memories as the functional model sees them: `ptr` returns the host address of
+ * `bytes` bytes at `off` in `mem`. The caller guarantees every range of the instruction is in
+ * bounds (sim/ checks before calling isa_insn_exec), so ptr cannot fail. */
+typedef struct isa_mach {
+  void *ctx;
+  uint8_t *(*ptr)(void *ctx, isa_mem mem, uint64_t off, uint64_t bytes);
+  isa_env env;
+} isa_mach;
+
+/* Applies the instruction's functional effect. */
+void isa_insn_exec(const isa_insn *in, const isa_mach *m);
+
+/* Each format's semantic family implements these four (isa/isa_sem_<format>.c). `check` only runs after
+ * the generic field checks passed. */
+#define ISA_SEM_DECL(fam)                                                  \
+  bool isa_sem_##fam##_check(const isa_insn *in, isa_fault *f);            \
+  size_t isa_sem_##fam##_ranges(const isa_insn *in, isa_range *out);       \
+  void isa_sem_##fam##_work(const isa_insn *in, isa_work *w);              \
+  void isa_sem_##fam##_exec(const isa_insn *in, const isa_mach *m);
+ISA_FORMAT_LIST(ISA_SEM_DECL)
+#undef ISA_SEM_DECL
+
+#endif
