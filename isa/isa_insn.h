@@ -417,10 +417,12 @@ const char *isa_path_name(isa_path p);
 
 typedef struct isa_work {
   uint32_t path;      /* isa_path */
-  uint64_t bytes;     /* bytes moved on the path (transfers: read side; fixpipe: written) */
+  uint64_t bytes;     /* bytes moved on the path (transfers: read side; fixpipe: written;
+                       * vector: elements x the wider of the input and output sizes) */
   uint64_t elements;  /* fixpipe: elements converted; vector: elements produced */
   uint64_t fractal_ops; /* cube: ceil(m/16) * ceil(n/16) * ceil(k/k0) (DESIGN.md §6) */
   uint64_t macs;      /* cube: m * n * k */
+  uint32_t m, n, k;   /* cube: the shape (the timing model applies the configured k0) */
   uint32_t dtype;     /* cube: input type; fixpipe: output type */
 } isa_work;
 

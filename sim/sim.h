@@ -1,0 +1,121 @@
+/* sim — the simulated chip: one handle owns the configuration, GM, every core's buffers and
+ * instruction stream, and runs the timing replay.
+ *
+ * Two phases (DESIGN.md §2). Record: the runtime issues instructions to a core with
+ * sim_core_issue; each is checked (fields, memories, alignment, bounds), applied to the core's
+ * buffers (unless the simulator is timing-only) and appended to the core's stream. Replay:
+ * sim_run replays all cores' streams together through the timing engine, which gives cycles,
+ * statistics, hazards and the trace. Nothing here is global: any number of simulators, each with
+ * its own configuration, can live in one process.
+ */
+#ifndef SIM_H
+#define SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/cs_status.h"
+#include "isa/isa_insn.h"
+#include "sim/sim_config.h"
+#include "sim/sim_stats.h"
+
+typedef struct sim sim;
+typedef struct sim_core sim_core;
+typedef struct sim_trace sim_trace;
+
+typedef struct sim_options {
+  bool timing_only; /* no data: buffers are bounds-checked but store nothing */
+} sim_options;
+
+/* A kernel fault: the isa fault plus where it happened. */
+typedef struct sim_fault {
+  isa_fault f;
+  unsigned core;    /* core index */
+  uint64_t index;   /* index of the instruction in the core's stream */
+  isa_insn insn;    /* the instruction */
+} sim_fault;
+
+/* Creates a simulator for a validated configuration (copied). */
+cs_status sim_create(const sim_config *cfg, const sim_options *opt, sim **out, cs_err *err);
+void sim_destroy(sim *s);
+
+const sim_config *sim_get_config(const sim *s);
+const sim_config_derived *sim_get_derived(const sim *s);
+bool sim_is_timing_only(const sim *s);
+unsigned sim_core_count(const sim *s);
+sim_core *sim_get_core(sim *s, unsigned index);
+
+/* ---- GM --------------------------------------------------------------------------------- */
+
+/* Allocates a zero-filled GM tensor (aligned to at least 512 bytes). */
+cs_status sim_gm_alloc(sim *s, const char *name, uint64_t bytes, uint64_t *addr, cs_err *err);
+/* Host view of GM [addr, addr + bytes): NULL unless it lies in one tensor and the simulator
+ * keeps data. */
+uint8_t *sim_gm_ptr(sim *s, uint64_t addr, uint64_t bytes);
+/* Name of the tensor holding addr, or NULL. */
+const char *sim_gm_tensor_name(const sim *s, uint64_t addr);
+
+/* ---- cores: the record phase -------------------------------------------------------------- */
+
+unsigned sim_core_index(const sim_core *c);
+/* Checks, applies and records one instruction. CS_EFAULT (see sim_core_fault) if it faults or
+ * the core already faulted: a faulted core ignores everything after its fault. */
+cs_status sim_core_issue(sim_core *c, const isa_insn *in);
+/* The core's first fault, or NULL. */
+const sim_fault *sim_core_fault(const sim_core *c);
+size_t sim_core_stream_len(const sim_core *c);
+const isa_insn *sim_core_stream(const sim_core *c);
+/* Host view of an on-chip buffer (NULL for GM, or when timing-only). */
+uint8_t *sim_core_buf(sim_core *c, isa_mem mem);
+/* Describes a fault in one line: "core 0, instruction 12 (mmad): <message>". */
+void sim_fault_describe(const sim_fault *f, char *out, size_t out_bytes);
+
+/* ---- replay ------------------------------------------------------------------------------- */
+
+typedef enum sim_hazard_kind { SIM_HAZARD_RAW, SIM_HAZARD_WAR, SIM_HAZARD_WAW } sim_hazard_kind;
+
+/* A data hazard: `later` (in program order) accessed bytes that `earlier` had not finished
+ * with. */
+typedef struct sim_hazard {
+  sim_hazard_kind kind;
+  unsigned core;
+  uint64_t earlier, later;           /* instruction indices */
+  uint32_t earlier_op, later_op;     /* isa_op */
+  isa_pipe earlier_pipe, later_pipe;
+  isa_mem mem;
+  uint64_t lo, hi;                   /* overlapping span [lo, hi) (bounding) */
+  uint64_t time;                     /* cycle the later instruction started */
+  uint64_t earlier_done;             /* cycle the earlier one completed (or would) */
+} sim_hazard;
+
+const char *sim_hazard_kind_name(sim_hazard_kind k);
+void sim_hazard_describe(const sim_hazard *h, char *out, size_t out_bytes);
+
+typedef struct sim_run_options {
+  sim_trace *trace;       /* NULL: no trace */
+  bool allow_hazards;     /* hazards are reported but do not fail the run */
+} sim_run_options;
+
+#define SIM_MAX_HAZARDS_KEPT 64
+
+typedef struct sim_result {
+  uint64_t total_cycles;             /* when the last core finished */
+  double time_us;                    /* total_cycles at the configured clock */
+  sim_stats stats;                   /* every counter (sim_stats.h) */
+  uint64_t hazard_count;             /* all hazards seen */
+  sim_hazard hazards[SIM_MAX_HAZARDS_KEPT]; /* the first ones */
+  unsigned hazards_kept;
+  bool deadlocked;
+  sim_fault deadlock;                /* when deadlocked: the first blocked wait */
+  char deadlock_msg[1024];           /* every blocked pipe, in words */
+} sim_result;
+
+/* Replays every core's stream. CS_EDEADLOCK, CS_EHAZARD (unless allowed) or CS_OK; the result
+ * is filled in every case. The streams are not consumed: a simulator can be replayed again (for
+ * instance with another trace). */
+cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *err);
+/* Frees what a result holds. */
+void sim_result_free(sim_result *res);
+
+#endif

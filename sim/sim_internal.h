@@ -1,0 +1,32 @@
+/* sim_internal — the simulator's own structures, shared by the files of sim/ only. */
+#ifndef SIM_INTERNAL_H
+#define SIM_INTERNAL_H
+
+#include "sim/sim.h"
+#include "sim/sim_buf.h"
+
+struct sim_core {
+  sim *owner;
+  unsigned index;
+  sim_buf bufs[ISA_MEM_COUNT]; /* on-chip buffers; bufs[ISA_MEM_GM] is unused (chip GM) */
+  isa_insn *stream;
+  size_t len, cap;
+  bool faulted;
+  sim_fault fault;
+};
+
+struct sim {
+  sim_config cfg;
+  sim_config_derived d;
+  bool timing_only;
+  sim_buf gm;
+  unsigned ncores;
+  sim_core *cores;
+};
+
+/* The buffer of `mem` as core c sees it (GM is the chip's). */
+static inline sim_buf *sim_core_mem(sim_core *c, isa_mem mem) {
+  return mem == ISA_MEM_GM ? &c->owner->gm : &c->bufs[mem];
+}
+
+#endif

@@ -1,0 +1,58 @@
+/* sim_stats — counter descriptors and sums. */
+#include "sim/sim_stats.h"
+
+static const sim_stat_desc chip_descs[] = {
+#define SIM_STAT_CHIP_DESC(name, unit, desc) {#name, unit, desc, offsetof(sim_stats, name)},
+    SIM_STAT_CHIP_TABLE(SIM_STAT_CHIP_DESC)
+#undef SIM_STAT_CHIP_DESC
+};
+
+static const sim_stat_desc core_descs[] = {
+#define SIM_STAT_CORE_DESC(name, unit, desc) {#name, unit, desc, offsetof(sim_core_stats, name)},
+    SIM_STAT_CORE_TABLE(SIM_STAT_CORE_DESC)
+#undef SIM_STAT_CORE_DESC
+};
+
+size_t sim_stats_chip_count(void) { return sizeof chip_descs / sizeof chip_descs[0]; }
+
+const sim_stat_desc *sim_stats_chip_desc(size_t i) {
+  return i < sim_stats_chip_count() ? &chip_descs[i] : NULL;
+}
+
+uint64_t sim_stats_chip_value(const sim_stats *s, size_t i) {
+  return *(const uint64_t *)((const char *)s + chip_descs[i].offset);
+}
+
+size_t sim_stats_core_count(void) { return sizeof core_descs / sizeof core_descs[0]; }
+
+const sim_stat_desc *sim_stats_core_desc(size_t i) {
+  return i < sim_stats_core_count() ? &core_descs[i] : NULL;
+}
+
+uint64_t sim_stats_core_value(const sim_core_stats *c, size_t i) {
+  return *(const uint64_t *)((const char *)c + core_descs[i].offset);
+}
+
+uint64_t sim_stats_pipe_busy_total(const sim_stats *s, isa_pipe p) {
+  uint64_t t = 0;
+  for (unsigned c = 0; c < s->cores; c++) t += s->core[c].pipe_busy_cycles[p];
+  return t;
+}
+
+uint64_t sim_stats_path_bytes_total(const sim_stats *s, isa_path p) {
+  uint64_t t = 0;
+  for (unsigned c = 0; c < s->cores; c++) t += s->core[c].path_bytes[p];
+  return t;
+}
+
+uint64_t sim_stats_op_count_total(const sim_stats *s, isa_op op) {
+  uint64_t t = 0;
+  for (unsigned c = 0; c < s->cores; c++) t += s->core[c].op_count[op];
+  return t;
+}
+
+uint64_t sim_stats_op_cycles_total(const sim_stats *s, isa_op op) {
+  uint64_t t = 0;
+  for (unsigned c = 0; c < s->cores; c++) t += s->core[c].op_cycles[op];
+  return t;
+}

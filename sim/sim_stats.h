@@ -1,0 +1,67 @@
+/* sim_stats — the statistics of a replay, each counter registered once with its name, unit and
+ * description (DRAMsim3 style), so every report can describe what it prints. */
+#ifndef SIM_STATS_H
+#define SIM_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "isa/isa_insn.h"
+
+/* Chip-wide counters: X(name, unit, description). */
+#define SIM_STAT_CHIP_TABLE(X)                                                          \
+  X(total_cycles, "cycles", "cycles until the last core finished its last instruction") \
+  X(instructions, "instructions", "instructions replayed, all cores")                  \
+  X(macs, "MACs", "multiply-accumulates done by all cubes")                             \
+  X(gm_read_bytes, "bytes", "bytes read from GM (MTE2)")                                \
+  X(gm_write_bytes, "bytes", "bytes written to GM (FIX, MTE3)")                         \
+  X(l2_hit_bytes, "bytes", "GM bytes that found their L2 line resident")                \
+  X(l2_miss_bytes, "bytes", "GM bytes whose L2 line was not resident")                  \
+  X(hbm_read_bytes, "bytes", "bytes read from HBM (L2 read misses)")                    \
+  X(gm_busy_cycles, "cycles", "cycles with at least one GM transfer streaming")         \
+  X(hazards, "hazards", "data hazards detected (missing flags or barriers)")
+
+/* Per-core counters: X(name, unit, description). */
+#define SIM_STAT_CORE_TABLE(X)                                                       \
+  X(finish_cycles, "cycles", "cycle the core's last instruction completed")           \
+  X(instructions, "instructions", "instructions in the core's stream")               \
+  X(macs, "MACs", "multiply-accumulates done by the core's cube")                     \
+  X(stall_cycles, "cycles", "cycles dispatch waited on a full queue, a barrier or a flag")
+
+typedef struct sim_core_stats {
+#define SIM_STAT_FIELD(name, unit, desc) uint64_t name;
+  SIM_STAT_CORE_TABLE(SIM_STAT_FIELD)
+  uint64_t pipe_busy_cycles[ISA_PIPE_COUNT]; /* cycles each pipe was occupied */
+  uint64_t op_count[ISA_OP_COUNT];           /* instructions of each kind */
+  uint64_t op_cycles[ISA_OP_COUNT];          /* sum of start-to-completion cycles per kind */
+  uint64_t op_busy_cycles[ISA_OP_COUNT];     /* sum of occupancy cycles per kind */
+  uint64_t path_bytes[ISA_PATH_COUNT];       /* bytes moved on each path */
+} sim_core_stats;
+
+typedef struct sim_stats {
+  SIM_STAT_CHIP_TABLE(SIM_STAT_FIELD)
+#undef SIM_STAT_FIELD
+  unsigned cores;
+  sim_core_stats *core; /* cores entries */
+} sim_stats;
+
+/* Descriptor of one counter, for reports. */
+typedef struct sim_stat_desc {
+  const char *name, *unit, *desc;
+  size_t offset; /* of the uint64_t in sim_stats or sim_core_stats */
+} sim_stat_desc;
+
+size_t sim_stats_chip_count(void);
+const sim_stat_desc *sim_stats_chip_desc(size_t i);
+uint64_t sim_stats_chip_value(const sim_stats *s, size_t i);
+size_t sim_stats_core_count(void);
+const sim_stat_desc *sim_stats_core_desc(size_t i);
+uint64_t sim_stats_core_value(const sim_core_stats *c, size_t i);
+
+/* Sums over cores. */
+uint64_t sim_stats_pipe_busy_total(const sim_stats *s, isa_pipe p);
+uint64_t sim_stats_path_bytes_total(const sim_stats *s, isa_path p);
+uint64_t sim_stats_op_count_total(const sim_stats *s, isa_op op);
+uint64_t sim_stats_op_cycles_total(const sim_stats *s, isa_op op);
+
+#endif

@@ -1,0 +1,51 @@
+/* sim_trace — the streaming Chrome Trace Event JSON writer (format: traces/FORMAT.md).
+ *
+ * One process per core, one track per pipe (Ascend's names: SCALAR, MTE2, MTE1, CUBE, FIXP,
+ * MTE3, VECTOR), one complete event per instruction with its operands and bytes, flow arrows
+ * from set_flag to the wait_flag it releases, and counter tracks for GM bandwidth. Events are
+ * written as they come, never held; the file is written under a temporary name and renamed
+ * when the run ends well, so a failed run leaves no half file. With no trace (NULL), the engine
+ * formats nothing.
+ */
+#ifndef SIM_TRACE_H
+#define SIM_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/cs_status.h"
+#include "isa/isa_insn.h"
+#include "sim/sim_config.h"
+
+typedef struct sim_trace sim_trace;
+
+/* One replayed instruction. Times are cycles. */
+typedef struct sim_trace_insn_event {
+  unsigned core;
+  isa_pipe pipe;
+  uint64_t index;          /* in the core's stream */
+  const isa_insn *insn;
+  uint64_t dispatch;       /* entered its pipe queue */
+  uint64_t start;          /* began executing */
+  uint64_t busy_end;       /* pipe free for the next instruction */
+  uint64_t end;            /* completed (results visible) */
+  const isa_work *work;
+  uint64_t l2_hit_bytes, l2_miss_bytes; /* GM transfers */
+} sim_trace_insn_event;
+
+/* Opens path for writing (as path + ".tmp" until closed). cfg is written into the trace's
+ * metadata so the run can be reproduced. */
+cs_status sim_trace_open(const char *path, const sim_config *cfg, sim_trace **out, cs_err *err);
+/* Names the processes and tracks of `cores` cores. Called once by the engine before any event. */
+void sim_trace_begin(sim_trace *t, unsigned cores);
+void sim_trace_insn(sim_trace *t, const sim_trace_insn_event *e);
+/* The start (set_flag, on its pipe) or the end (the wait_flag it released) of a flag's arrow. */
+void sim_trace_flow(sim_trace *t, unsigned core, isa_pipe pipe, uint64_t time, uint64_t flow_id,
+                    bool is_start);
+/* A sample of a chip-wide counter track (e.g. "GM bandwidth" in GB/s) from `time` on. */
+void sim_trace_counter(sim_trace *t, const char *name, uint64_t time, double value);
+/* Finishes the JSON. keep: rename to the final path; otherwise delete. Frees t. CS_EIO if any
+ * write failed (the temporary file is then deleted). */
+cs_status sim_trace_close(sim_trace *t, bool keep, cs_err *err);
+
+#endif
