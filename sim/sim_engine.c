@@ -313,7 +313,7 @@ static void record_hazard(engine *e, eng_core *k, const eng_out *o, uint64_t idx
   h->lo = lo_a > lo_b ? lo_a : lo_b;
   h->hi = hi_a < hi_b ? hi_a : hi_b;
   h->time = t;
-  h->earlier_done = k->st[o->idx].state == ST_RUNNING ? k->st[o->idx].end : NEVER;
+  h->earlier_done = NEVER; /* a GM transfer's end is not known yet: filled in after the run */
 }
 
 /* Instruction idx starts at t: every earlier instruction not yet completed that touches the
@@ -816,6 +816,11 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   res->stats.instructions = insns;
   res->stats.macs = macs;
   res->stats.hazards = res->hazard_count;
+  for (unsigned i = 0; i < res->hazards_kept; i++) {
+    sim_hazard *h = &res->hazards[i];
+    const eng_insn *ei = &e.cores[h->core].st[h->earlier];
+    if (ei->state == ST_DONE) h->earlier_done = ei->end;
+  }
   if (stuck) describe_deadlock(&e);
   engine_free(&e);
   if (stuck) return cs_err_set(err, CS_EDEADLOCK, "%s", res->deadlock_msg);
