@@ -1,0 +1,160 @@
+/* kn_op — the operator registry behind `cubesim run`: every kernel and host operator declares its
+ * inputs, attributes and outputs by the names of its source document (ATB, ONNX, TensorFlow,
+ * DirectML, Ascend C), and provides up to three functions: run (on the simulated chip, or on the
+ * host for host operators), reference (a plain-C host reference for --check), and make_inputs
+ * (deterministic inputs from shape attributes when the user gives none).
+ *
+ * The generic layer (kn_op.c) validates names and dtypes against the declarations, so an
+ * operator only sees inputs and attributes it declared; it reports its own errors (shapes,
+ * values) with the input's name and the value.
+ */
+#ifndef KN_OP_H
+#define KN_OP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/cs_status.h"
+#include "isa/isa_dtype.h"
+#include "sim/sim.h"
+
+#define KN_MAX_DIMS 8
+
+/* A host tensor: what a .npy file holds. data is owned by the tensor. */
+typedef struct kn_tensor {
+  char name[32];
+  isa_dtype dtype;         /* as the operator sees it (int4 held one value per int8) */
+  uint32_t ndim;
+  uint64_t shape[KN_MAX_DIMS];
+  uint64_t count;          /* product of the shape (1 for a scalar) */
+  void *data;              /* count elements of dtype (int4/uint4: one per byte; bf16: fp32) */
+} kn_tensor;
+
+/* Element size of a kn_tensor's host storage (int4/uint4: 1; bf16: 4, held as fp32). */
+size_t kn_host_elem_bytes(isa_dtype t);
+cs_status kn_tensor_alloc(kn_tensor *t, const char *name, isa_dtype dtype, uint32_t ndim,
+                          const uint64_t *shape, cs_err *err);
+void kn_tensor_free(kn_tensor *t);
+/* "[2, 3]" */
+void kn_shape_str(const kn_tensor *t, char *out, size_t out_bytes);
+
+/* Declarations. dtypes: comma-separated type names the input accepts ("int8,uint8"). */
+typedef struct kn_io_desc {
+  const char *name;
+  const char *dtypes;
+  bool optional;
+  const char *desc;
+} kn_io_desc;
+
+typedef enum kn_attr_kind { KN_ATTR_INT, KN_ATTR_FLOAT, KN_ATTR_BOOL, KN_ATTR_ENUM, KN_ATTR_STR } kn_attr_kind;
+
+typedef struct kn_attr_desc {
+  const char *name;
+  kn_attr_kind kind;
+  const char *def;     /* default as text, NULL = no default (absent unless given) */
+  const char *choices; /* KN_ATTR_ENUM: comma-separated allowed values */
+  const char *desc;
+} kn_attr_desc;
+
+typedef struct kn_ctx kn_ctx;
+
+typedef struct kn_op {
+  const char *name;    /* "linear", "onnx_qlinear_matmul" */
+  const char *summary;
+  const char *source;  /* the document it follows */
+  bool simulated;      /* runs on the simulated chip (has cycles, trace) */
+  const kn_io_desc *inputs;
+  uint32_t ninputs;
+  const kn_attr_desc *attrs;
+  uint32_t nattrs;
+  const kn_io_desc *outputs;
+  uint32_t noutputs;
+  /* Computes the outputs (simulated operators: on ctx's simulator). */
+  cs_status (*run)(kn_ctx *ctx, cs_err *err);
+  /* Host reference of the same outputs, into ctx's reference outputs (NULL: none). */
+  cs_status (*reference)(kn_ctx *ctx, cs_err *err);
+  /* Fills missing inputs deterministically from the attributes (NULL: inputs are required). */
+  cs_status (*make_inputs)(kn_ctx *ctx, cs_err *err);
+} kn_op;
+
+/* ---- the registry: one row per operator, each defined as `const kn_op kn_op_<name>` ---- */
+#define KN_OP_TABLE(X)
+
+#define KN_OP_DECL(name) extern const kn_op kn_op_##name;
+KN_OP_TABLE(KN_OP_DECL)
+#undef KN_OP_DECL
+
+size_t kn_op_count(void);
+const kn_op *kn_op_at(size_t i);
+const kn_op *kn_op_find(const char *name);
+
+/* ---- what an operator sees ---- */
+
+typedef struct kn_run_options {
+  const sim_config *cfg;   /* the chip */
+  bool timing_only;        /* simulated operators: skip data */
+  sim_trace *trace;        /* NULL: none */
+  bool allow_hazards;
+  uint64_t seed;           /* for make_inputs */
+} kn_run_options;
+
+/* The input named `name` (NULL if absent and optional). */
+const kn_tensor *kn_input(const kn_ctx *ctx, const char *name);
+/* Replaces or sets an input (make_inputs). Takes ownership of t's data. */
+cs_status kn_set_input(kn_ctx *ctx, const char *name, kn_tensor *t, cs_err *err);
+/* Attribute values; *given tells whether the user gave it (else the default applies). */
+cs_status kn_attr_int(const kn_ctx *ctx, const char *name, int64_t *out, cs_err *err);
+cs_status kn_attr_float(const kn_ctx *ctx, const char *name, double *out, cs_err *err);
+cs_status kn_attr_bool(const kn_ctx *ctx, const char *name, bool *out, cs_err *err);
+/* ENUM and STR attributes as text (ENUM: one of its choices, as declared). */
+cs_status kn_attr_str(const kn_ctx *ctx, const char *name, const char **out, cs_err *err);
+bool kn_attr_given(const kn_ctx *ctx, const char *name);
+/* Allocates output `name` (a declared output). */
+cs_status kn_output_alloc(kn_ctx *ctx, const char *name, isa_dtype dtype, uint32_t ndim,
+                          const uint64_t *shape, kn_tensor **out, cs_err *err);
+/* The same for the reference outputs (reference functions). */
+cs_status kn_reference_alloc(kn_ctx *ctx, const char *name, isa_dtype dtype, uint32_t ndim,
+                             const uint64_t *shape, kn_tensor **out, cs_err *err);
+const kn_run_options *kn_options(const kn_ctx *ctx);
+/* A note line for the run's report (e.g. "precision=fixpipe: 12 of 4096 elements differ by 1"). */
+void kn_note(kn_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Simulated operators: the simulator they ran on and its replay result. run() creates the
+ * simulator (from kn_options(ctx)->cfg) and stores it here; the context destroys it. */
+void kn_set_sim(kn_ctx *ctx, sim *s);
+sim *kn_get_sim(const kn_ctx *ctx);
+sim_result *kn_sim_result(kn_ctx *ctx);
+bool kn_has_sim_result(const kn_ctx *ctx);
+void kn_mark_sim_result(kn_ctx *ctx);
+
+/* ---- driving an operator (cubesim run, tests) ---- */
+
+cs_status kn_ctx_create(const kn_op *op, const kn_run_options *opt, kn_ctx **out, cs_err *err);
+void kn_ctx_destroy(kn_ctx *ctx);
+const kn_op *kn_ctx_op(const kn_ctx *ctx);
+/* Sets an attribute from text; unknown names and values of the wrong kind are errors. */
+cs_status kn_ctx_set_attr(kn_ctx *ctx, const char *name, const char *value, cs_err *err);
+/* Fills the missing inputs (make_inputs), checks every required input is there, and runs. */
+cs_status kn_ctx_run(kn_ctx *ctx, cs_err *err);
+/* Runs the host reference into the reference outputs. */
+cs_status kn_ctx_reference(kn_ctx *ctx, cs_err *err);
+/* An output, or a reference output, by name (NULL if not produced). */
+const kn_tensor *kn_ctx_output(const kn_ctx *ctx, const char *name);
+const kn_tensor *kn_ctx_reference_output(const kn_ctx *ctx, const char *name);
+/* The notes the operator left, one per line ("" if none). */
+const char *kn_ctx_notes(const kn_ctx *ctx);
+
+/* Comparison of an output with its reference, bit for bit. */
+typedef struct kn_compare {
+  uint64_t count;        /* elements compared */
+  uint64_t mismatches;   /* elements whose bits differ */
+  uint64_t first_index;  /* first mismatch (flat index) */
+  double max_abs_diff;   /* numerically, over mismatches */
+  char first[160];       /* "output[1, 2]: got 28 (0x4f00), expected 28.5 (0x4f20)" */
+} kn_compare;
+cs_status kn_compare_tensors(const kn_tensor *got, const kn_tensor *want, kn_compare *cmp,
+                             cs_err *err);
+/* Reads element i of a host tensor as a double (for reports and comparisons). */
+double kn_tensor_get(const kn_tensor *t, uint64_t i);
+
+#endif
