@@ -340,7 +340,8 @@ const void *isa_field_cptr(const isa_insn *in, const isa_field_desc *f);
   X(GM_UNMAPPED, "gm-unmapped", "GM access outside every allocated tensor")         \
   X(DTYPE, "dtype", "unsupported data type or type combination")                   \
   X(QUANT_MODE, "quant-mode", "quant mode inconsistent with the types or operands") \
-  X(DEADLOCK, "deadlock", "a wait that no set can satisfy")
+  X(DEADLOCK, "deadlock", "a wait that no set can satisfy")                       \
+  X(RUNTIME, "runtime", "misuse of the runtime API: buffers, queues, events")
 
 typedef enum isa_fault_cause {
 #define ISA_FAULT_ENUM(sfx, name, desc) ISA_FAULT_##sfx,

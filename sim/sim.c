@@ -1,5 +1,6 @@
 /* sim — the simulator handle, GM, per-core buffers and the record phase (check, apply, append). */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,8 +166,26 @@ cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
   return CS_OK;
 }
 
+void sim_core_raise(sim_core *c, isa_fault_cause cause, const char *fmt, ...) {
+  if (c->faulted) return;
+  c->faulted = true;
+  memset(&c->fault, 0, sizeof c->fault);
+  c->fault.f.cause = cause;
+  c->fault.core = c->index;
+  c->fault.index = c->len;
+  c->fault.insn.op = ISA_OP_COUNT;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->fault.f.msg, sizeof c->fault.f.msg, fmt, ap);
+  va_end(ap);
+}
+
 void sim_fault_describe(const sim_fault *f, char *out, size_t out_bytes) {
   const isa_op_desc *d = isa_op_info((isa_op)f->insn.op);
-  snprintf(out, out_bytes, "core %u, instruction %" PRIu64 " (%s): %s [%s]", f->core, f->index,
-           d ? d->mnemonic : "?", f->f.msg, isa_fault_name((isa_fault_cause)f->f.cause));
+  if (!d) /* raised by the runtime between instructions */
+    snprintf(out, out_bytes, "core %u, after instruction %" PRIu64 ": %s [%s]", f->core, f->index,
+             f->f.msg, isa_fault_name((isa_fault_cause)f->f.cause));
+  else
+    snprintf(out, out_bytes, "core %u, instruction %" PRIu64 " (%s): %s [%s]", f->core, f->index,
+             d->mnemonic, f->f.msg, isa_fault_name((isa_fault_cause)f->f.cause));
 }

@@ -62,6 +62,10 @@ unsigned sim_core_index(const sim_core *c);
 /* Checks, applies and records one instruction. CS_EFAULT (see sim_core_fault) if it faults or
  * the core already faulted: a faulted core ignores everything after its fault. */
 cs_status sim_core_issue(sim_core *c, const isa_insn *in);
+/* Records a fault raised above the instruction level (the runtime's buffer, queue and event
+ * checks) as the core's fault, at the current stream position; later issues are ignored. */
+void sim_core_raise(sim_core *c, isa_fault_cause cause, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* The core's first fault, or NULL. */
 const sim_fault *sim_core_fault(const sim_core *c);
 size_t sim_core_stream_len(const sim_core *c);

@@ -1,0 +1,133 @@
+/* rt — the C API kernels are written against, in the spirit of Ascend C.
+ *
+ * A kernel is a function `void kernel(rt_ctx *ctx, void *args)` that rt_launch runs once per
+ * block (block index rt_block_idx, rt_block_num blocks), each block on a simulated core. The
+ * kernel sees:
+ *   - global tensors (rt_gtensor: GM address, dtype, element count) and local tensors
+ *     (rt_ltensor: a position such as A1 or CO1, i.e. a buffer, and an offset in it);
+ *   - queues (rt_queue), the TPipe/TQue layer: buffers of 1 or 2 slots per position whose
+ *     alloc / enque / deque / free insert the set_flag / wait_flag pairs between the producing and
+ *     the consuming pipe, so double buffering needs no hand-written flags;
+ *   - the intrinsics (rt_intrin.h): data copy, load data, mmad, fixpipe, vector ops, flags and
+ *     barriers, each one instruction on the core's stream;
+ *   - the Matmul object (rt_matmul.h) that does all of the above for a whole matmul.
+ *
+ * A misuse (a buffer that does not fit, a deque of an empty queue, no free event id) is a fault
+ * of the core, like an instruction fault: the core records it and ignores the rest of its work.
+ * Kernels can test rt_ok(ctx) to stop early. Nothing here is global.
+ */
+#ifndef RT_H
+#define RT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/cs_status.h"
+#include "isa/isa_insn.h"
+#include "sim/sim.h"
+
+/* ---- positions (Ascend C TPosition) ----------------------------------------------------- */
+
+/* enum suffix, memory, producing pipe, consuming pipe, description */
+#define RT_POS_TABLE(X)                                                             \
+  X(GM, GM, S, S, "global memory")                                                  \
+  X(A1, L1, MTE2, MTE1, "L1: left matrix, staged for L0A")                          \
+  X(B1, L1, MTE2, MTE1, "L1: right matrix, staged for L0B")                         \
+  X(C1, L1, MTE2, MTE1, "L1: bias and quant words, staged for BT and FB")           \
+  X(A2, L0A, MTE1, M, "L0A: left matrix of the cube")                               \
+  X(B2, L0B, MTE1, M, "L0B: right matrix of the cube")                              \
+  X(CO1, L0C, M, FIX, "L0C: the cube's accumulator")                                \
+  X(C2, BT, MTE1, M, "BT: the bias table")                                          \
+  X(C2PIPE2GM, FB, MTE1, FIX, "FB: per-channel quant words for the fixpipe")        \
+  X(VECIN, UB, MTE2, V, "UB: vector input")                                         \
+  X(VECOUT, UB, V, MTE3, "UB: vector output")                                       \
+  X(VECCALC, UB, V, V, "UB: vector scratch")
+
+typedef enum rt_pos {
+#define RT_POS_ENUM(sfx, mem, prod, cons, desc) RT_POS_##sfx,
+  RT_POS_TABLE(RT_POS_ENUM)
+#undef RT_POS_ENUM
+  RT_POS_COUNT
+} rt_pos;
+
+const char *rt_pos_name(rt_pos p);
+isa_mem rt_pos_mem(rt_pos p);
+isa_pipe rt_pos_producer(rt_pos p);
+isa_pipe rt_pos_consumer(rt_pos p);
+
+/* ---- tensors ---------------------------------------------------------------------------- */
+
+/* A tensor in GM. */
+typedef struct rt_gtensor {
+  uint64_t addr;   /* GM address of element 0 */
+  isa_dtype dtype;
+  uint64_t count;  /* elements */
+} rt_gtensor;
+
+/* A tensor in a core buffer. */
+typedef struct rt_ltensor {
+  rt_pos pos;
+  uint64_t off;    /* byte offset in the position's buffer */
+  uint64_t bytes;  /* capacity */
+  isa_dtype dtype;
+  int32_t slot;    /* queue slot, -1 if not from a queue */
+} rt_ltensor;
+
+/* The same GM tensor, starting `elems` elements further. */
+rt_gtensor rt_gtensor_at(rt_gtensor t, uint64_t elems);
+/* The same local tensor, starting `bytes` bytes further. */
+rt_ltensor rt_ltensor_at(rt_ltensor t, uint64_t bytes);
+
+/* ---- the kernel context and launch ------------------------------------------------------ */
+
+typedef struct rt_ctx rt_ctx;
+typedef void (*rt_kernel_fn)(rt_ctx *ctx, void *args);
+
+/* Runs fn once per block 0 .. block_dim-1; block b records on core b % cores (blocks beyond the
+ * core count run after the earlier blocks of their core, as on the hardware). Returns CS_EFAULT
+ * with the first fault described in err if any core faulted. Timing is sim_run's job. */
+cs_status rt_launch(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
+
+unsigned rt_block_idx(const rt_ctx *ctx);
+unsigned rt_block_num(const rt_ctx *ctx);
+sim *rt_sim(rt_ctx *ctx);
+sim_core *rt_core(rt_ctx *ctx);
+const sim_config *rt_config(const rt_ctx *ctx);
+/* false once the core faulted: everything after is ignored. */
+bool rt_ok(const rt_ctx *ctx);
+/* Raises a runtime fault on the core (printf-style message). */
+void rt_fail(rt_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- buffers (TPipe::InitBuffer / TBuf) ------------------------------------------------- */
+
+/* Reserves `bytes` of a position's buffer (aligned as the buffer requires) for the rest of the
+ * block. A buffer that does not fit is a fault naming the position, the size and what is left. */
+rt_ltensor rt_buf_alloc(rt_ctx *ctx, rt_pos pos, uint64_t bytes, isa_dtype dtype, const char *name);
+/* Bytes still free in a position's buffer. */
+uint64_t rt_buf_free_bytes(const rt_ctx *ctx, rt_pos pos);
+
+/* ---- events ----------------------------------------------------------------------------- */
+
+/* Takes a free event id (0..7) of the pipe pair src -> dst; -1 (and a fault) if all 8 are taken. */
+int rt_event_alloc(rt_ctx *ctx, isa_pipe src, isa_pipe dst);
+void rt_event_release(rt_ctx *ctx, isa_pipe src, isa_pipe dst, int id);
+
+/* ---- queues (TQue) ---------------------------------------------------------------------- */
+
+typedef struct rt_queue rt_queue;
+
+/* A queue of `slots` (1 or 2) buffers of `slot_bytes` at position pos. Producer and consumer pipes
+ * come from the position (RT_POS_TABLE); rt_queue_init_pipes overrides them. */
+rt_queue *rt_queue_init(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t slot_bytes, const char *name);
+rt_queue *rt_queue_init_pipes(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t slot_bytes,
+                              isa_pipe producer, isa_pipe consumer, const char *name);
+/* The next slot, once its previous consumer freed it (wait_flag consumer -> producer). */
+rt_ltensor rt_alloc(rt_queue *q, isa_dtype dtype);
+/* Hands a filled slot to the consumer (set_flag producer -> consumer). */
+void rt_enque(rt_queue *q, rt_ltensor t);
+/* The oldest filled slot, once the producer finished it (wait_flag producer -> consumer). */
+rt_ltensor rt_deque(rt_queue *q);
+/* Gives the slot back to the producer (set_flag consumer -> producer). */
+void rt_free(rt_queue *q, rt_ltensor t);
+
+#endif

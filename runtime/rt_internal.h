@@ -1,0 +1,41 @@
+/* rt_internal — the runtime's own structures, shared by the files of runtime/ only. */
+#ifndef RT_INTERNAL_H
+#define RT_INTERNAL_H
+
+#include "runtime/rt.h"
+
+#define RT_MAX_QUEUES 32
+#define RT_QUEUE_MAX_SLOTS 2
+#define RT_MAX_ALLOCS 64
+
+struct rt_queue {
+  rt_ctx *ctx;
+  rt_pos pos;
+  isa_pipe prod, cons;
+  unsigned nslots;
+  uint64_t slot_bytes;
+  uint64_t base_off;
+  int ev_fill[RT_QUEUE_MAX_SLOTS]; /* producer -> consumer: slot filled */
+  int ev_free[RT_QUEUE_MAX_SLOTS]; /* consumer -> producer: slot free again */
+  bool free_pending[RT_QUEUE_MAX_SLOTS];
+  int state[RT_QUEUE_MAX_SLOTS];
+  unsigned alloc_next, deq_next;
+  char name[32];
+};
+
+struct rt_ctx {
+  sim *s;
+  sim_core *core;
+  unsigned block_idx, block_num;
+  uint64_t buf_used[ISA_MEM_COUNT];            /* bump allocator per memory */
+  uint8_t ev_used[ISA_PIPE_COUNT][ISA_PIPE_COUNT]; /* bit i: event id i taken */
+  rt_queue queues[RT_MAX_QUEUES];
+  unsigned nqueues;
+  void *allocs[RT_MAX_ALLOCS];                 /* freed at the end of the block */
+  unsigned nallocs;
+};
+
+/* Zeroed host memory that lives until the end of the block (NULL and a fault if none). */
+void *rt_ctx_alloc(rt_ctx *ctx, size_t bytes);
+
+#endif
