@@ -118,21 +118,26 @@ static size_t dst_ranges(const isa_fmt_nd2nz *p, isa_range *out) {
   uint64_t c0_step = (uint64_t)p->dst_nz_c0_stride * ND2NZ_BLOCK_BYTES;
   uint64_t row_step = (uint64_t)p->dst_nz_n_stride * ND2NZ_BLOCK_BYTES;
   uint64_t mat_step = elem_bytes(p, p->dst_nz_matrix_stride);
-  if (p->dst_nz_n_stride == 1 || nb == 1 || p->n_value == 1) {
-    /* one pattern per matrix: rows of one block, or whole column blocks as runs */
-    isa_range r = {p->dst.mem, 1, p->dst.off, ND2NZ_BLOCK_BYTES, row_step, p->n_value};
-    if (nb > 1 && p->n_value == 1) r = (isa_range){p->dst.mem, 1, p->dst.off, ND2NZ_BLOCK_BYTES, c0_step, nb};
-    else if (nb > 1) r = (isa_range){p->dst.mem, 1, p->dst.off, p->n_value * ND2NZ_BLOCK_BYTES, c0_step, nb};
+  /* One strided range per matrix when a matrix's blocks form one: a single column block (its
+   * rows), or rows one block apart (each column block is one run), or a single row (its
+   * column blocks). */
+  isa_range r = {p->dst.mem, 1, p->dst.off, ND2NZ_BLOCK_BYTES, row_step, p->n_value};
+  bool one = nb == 1 || p->dst_nz_n_stride == 1 || p->n_value == 1;
+  if (nb > 1 && p->dst_nz_n_stride == 1)
+    r = (isa_range){p->dst.mem, 1, p->dst.off, p->n_value * ND2NZ_BLOCK_BYTES, c0_step, nb};
+  else if (nb > 1 && p->n_value == 1)
+    r = (isa_range){p->dst.mem, 1, p->dst.off, ND2NZ_BLOCK_BYTES, c0_step, nb};
+  if (one) {
     pattern pt = {r, mat_step, p->nd_num};
     return emit_pattern(&pt, out);
   }
+  if (!out) return (size_t)(p->nd_num * nb);
   size_t n = 0;
   for (uint64_t t = 0; t < p->nd_num; t++)
     for (uint64_t b = 0; b < nb; b++, n++)
-      if (out)
-        emit_one((isa_range){p->dst.mem, 1, p->dst.off + t * mat_step + b * c0_step,
-                             ND2NZ_BLOCK_BYTES, row_step, p->n_value},
-                 out + n);
+      emit_one((isa_range){p->dst.mem, 1, p->dst.off + t * mat_step + b * c0_step,
+                           ND2NZ_BLOCK_BYTES, row_step, p->n_value},
+               out + n);
   return n;
 }
 
