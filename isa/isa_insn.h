@@ -165,7 +165,8 @@ typedef enum isa_field_kind {
   F(U32, repeat_times, 1, 255, "repeats", "fractals (squares when transposing) moved") \
   F(U32, src_stride, 0, 65535, "fractals", "source distance between repeats")          \
   F(U32, dst_gap, 0, 65535, "fractals", "destination fractals skipped between repeats") \
-  F(BOOL, if_transpose, 0, 1, "", "transpose each C0 x C0 square")
+  F(BOOL, if_transpose, 0, 1, "", "transpose each C0 x C0 square")                     \
+  F(U32, dst_frac_gap, 0, 65535, "fractals", "transposing: destination fractals skipped between the fractals of one square")
 
 /* Mmad: C[m x n] (L0C, Nz) = A[m x k] (L0A, Zz) * B[k x n] (L0B, Zn) (+ C, or + bias). */
 #define ISA_FMT_mmad(F)                                                              \

@@ -53,6 +53,11 @@ static isa_range normalize(isa_range r) {
   return r;
 }
 
+/* Destination fractal j of repeat i: dst + (i * (q + dst_gap) + j * (1 + dst_frac_gap)) * 512. */
+static uint64_t dst_fractal(const isa_fmt_load2d *p, uint64_t q, uint64_t i, uint64_t j) {
+  return p->dst.off + (i * (q + p->dst_gap) + j * (1 + (uint64_t)p->dst_frac_gap)) * LOAD2D_FRACTAL_BYTES;
+}
+
 size_t isa_sem_load2d_ranges(const isa_insn *in, isa_range *out) {
   const isa_fmt_load2d *p = &in->u.load2d;
   uint64_t q = fractals_per_repeat(p);
@@ -60,9 +65,15 @@ size_t isa_sem_load2d_ranges(const isa_insn *in, isa_range *out) {
                                  p->src.off + (uint64_t)p->start_index * LOAD2D_FRACTAL_BYTES,
                                  q * LOAD2D_FRACTAL_BYTES,
                                  (uint64_t)p->src_stride * LOAD2D_FRACTAL_BYTES, p->repeat_times});
-  out[1] = normalize((isa_range){p->dst.mem, 1, p->dst.off, q * LOAD2D_FRACTAL_BYTES,
-                                 (q + p->dst_gap) * LOAD2D_FRACTAL_BYTES, p->repeat_times});
-  return 2;
+  if (q == 1 || p->dst_frac_gap == 0) {
+    out[1] = normalize((isa_range){p->dst.mem, 1, p->dst.off, q * LOAD2D_FRACTAL_BYTES,
+                                   (q + p->dst_gap) * LOAD2D_FRACTAL_BYTES, p->repeat_times});
+    return 2;
+  }
+  for (uint64_t j = 0; j < q; j++) /* each fractal of a square has its own strided run */
+    out[1 + j] = normalize((isa_range){p->dst.mem, 1, dst_fractal(p, q, 0, j), LOAD2D_FRACTAL_BYTES,
+                                       (q + p->dst_gap) * LOAD2D_FRACTAL_BYTES, p->repeat_times});
+  return 1 + (size_t)q;
 }
 
 void isa_sem_load2d_work(const isa_insn *in, isa_work *w) {
@@ -89,12 +100,15 @@ void isa_sem_load2d_exec(const isa_insn *in, const isa_mach *m) {
   unsigned c0 = isa_dtype_c0((isa_dtype)p->dtype), bits = isa_dtype_bits((isa_dtype)p->dtype);
   for (uint64_t i = 0; i < p->repeat_times; i++) {
     uint64_t src_off = p->src.off + (p->start_index + i * p->src_stride) * LOAD2D_FRACTAL_BYTES;
-    uint64_t dst_off = p->dst.off + i * (q + p->dst_gap) * LOAD2D_FRACTAL_BYTES;
     const uint8_t *s = m->ptr(m->ctx, (isa_mem)p->src.mem, src_off, bytes);
-    uint8_t *d = m->ptr(m->ctx, (isa_mem)p->dst.mem, dst_off, bytes);
-    if (p->if_transpose)
-      transpose_square(d, s, c0, bits);
-    else
-      memcpy(d, s, bytes);
+    if (!p->if_transpose) {
+      memcpy(m->ptr(m->ctx, (isa_mem)p->dst.mem, dst_fractal(p, q, i, 0), bytes), s, bytes);
+      continue;
+    }
+    uint8_t square[4 * LOAD2D_FRACTAL_BYTES]; /* q <= 4 */
+    transpose_square(square, s, c0, bits);
+    for (uint64_t j = 0; j < q; j++)
+      memcpy(m->ptr(m->ctx, (isa_mem)p->dst.mem, dst_fractal(p, q, i, j), LOAD2D_FRACTAL_BYTES),
+             square + j * LOAD2D_FRACTAL_BYTES, LOAD2D_FRACTAL_BYTES);
   }
 }

@@ -396,3 +396,19 @@ cs_status kn_compare_tensors(const kn_tensor *got, const kn_tensor *want, kn_com
   }
   return CS_OK;
 }
+
+uint64_t kn_rng_next(uint64_t *state) {
+  uint64_t x = *state ? *state : 0x9E3779B97F4A7C15ull;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  *state = x;
+  return x * 0x2545F4914F6CDD1Dull;
+}
+
+int64_t kn_rng_int(uint64_t *state, int64_t lo, int64_t hi) {
+  uint64_t span = (uint64_t)(hi - lo) + 1;
+  return lo + (int64_t)(span ? kn_rng_next(state) % span : kn_rng_next(state));
+}
+
+double kn_rng_unit(uint64_t *state) { return (double)(kn_rng_next(state) >> 11) * 0x1.0p-53; }

@@ -78,7 +78,9 @@ typedef struct kn_op {
 } kn_op;
 
 /* ---- the registry: one row per operator, each defined as `const kn_op kn_op_<name>` ---- */
-#define KN_OP_TABLE(X)
+#define KN_OP_TABLE(X) \
+  X(linear) \
+  /* one row per operator; each row ends with a backslash */
 
 #define KN_OP_DECL(name) extern const kn_op kn_op_##name;
 KN_OP_TABLE(KN_OP_DECL)
@@ -143,6 +145,13 @@ const kn_tensor *kn_ctx_output(const kn_ctx *ctx, const char *name);
 const kn_tensor *kn_ctx_reference_output(const kn_ctx *ctx, const char *name);
 /* The notes the operator left, one per line ("" if none). */
 const char *kn_ctx_notes(const kn_ctx *ctx);
+
+/* Deterministic pseudo-random numbers for make_inputs (xorshift64*; state never 0). */
+uint64_t kn_rng_next(uint64_t *state);
+/* Uniform integer in [lo, hi]. */
+int64_t kn_rng_int(uint64_t *state, int64_t lo, int64_t hi);
+/* Uniform double in [0, 1). */
+double kn_rng_unit(uint64_t *state);
 
 /* Comparison of an output with its reference, bit for bit. */
 typedef struct kn_compare {
