@@ -91,9 +91,19 @@ void cs_json_uint(cs_json *j, uint64_t v) {
 }
 
 void cs_json_format_double(char *out, size_t out_bytes, double v) {
-  for (int prec = 1; prec <= 17; prec++) {
+  int prec = 1;
+  for (; prec < 17; prec++) {
     snprintf(out, out_bytes, "%.*g", prec, v);
-    if (strtod(out, NULL) == v) return;
+    if (strtod(out, NULL) == v) break;
+  }
+  snprintf(out, out_bytes, "%.*g", prec, v);
+  /* %g switches to an exponent once it is >= the precision ("3e+02"): between 1e-5 and 1e16
+   * write the same digits in plain notation instead ("300"). */
+  double mag = fabs(v);
+  if (strchr(out, 'e') && mag >= 1e-5 && mag < 1e16) {
+    int exp10 = (int)floor(log10(mag));
+    int decimals = prec - 1 - exp10;
+    snprintf(out, out_bytes, "%.*f", decimals < 0 ? 0 : decimals, v);
   }
 }
 

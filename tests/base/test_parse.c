@@ -109,6 +109,23 @@ static void test_cs_json_commas_escapes_and_numbers(void **state) {
   free(s);
 }
 
+static void test_cs_json_doubles_read_back_in_plain_notation(void **state) {
+  (void)state;
+  char b[64];
+  cs_json_format_double(b, sizeof b, 300);
+  assert_string_equal(b, "300");
+  cs_json_format_double(b, sizeof b, 1850);
+  assert_string_equal(b, "1850");
+  cs_json_format_double(b, sizeof b, 0.00001);
+  assert_string_equal(b, "0.00001");
+  cs_json_format_double(b, sizeof b, 2.5e-7);
+  assert_string_equal(b, "2.5e-07");
+  cs_json_format_double(b, sizeof b, 1e20);
+  assert_string_equal(b, "1e+20");
+  cs_json_format_double(b, sizeof b, 0.1);
+  assert_string_equal(b, "0.1");
+}
+
 static void test_cs_err_prefix_and_exit_codes(void **state) {
   (void)state;
   cs_err e;
@@ -128,6 +145,7 @@ int main(void) {
       cmocka_unit_test(test_cs_parse_i64_signs_and_limits),
       cmocka_unit_test(test_cs_parse_double_and_bool),
       cmocka_unit_test(test_cs_json_commas_escapes_and_numbers),
+      cmocka_unit_test(test_cs_json_doubles_read_back_in_plain_notation),
       cmocka_unit_test(test_cs_err_prefix_and_exit_codes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
