@@ -1,0 +1,460 @@
+/* cli_run — `cubesim run KERNEL ...` (run a kernel or operator on the simulated chip, or on the
+ * host for host operators) and `cubesim kernels` (what each one takes). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cs_json.h"
+#include "base/cs_npy.h"
+#include "base/cs_parse.h"
+#include "cli/cli.h"
+#include "kernels/kn_op.h"
+#include "sim/sim_trace.h"
+#include "traces/trc_summary.h"
+
+#define MAX_ARGS 32
+
+static const char *const run_usage =
+    "usage: cubesim run KERNEL [--in NAME=FILE.npy]... [--attr KEY=VALUE]... [--out NAME=FILE.npy]...\n"
+    "                   [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--trace FILE.json]\n"
+    "                   [--timing-only] [--check] [--json] [--allow-hazards] [--seed N]\n"
+    "\n"
+    "Runs KERNEL (cubesim kernels lists them, with their inputs, attributes and outputs) on the\n"
+    "simulated chip of the configuration (the built-in Ascend 910B by default). Inputs not given\n"
+    "are generated deterministically from the shape attributes (m, n, k, batch, ...).\n"
+    "  --in NAME=FILE.npy     an input, by the name of the operator's document\n"
+    "  --attr KEY=VALUE       an attribute\n"
+    "  --out NAME=FILE.npy    write an output (bf16 is written as float32, int4 as int8)\n"
+    "  --config FILE.yaml     the chip (cubesim config show explains every key)\n"
+    "  --set KEY=VALUE        override one configuration value, e.g. --set chip.cores=8\n"
+    "  --trace FILE.json      write a Chrome/Perfetto trace of the run (traces/FORMAT.md)\n"
+    "  --timing-only          simulate time only: no data, no outputs (fast for large shapes)\n"
+    "  --check                compare every output with the host reference, bit for bit\n"
+    "  --json                 print the results as JSON\n"
+    "  --allow-hazards        report data hazards without failing the run\n"
+    "  --seed N               seed of generated inputs (default 1)\n";
+
+typedef struct kv {
+  const char *key;
+  const char *val;
+} kv;
+
+/* Splits "NAME=VALUE" (a pointer into argv; the '=' is not modified). */
+static int split_kv(const char *arg, const char *opt, kv *out, cs_err *err) {
+  const char *eq = strchr(arg, '=');
+  if (!eq || eq == arg) {
+    cs_err_set(err, CS_EINVAL, "%s '%s': expected NAME=VALUE", opt, arg);
+    return -1;
+  }
+  out->key = arg;
+  out->val = eq + 1;
+  return 0;
+}
+
+/* "NAME=..." key length. */
+static size_t keylen(const kv *k) { return (size_t)(strchr(k->key, '=') - k->key); }
+
+static int key_is(const kv *k, const char *name) {
+  return keylen(k) == strlen(name) && strncmp(k->key, name, keylen(k)) == 0;
+}
+
+static isa_dtype dtype_of_npy(cs_npy_dtype t) {
+  switch (t) {
+    case CS_NPY_I8: return ISA_INT8;
+    case CS_NPY_U8: return ISA_UINT8;
+    case CS_NPY_I16: return ISA_INT16;
+    case CS_NPY_U16: return ISA_UINT16;
+    case CS_NPY_I32: return ISA_INT32;
+    case CS_NPY_I64: return ISA_INT64;
+    case CS_NPY_U64: return ISA_UINT64;
+    case CS_NPY_F16: return ISA_FP16;
+    case CS_NPY_F32: return ISA_FP32;
+    default: return ISA_DTYPE_COUNT;
+  }
+}
+
+static cs_npy_dtype npy_of_dtype(isa_dtype t) {
+  switch (t) {
+    case ISA_INT4: case ISA_INT8: return CS_NPY_I8;
+    case ISA_UINT4: case ISA_UINT8: return CS_NPY_U8;
+    case ISA_INT16: return CS_NPY_I16;
+    case ISA_UINT16: return CS_NPY_U16;
+    case ISA_INT32: return CS_NPY_I32;
+    case ISA_INT64: return CS_NPY_I64;
+    case ISA_UINT64: return CS_NPY_U64;
+    case ISA_FP16: return CS_NPY_F16;
+    default: return CS_NPY_F32; /* fp32, and bf16 held as fp32 */
+  }
+}
+
+static cs_status load_input(kn_ctx *ctx, const kv *in, cs_err *err) {
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)keylen(in), in->key);
+  cs_npy a;
+  memset(&a, 0, sizeof a);
+  cs_status st = cs_npy_read(in->val, &a, err);
+  if (st != CS_OK) {
+    cs_npy_free(&a);
+    return st;
+  }
+  isa_dtype dt = dtype_of_npy(a.dtype);
+  if (dt == ISA_DTYPE_COUNT) {
+    cs_npy_free(&a);
+    return cs_err_set(err, CS_EINVAL, "%s: %s has dtype %s, which no operator takes", name, in->val,
+                      cs_npy_dtype_name(a.dtype));
+  }
+  kn_tensor t;
+  uint64_t shape[KN_MAX_DIMS];
+  for (int i = 0; i < a.ndim; i++) shape[i] = a.shape[i];
+  st = kn_tensor_alloc(&t, name, dt, (uint32_t)a.ndim, shape, err);
+  if (st == CS_OK) {
+    memcpy(t.data, a.data, a.data_bytes);
+    st = kn_set_input(ctx, name, &t, err);
+    if (st != CS_OK) cs_err_prefix(err, "%s", in->val);
+  }
+  cs_npy_free(&a);
+  return st;
+}
+
+static int find_output(const kn_op *op, const kv *o) {
+  for (uint32_t i = 0; i < op->noutputs; i++)
+    if (key_is(o, op->outputs[i].name)) return (int)i;
+  return -1;
+}
+
+static void json_tensor(cs_json *j, const kn_tensor *t) {
+  cs_json_obj_begin(j);
+  cs_json_key(j, "dtype");
+  cs_json_str(j, isa_dtype_name(t->dtype));
+  cs_json_key(j, "shape");
+  cs_json_arr_begin(j);
+  for (uint32_t d = 0; d < t->ndim; d++) cs_json_uint(j, t->shape[d]);
+  cs_json_arr_end(j);
+  cs_json_obj_end(j);
+}
+
+int cli_cmd_run(cli_io *io, int argc, char **argv) {
+  kv ins[MAX_ARGS], attrs[MAX_ARGS], outs[MAX_ARGS], sets[MAX_ARGS];
+  int nin = 0, nattr = 0, nout = 0, nset = 0;
+  const char *kernel = NULL, *config = NULL, *trace_path = NULL, *v;
+  bool timing_only = false, check = false, json = false, allow_hazards = false;
+  uint64_t seed = 1;
+  cs_err err = {CS_OK, ""};
+  for (int i = 1; i < argc; i++) {
+    int r;
+    if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
+      fputs(run_usage, io->out);
+      return 0;
+    }
+    if ((r = cli_opt(argc, argv, &i, "--in", &v, &err)) != 0 || (r = cli_opt(argc, argv, &i, "--attr", &v, &err)) != 0 ||
+        (r = cli_opt(argc, argv, &i, "--out", &v, &err)) != 0 || (r = cli_opt(argc, argv, &i, "--set", &v, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "run", &err);
+      const char *opt = argv[i][2] == 'i' ? "--in" : argv[i][2] == 'a' ? "--attr" : argv[i][2] == 'o' ? "--out" : "--set";
+      /* argv[i] is the value when given as a separate word; find which option it was */
+      kv *list;
+      int *n;
+      if (strncmp(argv[i], "--in", 4) == 0 || (i > 0 && strcmp(argv[i - 1], "--in") == 0)) list = ins, n = &nin, opt = "--in";
+      else if (strncmp(argv[i], "--attr", 6) == 0 || (i > 0 && strcmp(argv[i - 1], "--attr") == 0)) list = attrs, n = &nattr, opt = "--attr";
+      else if (strncmp(argv[i], "--out", 5) == 0 || (i > 0 && strcmp(argv[i - 1], "--out") == 0)) list = outs, n = &nout, opt = "--out";
+      else list = sets, n = &nset, opt = "--set";
+      if (*n == MAX_ARGS) return cli_usage_error(io, "run", "too many %s options (at most %d)", opt, MAX_ARGS);
+      if (split_kv(v, opt, &list[*n], &err) < 0) return cli_fail(io, "run", &err);
+      (*n)++;
+      continue;
+    }
+    if ((r = cli_opt(argc, argv, &i, "--config", &config, &err)) != 0 ||
+        (r = cli_opt(argc, argv, &i, "--trace", &trace_path, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "run", &err);
+      continue;
+    }
+    if ((r = cli_opt(argc, argv, &i, "--seed", &v, &err)) != 0) {
+      if (r < 0 || cs_parse_u64(v, "--seed", &seed, &err) != CS_OK) return cli_fail(io, "run", &err);
+      continue;
+    }
+    if (cli_flag(argv, i, "--timing-only")) timing_only = true;
+    else if (cli_flag(argv, i, "--check")) check = true;
+    else if (cli_flag(argv, i, "--json")) json = true;
+    else if (cli_flag(argv, i, "--allow-hazards")) allow_hazards = true;
+    else if (argv[i][0] == '-') return cli_usage_error(io, "run", "unknown option '%s' (cubesim run --help)", argv[i]);
+    else if (!kernel) kernel = argv[i];
+    else return cli_usage_error(io, "run", "unexpected argument '%s' (one KERNEL per run)", argv[i]);
+  }
+  if (!kernel) return cli_usage_error(io, "run", "no KERNEL given (cubesim kernels lists them)");
+  const kn_op *op = kn_op_find(kernel);
+  if (!op) return cli_usage_error(io, "run", "unknown kernel '%s' (cubesim kernels lists them)", kernel);
+  for (int i = 0; i < nout; i++) {
+    if (find_output(op, &outs[i]) < 0)
+      return cli_usage_error(io, "run", "--out %.*s: %s has no output of that name", (int)keylen(&outs[i]), outs[i].key, op->name);
+    if (timing_only)
+      return cli_usage_error(io, "run", "--out %.*s: a --timing-only run computes no data", (int)keylen(&outs[i]), outs[i].key);
+  }
+  if (check && timing_only) return cli_usage_error(io, "run", "--check needs data: drop --timing-only");
+  if (trace_path && !op->simulated)
+    return cli_usage_error(io, "run", "--trace: %s runs on the host, it has no trace", op->name);
+
+  sim_config cfg;
+  sim_config_derived d;
+  cs_status st = sim_config_resolve(config, &cfg, &d, &err);
+  for (int i = 0; st == CS_OK && i < nset; i++) {
+    char path[128];
+    snprintf(path, sizeof path, "%.*s", (int)keylen(&sets[i]), sets[i].key);
+    st = sim_config_set(&cfg, path, sets[i].val, &err);
+    if (st == CS_OK) st = sim_config_validate(&cfg, &err);
+  }
+  if (st != CS_OK) return cli_fail(io, "run", &err);
+
+  kn_run_options o = {&cfg, timing_only, NULL, allow_hazards, seed};
+  kn_ctx *ctx;
+  if ((st = kn_ctx_create(op, &o, &ctx, &err)) != CS_OK) return cli_fail(io, "run", &err);
+  for (int i = 0; st == CS_OK && i < nattr; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)keylen(&attrs[i]), attrs[i].key);
+    st = kn_ctx_set_attr(ctx, name, attrs[i].val, &err);
+  }
+  for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], &err);
+  sim_trace *trace = NULL;
+  if (st == CS_OK && trace_path) st = sim_trace_open(trace_path, &cfg, &trace, &err);
+  if (st == CS_OK) {
+    o.trace = trace;
+    kn_ctx_destroy(ctx); /* options changed: recreate with the trace, keeping attributes and inputs */
+    ctx = NULL;
+    st = kn_ctx_create(op, &o, &ctx, &err);
+    for (int i = 0; st == CS_OK && i < nattr; i++) {
+      char name[64];
+      snprintf(name, sizeof name, "%.*s", (int)keylen(&attrs[i]), attrs[i].key);
+      st = kn_ctx_set_attr(ctx, name, attrs[i].val, &err);
+    }
+    for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], &err);
+  }
+  if (st == CS_OK) st = kn_ctx_run(ctx, &err);
+  if (trace) {
+    cs_err terr;
+    cs_status tst = sim_trace_close(trace, st == CS_OK, &terr);
+    if (st == CS_OK && tst != CS_OK) st = tst, err = terr;
+  }
+  /* the comparison with the reference */
+  uint64_t mismatches = 0;
+  kn_compare cmps[8];
+  memset(cmps, 0, sizeof cmps);
+  if (st == CS_OK && check) {
+    st = kn_ctx_reference(ctx, &err);
+    for (uint32_t i = 0; st == CS_OK && i < op->noutputs && i < 8; i++) {
+      const kn_tensor *got = kn_ctx_output(ctx, op->outputs[i].name);
+      const kn_tensor *want = kn_ctx_reference_output(ctx, op->outputs[i].name);
+      if (!got || !want) continue;
+      st = kn_compare_tensors(got, want, &cmps[i], &err);
+      mismatches += cmps[i].mismatches;
+    }
+  }
+  if (st != CS_OK) {
+    int rc = cli_fail(io, "run", &err);
+    kn_ctx_destroy(ctx);
+    return rc;
+  }
+  /* outputs, all or nothing */
+  for (int i = 0; i < nout && st == CS_OK; i++) {
+    const kn_tensor *t = kn_ctx_output(ctx, op->outputs[find_output(op, &outs[i])].name);
+    if (!t) {
+      st = cs_err_set(&err, CS_EINVAL, "--out %.*s: the run produced no such output", (int)keylen(&outs[i]), outs[i].key);
+      break;
+    }
+    size_t shape[KN_MAX_DIMS];
+    for (uint32_t dd = 0; dd < t->ndim; dd++) shape[dd] = (size_t)t->shape[dd];
+    st = cs_npy_write(outs[i].val, npy_of_dtype(t->dtype), (int)t->ndim, shape, t->data, &err);
+  }
+  if (st != CS_OK) {
+    int rc = cli_fail(io, "run", &err);
+    kn_ctx_destroy(ctx);
+    return rc;
+  }
+  sim *s = kn_get_sim(ctx);
+  sim_result *res = kn_has_sim_result(ctx) ? kn_sim_result(ctx) : NULL;
+  if (json) {
+    cs_json j;
+    cs_json_init(&j, io->out, true);
+    cs_json_obj_begin(&j);
+    cs_json_key(&j, "kernel");
+    cs_json_str(&j, op->name);
+    cs_json_key(&j, "inputs");
+    cs_json_obj_begin(&j);
+    for (uint32_t i = 0; i < op->ninputs; i++) {
+      const kn_tensor *t = kn_input(ctx, op->inputs[i].name);
+      if (!t) continue;
+      cs_json_key(&j, op->inputs[i].name);
+      json_tensor(&j, t);
+    }
+    cs_json_obj_end(&j);
+    cs_json_key(&j, "outputs");
+    cs_json_obj_begin(&j);
+    for (uint32_t i = 0; i < op->noutputs; i++) {
+      const kn_tensor *t = kn_ctx_output(ctx, op->outputs[i].name);
+      if (!t) continue;
+      cs_json_key(&j, op->outputs[i].name);
+      json_tensor(&j, t);
+    }
+    cs_json_obj_end(&j);
+    if (check) {
+      cs_json_key(&j, "check");
+      cs_json_obj_begin(&j);
+      cs_json_key(&j, "mismatches");
+      cs_json_uint(&j, mismatches);
+      for (uint32_t i = 0; i < op->noutputs && i < 8; i++) {
+        if (!cmps[i].count) continue;
+        cs_json_key(&j, op->outputs[i].name);
+        cs_json_obj_begin(&j);
+        cs_json_key(&j, "compared");
+        cs_json_uint(&j, cmps[i].count);
+        cs_json_key(&j, "mismatches");
+        cs_json_uint(&j, cmps[i].mismatches);
+        cs_json_key(&j, "max_abs_diff");
+        cs_json_double(&j, cmps[i].max_abs_diff);
+        cs_json_key(&j, "first");
+        cs_json_str(&j, cmps[i].mismatches ? cmps[i].first : NULL);
+        cs_json_obj_end(&j);
+      }
+      cs_json_obj_end(&j);
+    }
+    cs_json_key(&j, "notes");
+    cs_json_arr_begin(&j);
+    for (const char *p = kn_ctx_notes(ctx); *p;) {
+      const char *nl = strchr(p, '\n');
+      char line[512];
+      snprintf(line, sizeof line, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+      cs_json_str(&j, line);
+      p = nl ? nl + 1 : p + strlen(p);
+    }
+    cs_json_arr_end(&j);
+    if (s && res) trc_summary_json_members(s, res, &j);
+    cs_json_obj_end(&j);
+  } else {
+    fprintf(io->out, "%s: %s\n", op->name, op->summary);
+    for (uint32_t i = 0; i < op->ninputs; i++) {
+      const kn_tensor *t = kn_input(ctx, op->inputs[i].name);
+      char sh[96];
+      if (!t) continue;
+      kn_shape_str(t, sh, sizeof sh);
+      fprintf(io->out, "  in   %-12s %-7s %s\n", op->inputs[i].name, isa_dtype_name(t->dtype), sh);
+    }
+    for (uint32_t i = 0; i < op->noutputs; i++) {
+      const kn_tensor *t = kn_ctx_output(ctx, op->outputs[i].name);
+      char sh[96];
+      if (!t) continue;
+      kn_shape_str(t, sh, sizeof sh);
+      fprintf(io->out, "  out  %-12s %-7s %s\n", op->outputs[i].name, isa_dtype_name(t->dtype), sh);
+    }
+    if (*kn_ctx_notes(ctx)) fprintf(io->out, "\n%s", kn_ctx_notes(ctx));
+    if (check) {
+      fprintf(io->out, "\ncheck against the host reference: ");
+      if (!mismatches) fprintf(io->out, "every output bit-exact\n");
+      else
+        for (uint32_t i = 0; i < op->noutputs && i < 8; i++)
+          if (cmps[i].mismatches)
+            fprintf(io->out, "\n  %s: %" PRIu64 " of %" PRIu64 " elements differ (max |diff| %g); first %s\n",
+                    op->outputs[i].name, cmps[i].mismatches, cmps[i].count, cmps[i].max_abs_diff, cmps[i].first);
+    }
+    if (s && res) {
+      fputc('\n', io->out);
+      trc_summary_text(s, res, io->out);
+    }
+    if (trace_path) fprintf(io->out, "\ntrace written to %s (open it in https://ui.perfetto.dev)\n", trace_path);
+  }
+  kn_ctx_destroy(ctx);
+  if (mismatches) {
+    fprintf(io->err, "cubesim run: error: %" PRIu64 " output element%s differ from the host reference\n", mismatches,
+            mismatches == 1 ? "" : "s");
+    return cs_status_exit_code(CS_EMISMATCH);
+  }
+  return 0;
+}
+
+static void print_io(FILE *f, const char *what, const kn_io_desc *d, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    fprintf(f, "    %-6s %-22s %-18s %s%s\n", what, d[i].name, d[i].dtypes, d[i].optional ? "(optional) " : "", d[i].desc);
+}
+
+int cli_cmd_kernels(cli_io *io, int argc, char **argv) {
+  bool json = false;
+  for (int i = 1; i < argc; i++) {
+    if (cli_flag(argv, i, "--json")) json = true;
+    else if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
+      fputs("usage: cubesim kernels [--json]\n\nLists every kernel and operator `cubesim run` takes, with its inputs, "
+            "attributes and outputs.\n", io->out);
+      return 0;
+    } else
+      return cli_usage_error(io, "kernels", "unknown argument '%s'", argv[i]);
+  }
+  static const char *const kinds[] = {"int", "float", "bool", "enum", "string"};
+  if (json) {
+    cs_json j;
+    cs_json_init(&j, io->out, true);
+    cs_json_arr_begin(&j);
+    for (size_t k = 0; k < kn_op_count(); k++) {
+      const kn_op *op = kn_op_at(k);
+      cs_json_obj_begin(&j);
+      cs_json_key(&j, "name");
+      cs_json_str(&j, op->name);
+      cs_json_key(&j, "summary");
+      cs_json_str(&j, op->summary);
+      cs_json_key(&j, "source");
+      cs_json_str(&j, op->source);
+      cs_json_key(&j, "simulated");
+      cs_json_bool(&j, op->simulated);
+      const char *sect[2] = {"inputs", "outputs"};
+      for (int s2 = 0; s2 < 2; s2++) {
+        const kn_io_desc *d = s2 ? op->outputs : op->inputs;
+        uint32_t n = s2 ? op->noutputs : op->ninputs;
+        cs_json_key(&j, sect[s2]);
+        cs_json_arr_begin(&j);
+        for (uint32_t i = 0; i < n; i++) {
+          cs_json_obj_begin(&j);
+          cs_json_key(&j, "name");
+          cs_json_str(&j, d[i].name);
+          cs_json_key(&j, "dtypes");
+          cs_json_str(&j, d[i].dtypes);
+          cs_json_key(&j, "optional");
+          cs_json_bool(&j, d[i].optional);
+          cs_json_key(&j, "description");
+          cs_json_str(&j, d[i].desc);
+          cs_json_obj_end(&j);
+        }
+        cs_json_arr_end(&j);
+      }
+      cs_json_key(&j, "attributes");
+      cs_json_arr_begin(&j);
+      for (uint32_t i = 0; i < op->nattrs; i++) {
+        const kn_attr_desc *a = &op->attrs[i];
+        cs_json_obj_begin(&j);
+        cs_json_key(&j, "name");
+        cs_json_str(&j, a->name);
+        cs_json_key(&j, "kind");
+        cs_json_str(&j, kinds[a->kind]);
+        cs_json_key(&j, "default");
+        cs_json_str(&j, a->def);
+        cs_json_key(&j, "choices");
+        cs_json_str(&j, a->choices);
+        cs_json_key(&j, "description");
+        cs_json_str(&j, a->desc);
+        cs_json_obj_end(&j);
+      }
+      cs_json_arr_end(&j);
+      cs_json_obj_end(&j);
+    }
+    cs_json_arr_end(&j);
+    return 0;
+  }
+  for (size_t k = 0; k < kn_op_count(); k++) {
+    const kn_op *op = kn_op_at(k);
+    fprintf(io->out, "%s%s  (%s)\n  %s\n  source: %s\n", k ? "\n" : "", op->name,
+            op->simulated ? "simulated" : "host", op->summary, op->source);
+    print_io(io->out, "in", op->inputs, op->ninputs);
+    for (uint32_t i = 0; i < op->nattrs; i++) {
+      const kn_attr_desc *a = &op->attrs[i];
+      char def[96];
+      snprintf(def, sizeof def, "%s%s", a->kind == KN_ATTR_ENUM ? a->choices : kinds[a->kind], "");
+      fprintf(io->out, "    attr   %-22s %-18s %s%s%s%s\n", a->name, def, a->desc, a->def ? " (default " : "",
+              a->def ? a->def : "", a->def ? ")" : "");
+    }
+    print_io(io->out, "out", op->outputs, op->noutputs);
+  }
+  return 0;
+}
