@@ -18,7 +18,8 @@ typedef struct cli_io {
 
 /* Subcommand table: name, one-line summary. Each row needs cli_cmd_<name>. */
 #define CLI_COMMAND_TABLE(X) \
-  X(version, "print the version of cubesim")
+  X(version, "print the version of cubesim") \
+  X(config, "show the resolved chip configuration (defaults, or a YAML file over them)")
 
 #define CLI_COMMAND_DECL(name, summary) int cli_cmd_##name(cli_io *io, int argc, char **argv);
 CLI_COMMAND_TABLE(CLI_COMMAND_DECL)
