@@ -18,6 +18,7 @@ typedef struct cli_io {
 
 /* Subcommand table: name, one-line summary. Each row needs cli_cmd_<name>. */
 #define CLI_COMMAND_TABLE(X) \
+  X(config, "show the resolved chip configuration (defaults, or a YAML file over them)") \
   X(exec, "run a text program of instructions on the simulated chip") \
   X(quant, "pack a float scale/offset into the fixpipe quant word, or explain a word") \
   X(version, "print the version of cubesim")
