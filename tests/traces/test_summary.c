@@ -1,0 +1,589 @@
+/* Tests of traces/trc_summary: the JSON, text and CSV summaries of a small two-core run, checked
+ * against values worked out by hand (the same program and cycles as tests/sim/test_trace.c),
+ * the ideal cube cycles of hand-made mmad records, and runs with a hazard and a deadlock. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cs_json.h"
+#include "sim/sim.h"
+#include "support/json_check.h"
+#include "traces/trc_summary.h"
+
+/* ---- the program ------------------------------------------------------------------------ */
+
+static sim *make_sim(unsigned cores) {
+  sim_config cfg;
+  sim_config_defaults(&cfg);
+  cfg.chip_cores = cores;
+  sim *s = NULL;
+  cs_err err;
+  assert_int_equal(sim_create(&cfg, NULL, &s, &err), CS_OK);
+  return s;
+}
+
+static void issue(sim *s, unsigned core, const isa_insn *in) {
+  assert_int_equal(sim_core_issue(sim_get_core(s, core), in), CS_OK);
+}
+
+static isa_insn copy_insn(isa_op op, isa_mem dst, uint64_t dst_off, isa_mem src, uint64_t src_off,
+                          uint32_t bytes) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = op;
+  in.u.copy.dst = (isa_addr){dst, dst_off};
+  in.u.copy.src = (isa_addr){src, src_off};
+  in.u.copy.block_count = 1;
+  in.u.copy.block_len_bytes = bytes;
+  return in;
+}
+
+static isa_insn flag_insn(isa_op op, isa_pipe src, isa_pipe dst, uint32_t id) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = op;
+  in.u.flag.src_pipe = src;
+  in.u.flag.dst_pipe = dst;
+  in.u.flag.event_id = id;
+  return in;
+}
+
+/* core 0: copy_gm_ub 4096 B; set_flag MTE2->MTE3; wait_flag MTE2->MTE3; copy_ub_gm 4096 B
+ * core 1: copy_gm_ub 2048 B; set_flag MTE2->S; wait_flag MTE2->S; copy_ub_gm 2048 B;
+ *         pipe_barrier ALL
+ * By hand (tests/sim/test_trace.c derives each cycle): core 0 finishes at 832, core 1 at 804;
+ * MTE2 busy 32 + 16, MTE3 busy 32 + 16; core 1's dispatch stalls 12..552 on the wait_flag and
+ * 560..804 on the barrier (784 cycles); GM streams 4..36 and 556..600 (76 cycles). */
+static void build_program(sim *s) {
+  cs_err err;
+  uint64_t a, b, c, d;
+  assert_int_equal(sim_gm_alloc(s, "A", 4096, &a, &err), CS_OK);
+  assert_int_equal(sim_gm_alloc(s, "B", 4096, &b, &err), CS_OK);
+  assert_int_equal(sim_gm_alloc(s, "C", 2048, &c, &err), CS_OK);
+  assert_int_equal(sim_gm_alloc(s, "D", 2048, &d, &err), CS_OK);
+  isa_insn in;
+  in = copy_insn(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, a, 4096);
+  issue(s, 0, &in);
+  in = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
+  issue(s, 0, &in);
+  in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
+  issue(s, 0, &in);
+  in = copy_insn(ISA_OP_COPY_UB_GM, ISA_MEM_GM, b, ISA_MEM_UB, 0, 4096);
+  issue(s, 0, &in);
+  in = copy_insn(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, c, 2048);
+  issue(s, 1, &in);
+  in = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
+  issue(s, 1, &in);
+  in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
+  issue(s, 1, &in);
+  in = copy_insn(ISA_OP_COPY_UB_GM, ISA_MEM_GM, d, ISA_MEM_UB, 0, 2048);
+  issue(s, 1, &in);
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_PIPE_BARRIER;
+  in.u.barrier.pipe = ISA_PIPE_ALL;
+  issue(s, 1, &in);
+}
+
+typedef struct fixture {
+  sim *s;
+  sim_result r;
+} fixture;
+
+static int setup_run(void **state) {
+  fixture *fx = calloc(1, sizeof *fx);
+  fx->s = make_sim(2);
+  build_program(fx->s);
+  cs_err err;
+  assert_int_equal(sim_run(fx->s, NULL, &fx->r, &err), CS_OK);
+  *state = fx;
+  return 0;
+}
+
+static int teardown_run(void **state) {
+  fixture *fx = *state;
+  sim_result_free(&fx->r);
+  sim_destroy(fx->s);
+  free(fx);
+  return 0;
+}
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+/* Captures what a writer prints. */
+typedef struct capture {
+  char *text;
+  size_t len;
+  FILE *f;
+} capture;
+
+static void capture_begin(capture *c) {
+  c->text = NULL;
+  c->len = 0;
+  c->f = open_memstream(&c->text, &c->len);
+  assert_non_null(c->f);
+}
+
+static void capture_end(capture *c) { assert_int_equal(fclose(c->f), 0); }
+
+static jc_doc *summary_json(const sim *s, const sim_result *r) {
+  capture c;
+  capture_begin(&c);
+  cs_json j;
+  cs_json_init(&j, c.f, true);
+  trc_summary_json(s, r, &j);
+  capture_end(&c);
+  jc_error e;
+  jc_doc *d = jc_parse(c.text, c.len, &e);
+  if (!d) fail_msg("summary JSON: offset %zu (%u:%u): %s", e.offset, e.line, e.column, e.msg);
+  free(c.text);
+  return d;
+}
+
+static uint64_t get_u64(const jc_value *v, const char *path) {
+  uint64_t x = 0;
+  if (!jc_get_u64(v, path, &x)) fail_msg("no unsigned integer at %s", path);
+  return x;
+}
+
+static double get_num(const jc_value *v, const char *path) {
+  double x = 0;
+  if (!jc_get_number(v, path, &x)) fail_msg("no number at %s", path);
+  return x;
+}
+
+static const char *get_str(const jc_value *v, const char *path) {
+  const char *s = jc_get_string(v, path);
+  if (!s) fail_msg("no string at %s", path);
+  return s;
+}
+
+/* The line of text starting with prefix (copied into line), or fails. */
+static void line_starting(const char *text, const char *prefix, char *line, size_t n) {
+  for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+    if (strncmp(p, prefix, strlen(prefix)) != 0) continue;
+    size_t len = strcspn(p, "\n");
+    if (len >= n) len = n - 1;
+    memcpy(line, p, len);
+    line[len] = '\0';
+    return;
+  }
+  fail_msg("no line starting with \"%s\" in:\n%s", prefix, text);
+}
+
+/* The whitespace-separated words of line equal words (NULL-terminated). */
+static void assert_words(const char *line, const char *const *words) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", line);
+  char *save = NULL;
+  char *w = strtok_r(buf, " ", &save);
+  for (size_t i = 0; words[i]; i++, w = strtok_r(NULL, " ", &save))
+    if (!w || strcmp(w, words[i]) != 0) fail_msg("word %zu of \"%s\": want \"%s\"", i, line, words[i]);
+  if (w) fail_msg("extra word \"%s\" in \"%s\"", w, line);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------- */
+
+static void test_summary_json_totals_and_pipes(void **state) {
+  fixture *fx = *state;
+  jc_doc *d = summary_json(fx->s, &fx->r);
+  const jc_value *j = jc_root(d);
+  assert_int_equal(get_u64(j, "total_cycles"), 832);
+  assert_true(get_num(j, "time_us") == fx->r.time_us);
+  assert_true(fabs(get_num(j, "time_us") - 832.0 / 1850.0) < 1e-15);
+  assert_int_equal(get_u64(j, "cores"), 2);
+  assert_int_equal(get_u64(j, "clock_mhz"), 1850);
+  assert_int_equal(get_u64(j, "instructions"), 9);
+  assert_int_equal(get_u64(j, "macs"), 0);
+  assert_true(get_num(j, "cube_utilization") == 0.0);
+  assert_true(get_num(j, "ideal_cube_cycles") == 0.0);
+  assert_int_equal(get_u64(j, "stall_cycles"), 784);
+  /* busy / (2 cores x 832 cycles); SCALAR: 9 instructions x 4 dispatch cycles */
+  static const struct {
+    const char *track, *pipe, *msprof;
+    uint64_t busy;
+  } pipes[] = {{"SCALAR", "S", "aic_scalar_ratio", 36}, {"MTE2", "MTE2", "aic_mte2_ratio", 48},
+               {"MTE1", "MTE1", "aic_mte1_ratio", 0},   {"CUBE", "M", "aic_mac_ratio", 0},
+               {"FIXP", "FIX", "aic_fixpipe_ratio", 0}, {"MTE3", "MTE3", "aiv_mte3_ratio", 48},
+               {"VECTOR", "V", "aiv_vec_ratio", 0}};
+  assert_int_equal(jc_count(jc_get(j, "pipes")), 7);
+  for (int p = 0; p < 7; p++) {
+    const jc_value *v = jc_member(jc_get(j, "pipes"), pipes[p].track);
+    assert_non_null(v);
+    assert_string_equal(jc_key_at(jc_get(j, "pipes"), (size_t)p), pipes[p].track);
+    assert_string_equal(get_str(v, "pipe"), pipes[p].pipe);
+    assert_string_equal(get_str(v, "msprof"), pipes[p].msprof);
+    assert_int_equal(get_u64(v, "busy_cycles"), pipes[p].busy);
+    assert_true(get_num(v, "ratio") == (double)pipes[p].busy / 1664.0);
+    double flat;
+    assert_true(jc_number(jc_member(jc_get(j, "pipe_utilization"), pipes[p].msprof), &flat));
+    assert_true(flat == (double)pipes[p].busy / 1664.0);
+  }
+  /* msprof's column order */
+  static const char *const order[] = {"aic_mac_ratio", "aic_mte1_ratio", "aic_mte2_ratio", "aic_fixpipe_ratio",
+                                      "aic_scalar_ratio", "aiv_vec_ratio", "aiv_mte3_ratio"};
+  for (size_t i = 0; i < 7; i++) assert_string_equal(jc_key_at(jc_get(j, "pipe_utilization"), i), order[i]);
+  jc_free(d);
+}
+
+static void test_summary_json_paths_gm_l2_and_ops(void **state) {
+  fixture *fx = *state;
+  jc_doc *d = summary_json(fx->s, &fx->r);
+  const jc_value *j = jc_root(d);
+  double gbs = 6144.0 * 1850.0 / (832.0 * 1000.0); /* bytes/cycle x cycles/us = MB/s; /1e3 = GB/s */
+  assert_int_equal(get_u64(j, "paths[\"GM->UB\"].bytes"), 6144);
+  assert_true(fabs(get_num(j, "paths[\"GM->UB\"].gb_per_s") - gbs) < 1e-12);
+  assert_int_equal(get_u64(j, "paths.UB->GM.bytes"), 6144);
+  assert_int_equal(get_u64(j, "paths.L1->L0A.bytes"), 0);
+  assert_true(get_num(j, "paths.cube.gb_per_s") == 0.0);
+  assert_null(jc_get(j, "paths.none"));
+  assert_int_equal(jc_count(jc_get(j, "paths")), ISA_PATH_COUNT - 1);
+  assert_int_equal(get_u64(j, "gm.read_bytes"), 6144);
+  assert_int_equal(get_u64(j, "gm.write_bytes"), 6144);
+  assert_int_equal(get_u64(j, "gm.hbm_read_bytes"), 6144);
+  assert_int_equal(get_u64(j, "gm.busy_cycles"), 76);
+  assert_true(fabs(get_num(j, "gm.gb_per_s") - 2 * gbs) < 1e-12);
+  assert_true(fabs(get_num(j, "gm.busy_gb_per_s") - 12288.0 * 1850.0 / (76.0 * 1000.0)) < 1e-12);
+  bool on = false;
+  assert_true(jc_bool(jc_get(j, "l2.enabled"), &on) && on);
+  assert_int_equal(get_u64(j, "l2.hit_bytes"), 0); /* a cold L2: every line misses */
+  assert_int_equal(get_u64(j, "l2.miss_bytes"), 12288);
+  assert_true(get_num(j, "l2.hit_rate") == 0.0);
+  /* ops: cycles are start to completion, busy is occupancy */
+  assert_int_equal(jc_count(jc_get(j, "ops")), ISA_OP_COUNT);
+  assert_int_equal(get_u64(j, "ops.copy_gm_ub.count"), 2);
+  assert_int_equal(get_u64(j, "ops.copy_gm_ub.cycles"), (568 - 4) + (552 - 4));
+  assert_int_equal(get_u64(j, "ops.copy_gm_ub.busy_cycles"), 32 + 16);
+  assert_int_equal(get_u64(j, "ops.copy_ub_gm.count"), 2);
+  assert_int_equal(get_u64(j, "ops.copy_ub_gm.cycles"), (832 - 568) + (804 - 556));
+  assert_int_equal(get_u64(j, "ops.set_flag.count"), 2);
+  assert_int_equal(get_u64(j, "ops.wait_flag.count"), 2);
+  assert_int_equal(get_u64(j, "ops.pipe_barrier.count"), 1);
+  assert_int_equal(get_u64(j, "ops.pipe_barrier.cycles"), 0);
+  assert_int_equal(get_u64(j, "ops.mmad.count"), 0);
+  jc_free(d);
+}
+
+static void test_summary_json_per_core_stats_and_config(void **state) {
+  fixture *fx = *state;
+  jc_doc *d = summary_json(fx->s, &fx->r);
+  const jc_value *j = jc_root(d);
+  assert_int_equal(jc_count(jc_get(j, "per_core")), 2);
+  assert_int_equal(get_u64(j, "per_core[0].core"), 0);
+  assert_int_equal(get_u64(j, "per_core[0].finish_cycles"), 832);
+  assert_int_equal(get_u64(j, "per_core[1].finish_cycles"), 804);
+  assert_int_equal(get_u64(j, "per_core[0].instructions"), 4);
+  assert_int_equal(get_u64(j, "per_core[1].instructions"), 5);
+  assert_int_equal(get_u64(j, "per_core[0].stall_cycles"), 0);
+  assert_int_equal(get_u64(j, "per_core[1].stall_cycles"), (552 - 12) + (804 - 560));
+  assert_int_equal(get_u64(j, "per_core[0].pipes.MTE2.busy_cycles"), 32);
+  assert_true(get_num(j, "per_core[0].pipes.MTE2.ratio") == 32.0 / 832.0);
+  assert_int_equal(get_u64(j, "per_core[1].pipes.SCALAR.busy_cycles"), 20);
+  assert_null(jc_get(j, "per_core[2]"));
+  /* every statistic with its value, unit and description, from the descriptors */
+  for (size_t i = 0; i < sim_stats_chip_count(); i++) {
+    const sim_stat_desc *sd = sim_stats_chip_desc(i);
+    char path[96];
+    snprintf(path, sizeof path, "stats.chip.%s.value", sd->name);
+    assert_int_equal(get_u64(j, path), sim_stats_chip_value(&fx->r.stats, i));
+    snprintf(path, sizeof path, "stats.chip.%s.unit", sd->name);
+    assert_string_equal(get_str(j, path), sd->unit);
+    snprintf(path, sizeof path, "stats.chip.%s.description", sd->name);
+    assert_string_equal(get_str(j, path), sd->desc);
+  }
+  assert_int_equal(get_u64(j, "stats.chip.total_cycles.value"), 832);
+  assert_int_equal(get_u64(j, "stats.chip.instructions.value"), 9);
+  assert_int_equal(get_u64(j, "stats.chip.l2_miss_bytes.value"), 12288);
+  assert_string_equal(get_str(j, "stats.core.stall_cycles.unit"), "cycles");
+  assert_int_equal(jc_count(jc_get(j, "stats.core")), sim_stats_core_count());
+  /* hazards, deadlock, the configuration */
+  assert_int_equal(get_u64(j, "hazards.count"), 0);
+  assert_int_equal(jc_count(jc_get(j, "hazards.first")), 0);
+  assert_true(jc_is(jc_get(j, "deadlock"), JC_NULL));
+  assert_int_equal(get_u64(j, "config.chip.cores"), 2);
+  assert_int_equal(get_u64(j, "config.chip.clock_mhz"), 1850);
+  assert_string_equal(get_str(j, "chip"), "ascend910b");
+  assert_int_equal(get_u64(j, "derived.cube_k0_fp16"), 16);
+  assert_string_equal(get_str(j, "cubesim_version"), CUBESIM_VERSION);
+  jc_free(d);
+}
+
+/* ---- text ------------------------------------------------------------------------------- */
+
+static void test_summary_text_lines(void **state) {
+  fixture *fx = *state;
+  capture c;
+  capture_begin(&c);
+  trc_summary_text(fx->s, &fx->r, c.f);
+  capture_end(&c);
+  char line[512];
+  line_starting(c.text, "cubesim summary:", line, sizeof line);
+  assert_string_equal(line, "cubesim summary: ascend910b, 2 cores at 1850 MHz");
+  line_starting(c.text, "  total ", line, sizeof line);
+  assert_words(line, (const char *const[]){"total", "832", "cycles", "=", "0.450", "us", NULL});
+  line_starting(c.text, "  instructions ", line, sizeof line);
+  assert_words(line, (const char *const[]){"instructions", "9", NULL});
+  line_starting(c.text, "  cube util", line, sizeof line);
+  assert_words(line, (const char *const[]){"cube", "util", "0.00%", "(0", "MACs;", "ideal", "0", "cycles",
+                                           "of", "1,664", "core-cycles)", NULL});
+  /* pipe table: busy cycles, us per core (busy / 2 / 1850), ratio (busy / 1664) */
+  line_starting(c.text, "  SCALAR ", line, sizeof line);
+  assert_words(line, (const char *const[]){"SCALAR", "aic_scalar_ratio", "36", "0.010", "2.16%", NULL});
+  line_starting(c.text, "  MTE2 ", line, sizeof line);
+  assert_words(line, (const char *const[]){"MTE2", "aic_mte2_ratio", "48", "0.013", "2.88%", NULL});
+  line_starting(c.text, "  CUBE ", line, sizeof line);
+  assert_words(line, (const char *const[]){"CUBE", "aic_mac_ratio", "0", "0.000", "0.00%", NULL});
+  line_starting(c.text, "  MTE3 ", line, sizeof line);
+  assert_words(line, (const char *const[]){"MTE3", "aiv_mte3_ratio", "48", "0.013", "2.88%", NULL});
+  /* the MTE2 line's columns line up with the header's */
+  char head[512];
+  line_starting(c.text, "  pipe ", head, sizeof head);
+  line_starting(c.text, "  MTE2 ", line, sizeof line);
+  assert_int_equal(strlen(head), strlen(line));
+  /* paths: 6144 B over 832 cycles at 1850 MHz = 13.66 GB/s */
+  line_starting(c.text, "  GM->UB ", line, sizeof line);
+  assert_words(line, (const char *const[]){"GM->UB", "6,144", "B", "(6.0", "KiB)", "13.66", NULL});
+  line_starting(c.text, "  UB->GM ", line, sizeof line);
+  assert_words(line, (const char *const[]){"UB->GM", "6,144", "B", "(6.0", "KiB)", "13.66", NULL});
+  assert_null(strstr(c.text, "L1->L0A")); /* paths that moved nothing are left out */
+  line_starting(c.text, "  L2 ", line, sizeof line);
+  assert_words(line, (const char *const[]){"L2", "0", "of", "12,288", "B", "(12.0", "KiB)", "hit", "(hit",
+                                           "rate", "0.0%)", NULL});
+  line_starting(c.text, "  HBM read ", line, sizeof line);
+  assert_words(line, (const char *const[]){"HBM", "read", "6,144", "B", "(6.0", "KiB)", NULL});
+  line_starting(c.text, "  bandwidth ", line, sizeof line);
+  assert_words(line, (const char *const[]){"bandwidth", "27.32", "GB/s", "over", "the", "run,", "299.12",
+                                           "GB/s", "while", "busy", "(76", "cycles)", NULL});
+  /* cores and instruction kinds */
+  line_starting(c.text, "      0 ", line, sizeof line);
+  assert_words(line, (const char *const[]){"0", "832", "4", "0", "0", NULL});
+  line_starting(c.text, "      1 ", line, sizeof line);
+  assert_words(line, (const char *const[]){"1", "804", "5", "784", "0", NULL});
+  line_starting(c.text, "  copy_gm_ub ", line, sizeof line);
+  assert_words(line, (const char *const[]){"copy_gm_ub", "2", "48", "1,112", NULL});
+  line_starting(c.text, "  wait_flag ", line, sizeof line);
+  assert_words(line, (const char *const[]){"wait_flag", "2", "0", "0", NULL});
+  assert_null(strstr(c.text, "  mmad ")); /* kinds that did not run are left out */
+  line_starting(c.text, "  hazards ", line, sizeof line);
+  assert_words(line, (const char *const[]){"hazards", "none", NULL});
+  line_starting(c.text, "  stalls ", line, sizeof line);
+  assert_words(line, (const char *const[]){"stalls", "784", "cycles", "(dispatch", "waited", "on", "a", "full",
+                                           "queue,", "a", "barrier", "or", "a", "flag)", NULL});
+  assert_null(strstr(c.text, "DEADLOCK"));
+  free(c.text);
+}
+
+/* ---- CSV -------------------------------------------------------------------------------- */
+
+static char *read_all(const char *path) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  char *buf = calloc(1, 65536);
+  size_t n = fread(buf, 1, 65535, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+static void test_summary_csv_one_row_per_core(void **state) {
+  fixture *fx = *state;
+  char dir[] = "/tmp/cubesim_summary_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[96], tmp[112];
+  snprintf(path, sizeof path, "%s/summary.csv", dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  cs_err err;
+  assert_int_equal(trc_summary_csv(fx->s, &fx->r, path, &err), CS_OK);
+  struct stat st;
+  assert_int_not_equal(stat(tmp, &st), 0);
+  char *text = read_all(path);
+  /* per core: ratio = busy / total_cycles (832); SCALAR busy = instructions x 4;
+   * finish_us = finish / 1850 */
+  const char *want =
+      "core,total_cycles,finish_cycles,finish_us,aic_mac_ratio,aic_mte1_ratio,aic_mte2_ratio,"
+      "aic_fixpipe_ratio,aic_scalar_ratio,aiv_vec_ratio,aiv_mte3_ratio,aic_mac_cycles,aic_mte1_cycles,"
+      "aic_mte2_cycles,aic_fixpipe_cycles,aic_scalar_cycles,aiv_vec_cycles,aiv_mte3_cycles,instructions,"
+      "macs,stall_cycles\n"
+      "0,832,832,0.449730,0.000000,0.000000,0.038462,0.000000,0.019231,0.000000,0.038462,"
+      "0,0,32,0,16,0,32,4,0,0\n"
+      "1,832,804,0.434595,0.000000,0.000000,0.019231,0.000000,0.024038,0.000000,0.019231,"
+      "0,0,16,0,20,0,16,5,0,784\n";
+  assert_string_equal(text, want);
+  free(text);
+  remove(path);
+  /* an unwritable place: CS_EIO naming the path, nothing left behind */
+  char bad[128];
+  snprintf(bad, sizeof bad, "%s/missing/summary.csv", dir);
+  assert_int_equal(trc_summary_csv(fx->s, &fx->r, bad, &err), CS_EIO);
+  char msg[400];
+  snprintf(msg, sizeof msg, "summary %s: cannot create %s.tmp: %s", bad, bad, strerror(ENOENT));
+  assert_string_equal(err.msg, msg);
+  assert_int_equal(rmdir(dir), 0); /* empty: no temporary file left */
+}
+
+/* ---- the cube roofline ------------------------------------------------------------------ */
+
+static isa_insn mmad(isa_dtype t, uint32_t m, uint32_t n, uint32_t k) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_MMAD;
+  in.u.mmad.dtype = t;
+  in.u.mmad.m = m;
+  in.u.mmad.n = n;
+  in.u.mmad.k = k;
+  return in;
+}
+
+static void test_summary_ideal_cube_cycles_per_dtype(void **state) {
+  (void)state;
+  sim_config cfg;
+  sim_config_defaults(&cfg);
+  isa_insn s[6];
+  s[0] = mmad(ISA_FP16, 128, 256, 64);  /* 2097152 MACs / 4096 = 512 (the calibration tile) */
+  s[1] = mmad(ISA_INT8, 16, 16, 64);    /* 16384 / 8192 = 2 */
+  s[2] = mmad(ISA_INT4, 1, 1, 1);       /* 1 / 16384: no padding to fractals */
+  s[3] = mmad(ISA_BF16, 17, 3, 5);      /* 255 / 4096 */
+  s[4] = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0); /* not an mmad */
+  s[5] = mmad(ISA_UINT8, 32, 32, 32);   /* 32768 / 8192 = 4 */
+  double want = 512.0 + 2.0 + 1.0 / 16384.0 + 255.0 / 4096.0 + 4.0;
+  assert_true(fabs(trc_ideal_cube_cycles(&cfg, s, 6) - want) < 1e-12);
+  assert_true(trc_ideal_cube_cycles(&cfg, s, 0) == 0.0);
+  cfg.cube_macs_per_cycle_fp16 = 8192; /* a cube twice as fast for fp16 */
+  assert_true(fabs(trc_ideal_cube_cycles(&cfg, s, 1) - 256.0) < 1e-12);
+}
+
+static void test_summary_msprof_names(void **state) {
+  (void)state;
+  assert_string_equal(trc_pipe_msprof_name(ISA_PIPE_M), "aic_mac");
+  assert_string_equal(trc_pipe_msprof_name(ISA_PIPE_MTE1), "aic_mte1");
+  assert_string_equal(trc_pipe_msprof_name(ISA_PIPE_MTE2), "aic_mte2");
+  assert_string_equal(trc_pipe_msprof_name(ISA_PIPE_FIX), "aic_fixpipe");
+  assert_string_equal(trc_pipe_msprof_name(ISA_PIPE_S), "aic_scalar");
+  assert_string_equal(trc_pipe_msprof_name(ISA_PIPE_V), "aiv_vec");
+  assert_string_equal(trc_pipe_msprof_name(ISA_PIPE_MTE3), "aiv_mte3");
+  assert_string_equal(trc_pipe_msprof_name(ISA_PIPE_ALL), "?");
+}
+
+/* ---- runs that went wrong --------------------------------------------------------------- */
+
+static void test_summary_reports_hazards(void **state) {
+  (void)state;
+  sim *s = make_sim(1);
+  cs_err err;
+  uint64_t a, b;
+  assert_int_equal(sim_gm_alloc(s, "A", 1024, &a, &err), CS_OK);
+  assert_int_equal(sim_gm_alloc(s, "B", 1024, &b, &err), CS_OK);
+  /* reads UB before the copy into it completes: no flag between MTE2 and MTE3 */
+  isa_insn in = copy_insn(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, a, 1024);
+  issue(s, 0, &in);
+  in = copy_insn(ISA_OP_COPY_UB_GM, ISA_MEM_GM, b, ISA_MEM_UB, 0, 1024);
+  issue(s, 0, &in);
+  sim_run_options opt = {NULL, true};
+  sim_result r;
+  assert_int_equal(sim_run(s, &opt, &r, &err), CS_OK);
+  assert_int_equal(r.hazard_count, 1);
+  jc_doc *d = summary_json(s, &r);
+  const jc_value *j = jc_root(d);
+  assert_int_equal(get_u64(j, "hazards.count"), 1);
+  assert_string_equal(get_str(j, "hazards.first[0].kind"), "RAW");
+  assert_string_equal(get_str(j, "hazards.first[0].earlier_op"), "copy_gm_ub");
+  assert_string_equal(get_str(j, "hazards.first[0].later_op"), "copy_ub_gm");
+  assert_string_equal(get_str(j, "hazards.first[0].mem"), "UB");
+  assert_int_equal(get_u64(j, "hazards.first[0].lo"), 0);
+  assert_int_equal(get_u64(j, "hazards.first[0].hi"), 1024);
+  char desc[1024];
+  sim_hazard_describe(&r.hazards[0], desc, sizeof desc);
+  assert_string_equal(get_str(j, "hazards.first[0].message"), desc);
+  jc_free(d);
+  capture c;
+  capture_begin(&c);
+  trc_summary_text(s, &r, c.f);
+  capture_end(&c);
+  char line[1200], want[1200];
+  line_starting(c.text, "  hazards ", line, sizeof line);
+  assert_string_equal(line, "  hazards        1 (missing set_flag/wait_flag or pipe_barrier):");
+  snprintf(want, sizeof want, "    - %s", desc);
+  line_starting(c.text, "    - ", line, sizeof line);
+  assert_string_equal(line, want);
+  free(c.text);
+  sim_result_free(&r);
+  sim_destroy(s);
+}
+
+static void test_summary_reports_deadlock(void **state) {
+  (void)state;
+  sim *s = make_sim(1);
+  isa_insn in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 5);
+  issue(s, 0, &in);
+  cs_err err;
+  sim_result r;
+  assert_int_equal(sim_run(s, NULL, &r, &err), CS_EDEADLOCK);
+  jc_doc *d = summary_json(s, &r);
+  assert_string_equal(get_str(jc_root(d), "deadlock"), r.deadlock_msg);
+  jc_free(d);
+  capture c;
+  capture_begin(&c);
+  trc_summary_text(s, &r, c.f);
+  capture_end(&c);
+  char line[1200], want[1200];
+  snprintf(want, sizeof want, "  DEADLOCK       %s", r.deadlock_msg);
+  line_starting(c.text, "  DEADLOCK ", line, sizeof line);
+  assert_string_equal(line, want);
+  free(c.text);
+  sim_result_free(&r);
+  sim_destroy(s);
+}
+
+static void test_summary_of_an_empty_run(void **state) {
+  (void)state;
+  sim *s = make_sim(3);
+  cs_err err;
+  sim_result r;
+  assert_int_equal(sim_run(s, NULL, &r, &err), CS_OK);
+  jc_doc *d = summary_json(s, &r);
+  const jc_value *j = jc_root(d);
+  assert_int_equal(get_u64(j, "total_cycles"), 0);
+  assert_true(get_num(j, "pipes.MTE2.ratio") == 0.0); /* 0 / 0 is reported as 0, never NaN */
+  assert_true(get_num(j, "gm.gb_per_s") == 0.0);
+  assert_true(get_num(j, "cube_utilization") == 0.0);
+  assert_int_equal(jc_count(jc_get(j, "per_core")), 3);
+  jc_free(d);
+  capture c;
+  capture_begin(&c);
+  trc_summary_text(s, &r, c.f);
+  capture_end(&c);
+  assert_non_null(strstr(c.text, "  (no data moved)\n"));
+  assert_null(strstr(c.text, "nan"));
+  free(c.text);
+  sim_result_free(&r);
+  sim_destroy(s);
+}
+
+int main(void) {
+  const struct CMUnitTest run_tests[] = {
+      cmocka_unit_test(test_summary_json_totals_and_pipes),
+      cmocka_unit_test(test_summary_json_paths_gm_l2_and_ops),
+      cmocka_unit_test(test_summary_json_per_core_stats_and_config),
+      cmocka_unit_test(test_summary_text_lines),
+      cmocka_unit_test(test_summary_csv_one_row_per_core),
+  };
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_summary_ideal_cube_cycles_per_dtype),
+      cmocka_unit_test(test_summary_msprof_names),
+      cmocka_unit_test(test_summary_reports_hazards),
+      cmocka_unit_test(test_summary_reports_deadlock),
+      cmocka_unit_test(test_summary_of_an_empty_run),
+  };
+  int failed = cmocka_run_group_tests_name("two-core run", run_tests, setup_run, teardown_run);
+  return failed + cmocka_run_group_tests_name("summary", tests, NULL, NULL);
+}

@@ -1,0 +1,76 @@
+/* trc_summary — the run summary (DESIGN.md §7): time, per-pipe utilization named as msprof's
+ * PipeUtilization, bytes and bandwidth per data path, GM/L2/HBM traffic, cube utilization
+ * against the roofline, per-instruction-kind counts, hazards and stalls. One computation, three
+ * writers: a table for the terminal, JSON and CSV for scripts. traces/FORMAT.md describes every
+ * field.
+ *
+ * Definitions (all cores together unless a name says per core):
+ *   ratio of a pipe        busy cycles of the pipe on all cores / (cores x total cycles)
+ *   SCALAR busy            instructions x scalar.dispatch_cycles (the dispatcher issues every
+ *                          instruction) + the engine's own S-pipe busy cycles (zero-time flags)
+ *   path bandwidth         bytes moved on the path / the run's time (GB/s, 1e9 bytes)
+ *   ideal cube cycles      sum over every mmad of every core's stream of m*n*k divided by
+ *                          cube.macs_per_cycle_<input type> (fractional, no padding)
+ *   cube utilization       ideal cube cycles / (cores x total cycles)
+ *   L2 hit rate            l2 hit bytes / (hit + miss bytes); 0 without GM traffic
+ */
+#ifndef TRC_SUMMARY_H
+#define TRC_SUMMARY_H
+
+#include <stdio.h>
+
+#include "base/cs_json.h"
+#include "base/cs_status.h"
+#include "isa/isa_insn.h"
+#include "sim/sim.h"
+
+typedef struct trc_pipe_summary {
+  uint64_t busy_cycles; /* all cores */
+  double ratio;         /* busy_cycles / (cores x total_cycles); 0 when nothing ran */
+} trc_pipe_summary;
+
+typedef struct trc_summary {
+  unsigned cores;
+  uint64_t clock_mhz;
+  uint64_t total_cycles;
+  double time_us;
+  uint64_t instructions;
+  trc_pipe_summary pipes[ISA_PIPE_COUNT];
+  uint64_t path_bytes[ISA_PATH_COUNT];
+  double path_gb_per_s[ISA_PATH_COUNT];  /* averaged over the run */
+  uint64_t gm_read_bytes, gm_write_bytes;
+  uint64_t l2_hit_bytes, l2_miss_bytes;
+  double l2_hit_rate;                    /* 0..1 */
+  uint64_t hbm_read_bytes;
+  uint64_t gm_busy_cycles;               /* cycles with a GM transfer streaming */
+  double gm_gb_per_s;                    /* (read + write) over the run */
+  double gm_busy_gb_per_s;               /* (read + write) over gm_busy_cycles */
+  uint64_t macs;
+  double ideal_cube_cycles;
+  double cube_utilization;               /* 0..1 */
+  uint64_t stall_cycles;                 /* all cores */
+  uint64_t hazards;
+  bool deadlocked;
+} trc_summary;
+
+/* msprof's PipeUtilization name of a pipe's ratio, without "_ratio": aic_mac (CUBE), aic_mte1,
+ * aic_mte2, aic_fixpipe, aic_scalar, aiv_vec (VECTOR), aiv_mte3. */
+const char *trc_pipe_msprof_name(isa_pipe p);
+
+/* Ideal cube cycles of a stream: sum of m*n*k / cube.macs_per_cycle_<dtype> over its mmads. */
+double trc_ideal_cube_cycles(const sim_config *cfg, const isa_insn *stream, size_t n);
+
+/* Busy cycles of pipe p on one core (the SCALAR rule above included). */
+uint64_t trc_core_pipe_busy(const sim *s, const sim_result *r, unsigned core, isa_pipe p);
+
+void trc_summary_compute(const sim *s, const sim_result *r, trc_summary *out);
+
+/* The table users see after every run. */
+void trc_summary_text(const sim *s, const sim_result *r, FILE *f);
+/* One JSON object, written as one value of j (traces/FORMAT.md lists its keys). */
+void trc_summary_json(const sim *s, const sim_result *r, cs_json *j);
+/* One row per core with msprof-like columns, written to path + ".tmp" and renamed. CS_EIO with
+ * the path and the reason when it cannot be written (no file is left then). */
+cs_status trc_summary_csv(const sim *s, const sim_result *r, const char *path, cs_err *err);
+
+#endif
