@@ -17,6 +17,7 @@
 #include "sim/sim_config.h"
 #include "sim/sim_program.h"
 #include "sim/sim_trace.h"
+#include "traces/trc_summary.h"
 
 #define CMD "exec"
 
@@ -264,86 +265,6 @@ static cs_status dump_streams(const sim_program *p, sim *s, const char *path, cs
   return st;
 }
 
-/* ---- summary (a minimal one until traces/ has the report writer) --------------------------- */
-
-static unsigned cores_used(const sim_result *r) {
-  unsigned n = 0;
-  for (unsigned c = 0; c < r->stats.cores; c++) n += r->stats.core[c].instructions > 0;
-  return n;
-}
-
-static void summary_text(FILE *f, const sim_program *p, const sim *s, const sim_result *r) {
-  fprintf(f, "program       %s\n", p->file);
-  fprintf(f, "cores         %u of %u used\n", cores_used(r), sim_core_count(s));
-  fprintf(f, "instructions  %" PRIu64 "\n", r->stats.instructions);
-  fprintf(f, "total         %" PRIu64 " cycles = %.3f us at %" PRIu64 " MHz\n", r->total_cycles,
-          r->time_us, sim_get_config(s)->chip_clock_mhz);
-  for (unsigned c = 0; c < r->stats.cores; c++) {
-    const sim_core_stats *k = &r->stats.core[c];
-    if (!k->instructions) continue;
-    fprintf(f, "core %-8u %" PRIu64 " instructions, done at cycle %" PRIu64 ", %" PRIu64
-               " stall cycles; busy:",
-            c, k->instructions, k->finish_cycles, k->stall_cycles);
-    for (int q = 0; q < ISA_PIPE_COUNT; q++)
-      if (k->pipe_busy_cycles[q])
-        fprintf(f, " %s %" PRIu64, isa_pipe_name((isa_pipe)q), k->pipe_busy_cycles[q]);
-    fprintf(f, "\n");
-  }
-  fprintf(f, "GM            %" PRIu64 " bytes read, %" PRIu64 " bytes written\n",
-          r->stats.gm_read_bytes, r->stats.gm_write_bytes);
-  fprintf(f, "hazards       %" PRIu64 "\n", r->hazard_count);
-}
-
-static void summary_json(FILE *f, const sim_program *p, const sim *s, const sim_result *r) {
-  cs_json j;
-  cs_json_init(&j, f, true);
-  cs_json_obj_begin(&j);
-  cs_json_key(&j, "program");
-  cs_json_str(&j, p->file);
-  cs_json_key(&j, "cores");
-  cs_json_uint(&j, sim_core_count(s));
-  cs_json_key(&j, "cores_used");
-  cs_json_uint(&j, cores_used(r));
-  cs_json_key(&j, "instructions");
-  cs_json_uint(&j, r->stats.instructions);
-  cs_json_key(&j, "total_cycles");
-  cs_json_uint(&j, r->total_cycles);
-  cs_json_key(&j, "time_us");
-  cs_json_double(&j, r->time_us);
-  cs_json_key(&j, "gm_read_bytes");
-  cs_json_uint(&j, r->stats.gm_read_bytes);
-  cs_json_key(&j, "gm_write_bytes");
-  cs_json_uint(&j, r->stats.gm_write_bytes);
-  cs_json_key(&j, "hazards");
-  cs_json_uint(&j, r->hazard_count);
-  cs_json_key(&j, "per_core");
-  cs_json_arr_begin(&j);
-  for (unsigned c = 0; c < r->stats.cores; c++) {
-    const sim_core_stats *k = &r->stats.core[c];
-    if (!k->instructions) continue;
-    cs_json_obj_begin(&j);
-    cs_json_key(&j, "core");
-    cs_json_uint(&j, c);
-    cs_json_key(&j, "instructions");
-    cs_json_uint(&j, k->instructions);
-    cs_json_key(&j, "finish_cycles");
-    cs_json_uint(&j, k->finish_cycles);
-    cs_json_key(&j, "stall_cycles");
-    cs_json_uint(&j, k->stall_cycles);
-    cs_json_key(&j, "pipe_busy_cycles");
-    cs_json_obj_begin(&j);
-    for (int q = 0; q < ISA_PIPE_COUNT; q++) {
-      cs_json_key(&j, isa_pipe_name((isa_pipe)q));
-      cs_json_uint(&j, k->pipe_busy_cycles[q]);
-    }
-    cs_json_obj_end(&j);
-    cs_json_obj_end(&j);
-  }
-  cs_json_arr_end(&j);
-  cs_json_obj_end(&j);
-  fputc('\n', f);
-}
-
 /* ---- the command ------------------------------------------------------------------------- */
 
 /* Replays the streams; a deadlock or hazard error names the program line involved. */
@@ -411,8 +332,13 @@ static int run_exec(cli_io *io, exec_args *a) {
   for (size_t i = 0; st == CS_OK && i < a->nout; i++) st = write_output(s, &a->outs[i], &e);
   if (st == CS_OK && a->dump) st = dump_streams(p, s, a->dump, &e);
   if (st == CS_OK) {
-    if (a->json) summary_json(io->out, p, s, &res);
-    else summary_text(io->out, p, s, &res);
+    if (a->json) {
+      cs_json j;
+      cs_json_init(&j, io->out, true);
+      trc_summary_json(s, &res, &j);
+    } else {
+      trc_summary_text(s, &res, io->out);
+    }
   } else {
     rc = cli_fail(io, CMD, &e);
   }

@@ -206,19 +206,31 @@ static void test_cli_exec_two_cores_copy_inputs_to_outputs(void **state) {
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
   check_two_core_outputs(&t, t.b, t.d);
-  /* the summary: both cores, 8 instructions, 256 + 64 bytes each way */
-  assert_non_null(strstr(r.out, "cores         2 of 24 used\n"));
-  assert_non_null(strstr(r.out, "instructions  8\n"));
-  assert_non_null(strstr(r.out, "GM            320 bytes read, 320 bytes written\n"));
-  assert_non_null(strstr(r.out, "hazards       0\n"));
+  /* the summary (traces/trc_summary): 8 instructions, 256 + 64 bytes each way */
+  assert_starts_with(r.out, "cubesim summary: ascend910b, 24 cores at 1850 MHz\n");
+  assert_non_null(strstr(r.out, "\n  instructions   8\n"));
+  assert_non_null(strstr(r.out, "\n  read           320 B\n"));
+  assert_non_null(strstr(r.out, "\n  written        320 B\n"));
+  assert_non_null(strstr(r.out, "\n  hazards        none\n"));
   free_result(&r);
+
+  /* a trace after a good run */
+  char trace[200];
+  in_dir(trace, sizeof trace, t.dir, "t.json");
+  r = run_exec(t.prog, "--in", ina, "--trace", trace, NULL);
+  assert_int_equal(r.status, 0);
+  free_result(&r);
+  char *tr = read_text(trace);
+  assert_starts_with(tr, "{\"displayTimeUnit\"");
+  free(tr);
 
   r = run_exec(t.prog, "--in", ina, "--json", NULL);
   assert_int_equal(r.status, 0);
   assert_starts_with(r.out, "{\n");
-  assert_non_null(strstr(r.out, "\"cores_used\": 2,"));
-  assert_non_null(strstr(r.out, "\"instructions\": 8,"));
-  assert_non_null(strstr(r.out, "\"gm_read_bytes\": 320,"));
+  assert_non_null(strstr(r.out, "\n  \"cores\": 24,\n"));
+  assert_non_null(strstr(r.out, "\n  \"instructions\": 8,\n"));
+  assert_non_null(strstr(r.out, "\n    \"read_bytes\": 320,\n"));
+  assert_ends_with(r.out, "}\n");
   free_result(&r);
   remove_dir(t.dir);
 }
@@ -464,8 +476,11 @@ static void test_cli_exec_wait_without_set_deadlocks(void **state) {
              "wait_flag src_pipe=MTE2 dst_pipe=MTE3 event_id=1\n"
              "copy_ub_gm dst=GM:B src=UB:0x0 block_count=1 block_len_bytes=64\n");
   bind_arg(ob, sizeof ob, "B", in_dir(b, sizeof b, dir, "b.npy"));
-  run_result r = run_exec(prog, "--out", ob, NULL);
+  char trace[200];
+  in_dir(trace, sizeof trace, dir, "t.json");
+  run_result r = run_exec(prog, "--out", ob, "--trace", trace, NULL);
   assert_int_equal(r.status, 4);
+  assert_false(exists(trace));
   char want[512];
   snprintf(want, sizeof want, "cubesim exec: error: %s:4: deadlock at cycle ", prog);
   assert_starts_with(r.err, want);
@@ -512,7 +527,7 @@ static void test_cli_exec_missing_wait_is_a_hazard(void **state) {
   snprintf(want, sizeof want,
            "cubesim exec: warning: %s:4: 1 data hazard (allowed); first: RAW hazard on core 0", prog);
   assert_starts_with(r.err, want);
-  assert_non_null(strstr(r.out, "hazards       1\n"));
+  assert_non_null(strstr(r.out, "\n  hazards        1 (missing set_flag/wait_flag or pipe_barrier):\n"));
   cs_npy nb;
   read_npy(b, &nb);
   assert_memory_equal(nb.data, av, 64);
@@ -652,7 +667,7 @@ static void test_cli_exec_argument_errors(void **state) {
   /* timing only: runs, loads nothing */
   r = run_exec(t.prog, "--timing-only", NULL);
   assert_int_equal(r.status, 0);
-  assert_non_null(strstr(r.out, "instructions  8\n"));
+  assert_non_null(strstr(r.out, "\n  instructions   8\n"));
   free_result(&r);
   remove_dir(t.dir);
 }
@@ -730,8 +745,8 @@ static void test_cli_exec_real_binary(void **state) {
   snprintf(cmd, sizeof cmd, "'%s' exec '%s' --in 'A=%s' --in 'C=%s' --out 'B=%s' --out 'D=%s' 2>&1",
            CUBESIM_BINARY, t.prog, t.a, t.c, t.b, t.d);
   assert_int_equal(run_shell(cmd, out, sizeof out), 0);
-  assert_starts_with(out, "program       ");
-  assert_non_null(strstr(out, "instructions  8\n"));
+  assert_starts_with(out, "cubesim summary: ");
+  assert_non_null(strstr(out, "\n  instructions   8\n"));
   check_two_core_outputs(&t, t.b, t.d);
 
   /* a fault: exit status 4, one line on stderr, nothing on stdout */
