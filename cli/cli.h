@@ -19,7 +19,10 @@ typedef struct cli_io {
 /* Subcommand table: name, one-line summary. Each row needs cli_cmd_<name>. */
 #define CLI_COMMAND_TABLE(X) \
   X(config, "show the resolved chip configuration (defaults, or a YAML file over them)") \
+  X(exec, "run a text program of instructions on the simulated chip") \
+  X(kernels, "list the kernels and operators of cubesim run, with their inputs and attributes") \
   X(quant, "pack a float scale/offset into the fixpipe quant word, or explain a word") \
+  X(run, "run a kernel or operator (ATB Linear, ONNX, TensorFlow, DirectML) on the simulated chip") \
   X(version, "print the version of cubesim") \
   /* one row per command, in alphabetical order; each row ends with a backslash */
 
