@@ -393,11 +393,10 @@ static void json_hazards(const sim_result *r, cs_json *j) {
   cs_json_obj_end(j);
 }
 
-void trc_summary_json(const sim *s, const sim_result *r, cs_json *j) {
+void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j) {
   const sim_config *cfg = sim_get_config(s);
   trc_summary m;
   trc_summary_compute(s, r, &m);
-  cs_json_obj_begin(j);
   cs_json_key(j, "generator");
   cs_json_str(j, "cubesim");
   cs_json_key(j, "cubesim_version");
@@ -481,6 +480,11 @@ void trc_summary_json(const sim *s, const sim_result *r, cs_json *j) {
   sim_config_write_json(cfg, j);
   cs_json_key(j, "derived");
   sim_config_write_derived_json(sim_get_derived(s), j);
+}
+
+void trc_summary_json(const sim *s, const sim_result *r, cs_json *j) {
+  cs_json_obj_begin(j);
+  trc_summary_json_members(s, r, j);
   cs_json_obj_end(j);
 }
 

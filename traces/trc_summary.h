@@ -69,6 +69,9 @@ void trc_summary_compute(const sim *s, const sim_result *r, trc_summary *out);
 void trc_summary_text(const sim *s, const sim_result *r, FILE *f);
 /* One JSON object, written as one value of j (traces/FORMAT.md lists its keys). */
 void trc_summary_json(const sim *s, const sim_result *r, cs_json *j);
+/* The same members, written into an object the caller has open (cubesim run --json puts them
+ * next to the kernel's inputs and outputs). */
+void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j);
 /* One row per core with msprof-like columns, written to path + ".tmp" and renamed. CS_EIO with
  * the path and the reason when it cannot be written (no file is left then). */
 cs_status trc_summary_csv(const sim *s, const sim_result *r, const char *path, cs_err *err);
