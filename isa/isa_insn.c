@@ -260,7 +260,8 @@ static bool segment_meets(uint64_t lo, uint64_t hi, const isa_range *r) {
 }
 
 bool isa_range_overlap(const isa_range *a, const isa_range *b) {
-  if (a->mem != b->mem || a->rows == 0 || b->rows == 0) return false;
+  if (a->mem != b->mem || a->rows == 0 || b->rows == 0 || a->row_bytes == 0 || b->row_bytes == 0)
+    return false; /* an empty range meets nothing */
   if (isa_range_end(a) <= b->base || isa_range_end(b) <= a->base) return false;
   /* walk the runs of the range with fewer runs against the other */
   const isa_range *few = a->rows <= b->rows ? a : b;
