@@ -18,6 +18,7 @@ typedef struct cli_io {
 
 /* Subcommand table: name, one-line summary. Each row needs cli_cmd_<name>. */
 #define CLI_COMMAND_TABLE(X) \
+  X(quant, "pack a float scale/offset into the fixpipe quant word, or explain a word") \
   X(version, "print the version of cubesim")
 
 #define CLI_COMMAND_DECL(name, summary) int cli_cmd_##name(cli_io *io, int argc, char **argv);
