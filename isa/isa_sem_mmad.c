@@ -26,18 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isa/isa_fparith.h"
 #include "isa/isa_num.h"
-
-/* The float semantics rely on fp32 and double operations rounding to their own precision. */
-#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
-#error "cubesim needs FLT_EVAL_METHOD == 0 (fp32 and double evaluated in their own precision)"
-#endif
 
 #define FRACTAL_BYTES 512u    /* L0A / L0B fractal: 16 rows x 32 bytes */
 #define C_FRACTAL_BYTES 1024u /* L0C fractal: 16 x 16 four-byte elements */
 #define FRACTAL_ROWS 16u      /* rows of every fractal: the M and N granularity */
 #define BIAS_ELEM_BYTES 4u    /* BT holds int32 or fp32 */
-#define F32_QNAN_BITS 0x7FC00000u
 #define F32_SIGN_BIT 0x80000000u
 #define F32_INF_BITS 0x7F800000u
 
@@ -142,9 +137,51 @@ static uint32_t start_bits(const isa_fmt_mmad *p, const mm_shape *s, const mm_op
   return 0;
 }
 
-static float canon_nan(float x) { return x != x ? isa_f32_from_bits(F32_QNAN_BITS) : x; }
-
 /* ---- exact sums ------------------------------------------------------------------------- */
+
+/* The split (Dekker's and Rump's "extract" trick): with C = 1.5 · 2^(52+G), (p + C) - C is p
+ * rounded to a multiple of 2^G, exactly, when |p| < 2^(51+G). Take terms that are multiples of
+ * 2^Q with |p| < 2^T, at most 16 of them, and G = T - 48: the his (|hi| ≤ |p| + 2^(G-1),
+ * multiples of 2^G) sum below 2^(T+4) + 2^(G+3) < 2^(G+53), the los (p - hi, exact, |lo| ≤
+ * 2^(G-1), multiples of 2^Q) below 2^(G+3) ≤ 2^(Q+53) when T - Q ≤ 98: both sums are exact in
+ * double in any order, and hi_sum + lo_sum is the exact sum. fp16 products always qualify
+ * (2^-48 ≤ |p| < 2^32). */
+#define SPLIT_MAX_TERMS 16
+#define SPLIT_MAX_SPAN 98
+#define SPLIT_HEADROOM 48
+
+/* The constant C for terms below 2^t that are multiples of 2^q, or false if the split cannot
+ * hold them. */
+static bool split_magic(int t, int q, double *magic) {
+  int g = t - SPLIT_HEADROOM;
+  int e = F64_MANT_BITS + g; /* C = 1.5 * 2^e, a normal double */
+  if (t - q > SPLIT_MAX_SPAN || e + F64_EXP_BIAS < 1 || e + F64_EXP_BIAS >= (int)F64_EXP_MASK)
+    return false;
+  uint64_t b = ((uint64_t)(e + F64_EXP_BIAS) << F64_EXP_SHIFT) | (1ull << (F64_MANT_BITS - 1));
+  memcpy(magic, &b, sizeof *magic);
+  return true;
+}
+
+/* h + l (each exact) rounded once to fp32, ties to even. */
+static float round_pair_f32(double h, double l) {
+  double s = h + l;
+  double lb = s - h;
+  double err = (h - (s - lb)) + (l - lb); /* Knuth's TwoSum: s + err == h + l exactly */
+  float r = (float)s;
+  if (err == 0.0 || (double)r == s) return r;
+  /* |err| is at most half a double ulp of s, and the midpoints between fp32 neighbours are
+   * doubles: the cast is right unless s is itself such a midpoint, where err breaks the tie. */
+  uint32_t rb = isa_f32_bits(r);
+  uint32_t mag = rb & ~F32_SIGN_BIT;
+  double as = fabs(s);
+  double ar = mag == F32_INF_BITS ? 0x1p128 : fabs((double)r);
+  uint32_t other = ar > as ? mag - 1u : mag + 1u; /* the neighbour on the other side of s */
+  double ao = other == F32_INF_BITS ? 0x1p128 : (double)isa_f32_from_bits(other);
+  if (ar + ao != 2.0 * as) return r;
+  bool away = (err > 0) == (s > 0); /* the exact sum lies farther from zero than s */
+  uint32_t hi = mag > other ? mag : other, lo = mag > other ? other : mag;
+  return isa_f32_from_bits((rb & F32_SIGN_BIT) | (away ? hi : lo));
+}
 
 /* A two's complement fixed-point number wide enough for any sum of up to 2^32 finite doubles:
  * bit 0 weighs 2^-1074 (the smallest subnormal), DBL_MAX needs bit 2097. */
@@ -161,8 +198,8 @@ static void wide_add(uint64_t *acc, uint64_t mant, unsigned shift, bool neg) {
   uint64_t part[2] = {mant << bit, bit ? mant >> (64 - bit) : 0};
   unsigned carry = 0;
   for (size_t l = limb; l < WIDE_LIMBS; l++) {
-    uint64_t x = l - limb < 2 ? part[l - limb] : 0;
     if (l - limb >= 2 && carry == 0) break;
+    uint64_t x = l - limb < 2 ? part[l - limb] : 0;
     uint64_t old = acc[l], r;
     if (!neg) {
       r = old + x + carry;
@@ -187,7 +224,7 @@ static bool wide_any_below(const uint64_t *acc, int idx) {
   return idx % 64 && (acc[idx / 64] & ((1ull << (idx % 64)) - 1u));
 }
 
-/* The non-negative wide number rounded to fp32, ties to even. */
+/* The non-negative wide number rounded to fp32 bits, ties to even. */
 static uint32_t wide_to_f32_bits(const uint64_t *acc) {
   int top = -1;
   for (int l = WIDE_LIMBS - 1; l >= 0 && top < 0; l--)
@@ -204,24 +241,15 @@ static uint32_t wide_to_f32_bits(const uint64_t *acc) {
   for (int b = top; b >= lsb; b--) q = q << 1 | wide_bit(acc, b);
   unsigned half = wide_bit(acc, lsb - 1);
   if (half && (wide_any_below(acc, lsb - 1) || (q & 1u))) q++;
-  /* At the subnormal grid, q is the encoding itself (q = 2^23 is the smallest normal). Above it
-   * q is in [2^23, 2^24]; added on top of the exponent minus one, a carry bumps the exponent
-   * (and the top binade's carry lands exactly on Inf). */
+  /* On the subnormal grid q is the encoding itself (q = 2^23 is the smallest normal). Above it
+   * q is in [2^23, 2^24]; added on top of the biased exponent minus one, a carry bumps the
+   * exponent (and the top binade's carry lands exactly on Inf). */
   if (lsb == WIDE_F32_MIN_SUB_BIT) return q;
   return ((uint32_t)(e + F32_EMAX - 1) << F32_MANT_BITS) + q;
 }
 
-float isa_mmad_exact_sum_f32(const double *terms, size_t count) {
-  bool nan = false, pinf = false, ninf = false;
-  for (size_t i = 0; i < count; i++) {
-    if (isnan(terms[i])) nan = true;
-    else if (isinf(terms[i]) && terms[i] > 0) pinf = true;
-    else if (isinf(terms[i])) ninf = true;
-  }
-  if (nan || (pinf && ninf)) return isa_f32_from_bits(F32_QNAN_BITS);
-  if (pinf) return INFINITY;
-  if (ninf) return -INFINITY;
-
+/* The exact sum of finite terms by the wide accumulator, rounded to fp32. */
+static float wide_sum_f32(const double *terms, size_t count) {
   uint64_t acc[WIDE_LIMBS] = {0};
   for (size_t i = 0; i < count; i++) {
     uint64_t b;
@@ -234,7 +262,7 @@ float isa_mmad_exact_sum_f32(const double *terms, size_t count) {
     } else {
       mant |= F64_HIDDEN;
     }
-    /* value = mant * 2^(ef - 1075) = mant * 2^(ef - 1) units of 2^-1074 */
+    /* value = mant * 2^(ef - 1075): mant shifted by ef - 1 bits of 2^-1074 */
     wide_add(acc, mant, ef - 1u, (b >> 63) != 0);
   }
   bool neg = (acc[WIDE_LIMBS - 1] >> 63) != 0;
@@ -249,25 +277,43 @@ float isa_mmad_exact_sum_f32(const double *terms, size_t count) {
   return isa_f32_from_bits(bits ? bits | (neg ? F32_SIGN_BIT : 0u) : 0u);
 }
 
-/* h + l (each exact) rounded once to fp32, ties to even. */
-static float round_pair_f32(double h, double l) {
-  double s = h + l;
-  double lb = s - h;
-  double err = (h - (s - lb)) + (l - lb); /* Knuth's TwoSum: s + err == h + l exactly */
-  float r = (float)s;
-  if (err == 0.0 || (double)r == s) return r;
-  /* |err| is at most half a double ulp of s, and the midpoints between fp32 neighbours are
-   * doubles: the cast is right unless s is itself such a midpoint, where err breaks the tie. */
-  uint32_t rb = isa_f32_bits(r);
-  uint32_t mag = rb & ~F32_SIGN_BIT;
-  double as = fabs(s);
-  double ar = mag == F32_INF_BITS ? 0x1p128 : fabs((double)r);
-  uint32_t other = ar > as ? mag - 1u : mag + 1u; /* the neighbour on the other side of s */
-  double ao = other == F32_INF_BITS ? 0x1p128 : (double)isa_f32_from_bits(other);
-  if (ar + ao != 2.0 * as) return r;
-  bool away = (err > 0) == (s > 0); /* the exact sum lies farther from zero than s */
-  uint32_t hi = mag > other ? mag : other, lo = mag > other ? other : mag;
-  return isa_f32_from_bits((rb & F32_SIGN_BIT) | (away ? hi : lo));
+float isa_mmad_exact_sum_f32(const double *terms, size_t count) {
+  bool nan = false, pinf = false, ninf = false, nonzero = false;
+  int t = 0, q = 0; /* every term below 2^t in magnitude and a multiple of 2^q */
+  for (size_t i = 0; i < count; i++) {
+    double v = terms[i];
+    if (isnan(v)) nan = true;
+    else if (isinf(v) && v > 0) pinf = true;
+    else if (isinf(v)) ninf = true;
+    if (v == 0.0 || !isfinite(v)) continue;
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    int ef = (int)((b >> F64_EXP_SHIFT) & F64_EXP_MASK);
+    uint64_t mant = (b & F64_MANT_MASK) | (ef ? F64_HIDDEN : 0u);
+    double low = (double)(mant & (~mant + 1u)); /* the lowest set bit: a power of two, exact */
+    uint64_t lb;
+    memcpy(&lb, &low, sizeof lb);
+    int e_low = (ef ? ef : 1) - 1075 + (int)(lb >> F64_EXP_SHIFT) - F64_EXP_BIAS;
+    int e_top = (ef ? ef : 1) - F64_EXP_BIAS + 1;
+    if (!nonzero || e_top > t) t = e_top;
+    if (!nonzero || e_low < q) q = e_low;
+    nonzero = true;
+  }
+  if (nan || (pinf && ninf)) return isa_f32_from_bits(ISA_F32_QNAN_BITS);
+  if (pinf) return INFINITY;
+  if (ninf) return -INFINITY;
+  if (!nonzero) return 0.0f;
+  double magic;
+  if (count <= SPLIT_MAX_TERMS && split_magic(t, q, &magic)) {
+    double hs = 0.0, ls = 0.0;
+    for (size_t i = 0; i < count; i++) {
+      double hi = (terms[i] + magic) - magic;
+      hs += hi;
+      ls += terms[i] - hi;
+    }
+    return round_pair_f32(hs, ls);
+  }
+  return wide_sum_f32(terms, count);
 }
 
 /* ---- the fast paths --------------------------------------------------------------------- */
@@ -296,125 +342,124 @@ static void span_add(span *sp, double v, isa_dtype dt) {
   sp->nonzero = true;
 }
 
-/* The split grid 2^G of one block, from the spans of its A row and B rows, or false when the
- * products span more than the split covers. Products lie in [2^Q, 2^T) with Q = qa + qb and
- * T = ea + eb + 2, multiples of 2^Q. With G = T - 48: hi = p rounded to a multiple of 2^G by
- * adding and subtracting C = 1.5 · 2^(52+G) (exact as |p| < 2^(51+G)); 16 his stay below
- * 2^(53+G) and 16 los (|lo| ≤ 2^(G-1), multiples of 2^Q) below 2^(G+3) ≤ 2^(Q+53) when
- * T - Q ≤ 98: both sums are exact in double. */
-#define SPLIT_MAX_SPAN 98
+/* The split constant of one block from the spans of its A row and B column block: products
+ * are multiples of 2^(qa+qb) below 2^(ea+eb+2). */
 static bool split_grid(const span *sa, const span *sb, double *magic) {
-  int t = sa->emax + sb->emax + 2, q = sa->qmin + sb->qmin;
-  if (t - q > SPLIT_MAX_SPAN) return false;
-  int g = t - 48;
-  /* 1.5 · 2^(52+g) built from its bits: 52 + g is in [-262, 262] */
-  uint64_t b = ((uint64_t)(52 + g + F64_EXP_BIAS) << F64_EXP_SHIFT) | (1ull << (F64_MANT_BITS - 1));
-  memcpy(magic, &b, sizeof *magic);
-  return true;
+  return split_magic(sa->emax + sb->emax + 2, sa->qmin + sb->qmin, magic);
 }
 
-/* Integer inputs. Returns false (C untouched) when scratch memory is not available. */
+/* Integer inputs. Returns false (C untouched) when scratch memory is not available.
+ * B is decoded by 16-column blocks, [nb][k][16] (zero columns j >= n): for one block and one row
+ * of A, the 16 accumulators stay in registers over the whole κ loop while the block (k x 32
+ * bytes) stays in L1 across the rows; the fixed trip count of 16 vectorises even at -O2. */
 static bool exec_int(const isa_fmt_mmad *p, const mm_shape *s, const mm_ops *o) {
   size_t m = s->m, n = s->n, k = s->k;
   int16_t *ad = malloc(m * k * sizeof *ad);
-  int16_t *bd = malloc(k * n * sizeof *bd);
-  int32_t *row = malloc(n * sizeof *row);
-  bool ok = ad && bd && row;
+  int16_t *bd = calloc((size_t)s->nb * k * FRACTAL_ROWS, sizeof *bd);
+  bool ok = ad && bd;
   if (ok) {
     for (uint32_t i = 0; i < m; i++)
       for (uint32_t kk = 0; kk < k; kk++) ad[i * k + kk] = (int16_t)int_elem(o->a, s->dt, a_index(s, i, kk));
     for (uint32_t kk = 0; kk < k; kk++)
-      for (uint32_t j = 0; j < n; j++) bd[kk * n + j] = (int16_t)int_elem(o->b, s->dt, b_index(s, kk, j));
-    for (uint32_t i = 0; i < s->mb * FRACTAL_ROWS; i++) {
-      memset(row, 0, n * sizeof *row);
-      if (i < m) {
-        const int16_t *arow = ad + (size_t)i * k;
-        for (size_t kk = 0; kk < k; kk++) {
-          int32_t av = arow[kk];
-          if (av == 0) continue;
-          const int16_t *brow = bd + kk * n;
-          for (size_t j = 0; j < n; j++) row[j] += av * brow[j];
+      for (uint32_t j = 0; j < n; j++)
+        bd[((size_t)(j / FRACTAL_ROWS) * k + kk) * FRACTAL_ROWS + j % FRACTAL_ROWS] =
+            (int16_t)int_elem(o->b, s->dt, b_index(s, kk, j));
+    for (uint32_t jb = 0; jb < s->nb; jb++) {
+      const int16_t *bblk = bd + (size_t)jb * k * FRACTAL_ROWS;
+      for (uint32_t i = 0; i < s->mb * FRACTAL_ROWS; i++) {
+        int32_t acc[FRACTAL_ROWS] = {0};
+        if (i < m) {
+          const int16_t *arow = ad + (size_t)i * k;
+          for (size_t kk = 0; kk < k; kk++) {
+            int16_t av = arow[kk];
+            const int16_t *brow = bblk + kk * FRACTAL_ROWS;
+            for (size_t jj = 0; jj < FRACTAL_ROWS; jj++) acc[jj] += (int32_t)av * brow[jj];
+          }
         }
-      }
-      for (uint32_t j = 0; j < s->nb * FRACTAL_ROWS; j++) {
-        uint32_t acc = start_bits(p, s, o, i, j) + (j < n ? (uint32_t)row[j] : 0u);
-        store32(o->c + c_index(s, i, j) * 4, acc);
+        for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) {
+          uint32_t j = jb * FRACTAL_ROWS + jj;
+          store32(o->c + c_index(s, i, j) * 4, start_bits(p, s, o, i, j) + (uint32_t)acc[jj]);
+        }
       }
     }
   }
   free(ad);
   free(bd);
-  free(row);
   return ok;
 }
 
-/* Float inputs. Returns false (C untouched) when scratch memory is not available. */
+/* Float inputs. Returns false (C untouched) when scratch memory is not available. Same blocking
+ * as exec_int; the span of every (row of A, k-block) and every (k-block, column block of B)
+ * is computed once to choose each block's split grid. */
 static bool exec_float(const isa_fmt_mmad *p, const mm_shape *s, const mm_ops *o) {
-  size_t m = s->m, n = s->n, kp = (size_t)s->kb * s->k0, n16 = (size_t)s->nb * FRACTAL_ROWS;
+  size_t m = s->m, n = s->n, kb = s->kb, kp = kb * s->k0, nb = s->nb;
   double *ad = calloc(m * kp, sizeof *ad); /* κ >= k stays zero, in A and in B */
-  double *bd = calloc(kp * n, sizeof *bd);
-  double *hs = malloc(n * sizeof *hs), *ls = malloc(n * sizeof *ls);
-  float *row = malloc(n16 * sizeof *row);
-  span *bspan = calloc(s->kb, sizeof *bspan);
-  bool ok = ad && bd && hs && ls && row && bspan;
+  double *bd = calloc(nb * kp * FRACTAL_ROWS, sizeof *bd);
+  span *aspan = calloc(m * kb, sizeof *aspan);
+  span *bspan = calloc(kb * nb, sizeof *bspan);
+  bool ok = ad && bd && aspan && bspan;
   if (ok) {
     for (uint32_t i = 0; i < m; i++)
-      for (uint32_t kk = 0; kk < s->k; kk++) ad[i * kp + kk] = float_elem(o->a, s->dt, a_index(s, i, kk));
+      for (uint32_t kk = 0; kk < s->k; kk++) {
+        double v = float_elem(o->a, s->dt, a_index(s, i, kk));
+        ad[i * kp + kk] = v;
+        span_add(&aspan[i * kb + kk / s->k0], v, s->dt);
+      }
     for (uint32_t kk = 0; kk < s->k; kk++)
       for (uint32_t j = 0; j < n; j++) {
         double v = float_elem(o->b, s->dt, b_index(s, kk, j));
-        bd[kk * n + j] = v;
-        span_add(&bspan[kk / s->k0], v, s->dt);
+        bd[((size_t)(j / FRACTAL_ROWS) * kp + kk) * FRACTAL_ROWS + j % FRACTAL_ROWS] = v;
+        span_add(&bspan[(kk / s->k0) * nb + j / FRACTAL_ROWS], v, s->dt);
       }
-    for (uint32_t i = 0; i < s->mb * FRACTAL_ROWS; i++) {
-      for (uint32_t j = 0; j < n16; j++) row[j] = isa_f32_from_bits(start_bits(p, s, o, i, j));
-      if (i < m) {
-        for (uint32_t blk = 0; blk < s->kb; blk++) {
+    for (uint32_t jb = 0; jb < nb; jb++) {
+      const double *bblk = bd + (size_t)jb * kp * FRACTAL_ROWS;
+      uint32_t valid_cols = n - jb * FRACTAL_ROWS < FRACTAL_ROWS ? n - jb * FRACTAL_ROWS : FRACTAL_ROWS;
+      for (uint32_t i = 0; i < s->mb * FRACTAL_ROWS; i++) {
+        float acc[FRACTAL_ROWS];
+        for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++)
+          acc[jj] = isa_f32_from_bits(start_bits(p, s, o, i, jb * FRACTAL_ROWS + jj));
+        for (uint32_t blk = 0; i < m && blk < kb; blk++) {
           const double *ablk = ad + i * kp + (size_t)blk * s->k0;
-          const span *sb = &bspan[blk];
-          span sa = {0, 0, false, false};
-          for (uint32_t t = 0; t < s->k0; t++) span_add(&sa, ablk[t], s->dt);
+          const double *bb = bblk + (size_t)blk * s->k0 * FRACTAL_ROWS;
+          const span *sa = &aspan[i * kb + blk], *sb = &bspan[blk * nb + jb];
           double magic;
-          if (!sa.special && !sb->special && (!sa.nonzero || !sb->nonzero)) {
-            for (size_t j = 0; j < n; j++) row[j] += 0.0f; /* every product is ±0: sum +0 */
-          } else if (!sa.special && !sb->special && split_grid(&sa, sb, &magic)) {
-            for (size_t j = 0; j < n; j++) hs[j] = ls[j] = 0.0;
+          if (!sa->special && !sb->special && (!sa->nonzero || !sb->nonzero)) {
+            for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) acc[jj] += 0.0f; /* products ±0: +0 */
+          } else if (!sa->special && !sb->special && split_grid(sa, sb, &magic)) {
+            double hs[FRACTAL_ROWS] = {0}, ls[FRACTAL_ROWS] = {0};
             for (uint32_t t = 0; t < s->k0; t++) {
               double av = ablk[t];
-              if (av == 0.0) continue; /* B is finite here: its products add nothing */
-              const double *restrict brow = bd + ((size_t)blk * s->k0 + t) * n;
-              double *restrict hp = hs;
-              double *restrict lp = ls;
-              for (size_t j = 0; j < n; j++) {
-                double prod = av * brow[j];
+              const double *brow = bb + (size_t)t * FRACTAL_ROWS;
+              for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) {
+                double prod = av * brow[jj];
                 double hi = (prod + magic) - magic;
-                hp[j] += hi;
-                lp[j] += prod - hi;
+                hs[jj] += hi;
+                ls[jj] += prod - hi;
               }
             }
-            for (size_t j = 0; j < n; j++) row[j] += round_pair_f32(hs[j], ls[j]);
+            for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) acc[jj] += round_pair_f32(hs[jj], ls[jj]);
           } else {
             double terms[16];
-            for (size_t j = 0; j < n; j++) {
-              for (uint32_t t = 0; t < s->k0; t++)
-                terms[t] = ablk[t] * bd[((size_t)blk * s->k0 + t) * n + j];
-              row[j] += isa_mmad_exact_sum_f32(terms, s->k0);
+            for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) {
+              if (jj >= valid_cols) {
+                acc[jj] += 0.0f; /* no products reach the padding, whatever A holds */
+                continue;
+              }
+              for (uint32_t t = 0; t < s->k0; t++) terms[t] = ablk[t] * bb[(size_t)t * FRACTAL_ROWS + jj];
+              acc[jj] += isa_mmad_exact_sum_f32(terms, s->k0);
             }
           }
         }
-        for (size_t j = n; j < n16; j++) row[j] += 0.0f; /* columns j >= n of B are zero */
-      } else {
-        for (size_t j = 0; j < n16; j++) row[j] += 0.0f; /* rows i >= m of A are zero */
+        if (i >= m) /* rows i >= m of A: a zero sum */
+          for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) acc[jj] += 0.0f;
+        for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++)
+          store32(o->c + c_index(s, i, jb * FRACTAL_ROWS + jj) * 4, isa_f32_bits(isa_f32_canon(acc[jj])));
       }
-      for (uint32_t j = 0; j < n16; j++)
-        store32(o->c + c_index(s, i, j) * 4, isa_f32_bits(canon_nan(row[j])));
     }
   }
   free(ad);
   free(bd);
-  free(hs);
-  free(ls);
-  free(row);
+  free(aspan);
   free(bspan);
   return ok;
 }
@@ -496,7 +541,7 @@ void isa_sem_mmad_exec_direct(const isa_insn *in, const isa_mach *m) {
                            float_elem(o.b, s.dt, b_index(&s, kk, j));
           f += isa_mmad_exact_sum_f32(terms, cnt);
         }
-        acc = isa_f32_bits(canon_nan(f));
+        acc = isa_f32_bits(isa_f32_canon(f));
       }
       store32(o.c + c_index(&s, i, j) * 4, acc);
     }
