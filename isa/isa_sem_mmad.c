@@ -515,6 +515,9 @@ void isa_sem_mmad_work(const isa_insn *in, isa_work *w) {
   w->fractal_ops = (uint64_t)s.mb * s.nb * s.kb;
   w->macs = (uint64_t)p->m * p->n * p->k;
   w->dtype = p->dtype;
+  w->m = p->m;
+  w->n = p->n;
+  w->k = p->k;
 }
 
 void isa_sem_mmad_exec_direct(const isa_insn *in, const isa_mach *m) {

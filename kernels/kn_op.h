@@ -80,6 +80,9 @@ typedef struct kn_op {
 /* ---- the registry: one row per operator, each defined as `const kn_op kn_op_<name>` ---- */
 #define KN_OP_TABLE(X) \
   X(linear) \
+  X(matmul) \
+  X(matmul_quant) \
+  X(matmul_requant) \
   /* one row per operator; each row ends with a backslash */
 
 #define KN_OP_DECL(name) extern const kn_op kn_op_##name;
