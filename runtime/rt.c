@@ -139,7 +139,7 @@ enum { SLOT_FREE, SLOT_ALLOCED, SLOT_ENQUED, SLOT_DEQUED };
 rt_queue *rt_queue_init_pipes(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t slot_bytes,
                               isa_pipe producer, isa_pipe consumer, const char *name) {
   if (slots < 1 || slots > RT_QUEUE_MAX_SLOTS) {
-    rt_fail(ctx, "queue '%s': %u slots, a queue has 1 or 2", name, slots);
+    rt_fail(ctx, "queue '%s': %u slots, a queue has 1 to %d", name, slots, RT_QUEUE_MAX_SLOTS);
     return NULL;
   }
   if (ctx->nqueues == RT_MAX_QUEUES) {

@@ -5,7 +5,7 @@
  * kernel sees:
  *   - global tensors (rt_gtensor: GM address, dtype, element count) and local tensors
  *     (rt_ltensor: a position such as A1 or CO1, i.e. a buffer, and an offset in it);
- *   - queues (rt_queue), the TPipe/TQue layer: buffers of 1 or 2 slots per position whose
+ *   - queues (rt_queue), the TPipe/TQue layer: buffers of 1 to 4 slots per position whose
  *     alloc / enque / deque / free insert the set_flag / wait_flag pairs between the producing and
  *     the consuming pipe, so double buffering needs no hand-written flags;
  *   - the intrinsics (rt_intrin.h): data copy, load data, mmad, fixpipe, vector ops, flags and
@@ -116,7 +116,7 @@ void rt_event_release(rt_ctx *ctx, isa_pipe src, isa_pipe dst, int id);
 
 typedef struct rt_queue rt_queue;
 
-/* A queue of `slots` (1 or 2) buffers of `slot_bytes` at position pos. Producer and consumer pipes
+/* A queue of `slots` (1 to 4; 2 is double buffering) buffers of `slot_bytes` at position pos. Producer and consumer pipes
  * come from the position (RT_POS_TABLE); rt_queue_init_pipes overrides them. */
 rt_queue *rt_queue_init(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t slot_bytes, const char *name);
 rt_queue *rt_queue_init_pipes(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t slot_bytes,

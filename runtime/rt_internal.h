@@ -5,7 +5,7 @@
 #include "runtime/rt.h"
 
 #define RT_MAX_QUEUES 32
-#define RT_QUEUE_MAX_SLOTS 2
+#define RT_QUEUE_MAX_SLOTS 4
 #define RT_MAX_ALLOCS 64
 
 struct rt_queue {

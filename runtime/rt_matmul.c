@@ -126,10 +126,16 @@ cs_status rt_tiling_check(const sim_config *cfg, const rt_matmul_types *ty, cons
     return cs_err_set(err, CS_EINVAL, "tiling: base_m/n/k = %u/%u/%u; mmad takes at most 4095", t->base_m,
                       t->base_n, t->base_k);
   if (!t->step_k) return cs_err_set(err, CS_EINVAL, "tiling: step_k is 0");
-  if (t->depth_a1 < 1 || t->depth_a1 > 2 || t->depth_b1 < 1 || t->depth_b1 > 2 || t->l0_slots < 1 ||
+  if (t->depth_a1 < 1 || t->depth_a1 > 3 || t->depth_b1 < 1 || t->depth_b1 > 3 || t->l0_slots < 1 ||
       t->l0_slots > 2 || t->l0c_slots < 1 || t->l0c_slots > 2)
-    return cs_err_set(err, CS_EINVAL, "tiling: depth_a1, depth_b1, l0_slots and l0c_slots are 1 or 2 (got %u, %u, %u, %u)",
+    return cs_err_set(err, CS_EINVAL,
+                      "tiling: depth_a1 and depth_b1 are 1 to 3, l0_slots and l0c_slots 1 or 2 (got %u, %u, %u, %u)",
                       t->depth_a1, t->depth_b1, t->l0_slots, t->l0c_slots);
+  /* every slot of a queue takes an event id of its pipe pair, and MTE2 -> MTE1 has 8: A1 and B1
+   * share them with the two slots of C1 (bias and quant staging) */
+  if (t->depth_a1 + t->depth_b1 + 2 > 8)
+    return cs_err_set(err, CS_EINVAL, "tiling: depth_a1 + depth_b1 = %u, at most 6 (8 event ids MTE2 -> MTE1, 2 for C1)",
+                      t->depth_a1 + t->depth_b1);
   if (ty->b_nz && !ty->b_trans && t->base_n % c0)
     return cs_err_set(err, CS_EINVAL, "tiling: base_n = %u must be a multiple of C0 = %u with an NZ B",
                       t->base_n, c0);
@@ -167,7 +173,7 @@ cs_status rt_tiling_auto(const sim_config *cfg, const rt_matmul_types *ty, uint3
   t.base_m = umin(128, up(m, 16));
   t.base_n = umin(256, up(n, 16));
   if (ty->b_nz && !ty->b_trans) t.base_n = umin(up(t.base_n, c0), up(256, c0));
-  t.depth_a1 = t.depth_b1 = 2;
+  t.depth_a1 = t.depth_b1 = 3;
   t.l0_slots = 2;
   t.l0c_slots = 2;
   t.step_k = 1;
@@ -192,7 +198,8 @@ cs_status rt_tiling_auto(const sim_config *cfg, const rt_matmul_types *ty, uint3
       break;
     }
   }
-  /* step_k: L1 chunks of several base_k, as many as L1 holds twice over (up to 8) */
+  /* step_k: L1 chunks of several base_k, as many as L1 holds three times over (up to 8); the
+   * copies then run two chunks ahead of the cube, which hides the GM latency */
   while (t.step_k < 8 && (uint64_t)t.step_k * 2 * t.base_k <= kmax) {
     t.step_k *= 2;
     if (rt_tiling_check(cfg, ty, &t, NULL) != CS_OK) {
@@ -200,6 +207,7 @@ cs_status rt_tiling_auto(const sim_config *cfg, const rt_matmul_types *ty, uint3
       break;
     }
   }
+  if (rt_tiling_check(cfg, ty, &t, NULL) != CS_OK) t.depth_a1 = t.depth_b1 = 2;
   st = rt_tiling_check(cfg, ty, &t, err);
   if (st == CS_OK) *out = t;
   return st;
@@ -517,19 +525,23 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
     (out).last_k = kci_ == chunks_k - 1;                                   \
   } while (0)
 
-  /* software pipeline: the copies of chunk i+1 are issued before the compute of chunk i when
-   * L1 has a second slot, so MTE2 streams while MTE1 and the cube work */
-  bool prefetch = t->depth_a1 > 1 && t->depth_b1 > 1;
+  /* software pipeline: the copies of the next depth - 1 chunks are issued before the compute of
+   * chunk i, so MTE2 streams ahead while MTE1 and the cube work */
+  uint32_t depth = t->depth_a1 < t->depth_b1 ? t->depth_a1 : t->depth_b1;
+  uint64_t issued = 0;
   chunk cur, nxt;
-  CHUNK_OF(0, cur);
-  rt_ltensor a1 = rt_alloc(mm->qa1, mm->ty.a), b1 = rt_alloc(mm->qb1, mm->ty.b);
-  copy_a(mm, a1, &cur);
-  rt_enque(mm->qa1, a1);
-  copy_b(mm, b1, &cur);
-  rt_enque(mm->qb1, b1);
-  rt_ltensor co1 = {0}, bt = {0}, fb = {0};
+  rt_ltensor a1, b1, co1 = {0}, bt = {0}, fb = {0};
   for (uint64_t i = 0; i < nchunks && rt_ok(ctx); i++) {
     CHUNK_OF(i, cur);
+    while (issued < nchunks && issued < i + depth) {
+      CHUNK_OF(issued, nxt);
+      rt_ltensor na = rt_alloc(mm->qa1, mm->ty.a), nb = rt_alloc(mm->qb1, mm->ty.b);
+      copy_a(mm, na, &nxt);
+      rt_enque(mm->qa1, na);
+      copy_b(mm, nb, &nxt);
+      rt_enque(mm->qb1, nb);
+      issued++;
+    }
     if (cur.first_k) { /* a new tile: its bias, quant words and accumulator */
       if (mm->ty.has_bias) bt = stage(mm, mm->qbt, mm->bias, cur.n0, cur.nl);
       if (mm->has_qvec) fb = stage(mm, mm->qfb, mm->qvec, cur.n0, cur.nl);
@@ -538,14 +550,6 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
     }
     a1 = rt_deque(mm->qa1);
     b1 = rt_deque(mm->qb1);
-    if (prefetch && i + 1 < nchunks) {
-      CHUNK_OF(i + 1, nxt);
-      rt_ltensor na = rt_alloc(mm->qa1, mm->ty.a), nb = rt_alloc(mm->qb1, mm->ty.b);
-      copy_a(mm, na, &nxt);
-      rt_enque(mm->qa1, na);
-      copy_b(mm, nb, &nxt);
-      rt_enque(mm->qb1, nb);
-    }
     for (uint32_t kk0 = 0; kk0 < cur.kl; kk0 += t->base_k) {
       uint32_t kn = umin(t->base_k, cur.kl - kk0);
       rt_ltensor a2 = rt_alloc(mm->qa2, mm->ty.a);
@@ -570,14 +574,6 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
     }
     rt_free(mm->qa1, a1);
     rt_free(mm->qb1, b1);
-    if (!prefetch && i + 1 < nchunks) {
-      CHUNK_OF(i + 1, nxt);
-      rt_ltensor na = rt_alloc(mm->qa1, mm->ty.a), nb = rt_alloc(mm->qb1, mm->ty.b);
-      copy_a(mm, na, &nxt);
-      rt_enque(mm->qa1, na);
-      copy_b(mm, nb, &nxt);
-      rt_enque(mm->qb1, nb);
-    }
     if (cur.last_k) { /* the tile is complete: out through the fixpipe */
       if (mm->ty.has_bias) rt_free(mm->qbt, bt);
       rt_enque(mm->qco1, co1);

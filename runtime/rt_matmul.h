@@ -31,7 +31,8 @@ typedef struct rt_tiling {
   uint32_t m, n, k;                /* the whole matrices (give the GM strides) */
   uint32_t base_m, base_n, base_k; /* one L0 tile: multiples of 16, 16, C0 */
   uint32_t step_k;                 /* base_k chunks per L1 load of A and B */
-  uint32_t depth_a1, depth_b1;     /* L1 slots for A and B: 1, or 2 to double-buffer */
+  uint32_t depth_a1, depth_b1;     /* L1 slots for A and B: 1, 2 (double buffer) or 3 (the copies
+                                    * run depth - 1 K chunks ahead of the cube) */
   uint32_t l0_slots;               /* L0A / L0B slots: 1 or 2 */
   uint32_t l0c_slots;              /* L0C slots: 1 or 2 */
 } rt_tiling;

@@ -31,14 +31,20 @@ typedef enum { ST_NEW, ST_QUEUED, ST_RUNNING, ST_DONE } insn_state;
 typedef struct eng_insn {
   uint64_t dispatch, start, busy_end, end;
   uint64_t l2_hit, l2_miss;
+  uint64_t seq;    /* order of starting in its pipe */
   uint8_t state;
+  uint8_t tracked; /* counted among its pipe's running instructions */
 } eng_insn;
 
 typedef struct eng_pipe {
   uint64_t *q; /* ring of queued instruction indices */
   size_t qhead, qlen, qcap;
   uint64_t free_t;  /* earliest start of the next instruction (previous start + occupancy) */
-  uint32_t running; /* started, not completed */
+  uint64_t seq_next; /* sequence number of the next instruction to start */
+  uint64_t *run_seq; /* sequence numbers of the started, uncompleted instructions */
+  size_t nrun, caprun;
+  uint64_t *pend, *pend_seq; /* set_flags waiting for the instructions started before them */
+  size_t npend, cappend;
 } eng_pipe;
 
 /* An instruction dispatched and not completed, with what it touches (hazard detection). */
@@ -385,13 +391,23 @@ static void out_add(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe) {
 
 /* ---- execution -------------------------------------------------------------------------- */
 
+static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p);
+
 static void complete(engine *e, eng_core *k, uint64_t idx) {
   eng_insn *st = &k->st[idx];
   const isa_insn *in = &k->s[idx];
   isa_pipe p = isa_insn_pipe(in);
   st->state = ST_DONE;
   k->completed++;
-  if (p < ISA_PIPE_COUNT && k->pipes[p].running) k->pipes[p].running--;
+  if (st->tracked) {
+    eng_pipe *pp = &k->pipes[p];
+    for (size_t i = 0; i < pp->nrun; i++)
+      if (pp->run_seq[i] == st->seq) {
+        pp->run_seq[i] = pp->run_seq[--pp->nrun];
+        break;
+      }
+    st->tracked = 0;
+  }
   out_done(k, idx);
   k->stats->op_count[in->op]++;
   k->stats->op_cycles[in->op] += st->end - st->start;
@@ -406,6 +422,7 @@ static void complete(engine *e, eng_core *k, uint64_t idx) {
     sim_trace_insn(e->trace, &te);
   }
   k->dirty = true;
+  if (st->seq != UINT64_MAX && p < ISA_PIPE_COUNT) fire_pending_sets(e, k, p);
 }
 
 static eng_flag *flag_of(eng_core *k, const isa_insn *in) {
@@ -437,9 +454,64 @@ static void flag_wait(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe)
 static void finish_now(engine *e, eng_core *k, uint64_t idx) {
   eng_insn *st = &k->st[idx];
   st->start = st->busy_end = st->end = e->now;
-  isa_pipe p = isa_insn_pipe(&k->s[idx]);
-  if (p < ISA_PIPE_COUNT) k->pipes[p].running++;
+  st->seq = UINT64_MAX;
   complete(e, k, idx);
+}
+
+static bool grow(engine *e, void **p, size_t *cap, size_t n, size_t elem) {
+  if (n < *cap) return true;
+  size_t c = *cap ? *cap * 2 : 16;
+  void *q = realloc(*p, c * elem);
+  if (!q) {
+    e->oom = CS_ENOMEM;
+    return false;
+  }
+  *p = q;
+  *cap = c;
+  return true;
+}
+
+/* A set_flag fires once every instruction its pipe started before it has completed; the pipe
+ * itself goes on meanwhile (DESIGN.md §6). */
+static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p) {
+  eng_pipe *pp = &k->pipes[p];
+  uint64_t oldest = UINT64_MAX;
+  for (size_t i = 0; i < pp->nrun; i++)
+    if (pp->run_seq[i] < oldest) oldest = pp->run_seq[i];
+  while (pp->npend && pp->pend_seq[0] <= oldest) {
+    uint64_t idx = pp->pend[0];
+    memmove(pp->pend, pp->pend + 1, (pp->npend - 1) * sizeof *pp->pend);
+    memmove(pp->pend_seq, pp->pend_seq + 1, (pp->npend - 1) * sizeof *pp->pend_seq);
+    pp->npend--;
+    flag_set(e, k, &k->s[idx], p);
+    eng_insn *st = &k->st[idx];
+    st->busy_end = st->end = e->now;
+    st->seq = UINT64_MAX;
+    complete(e, k, idx);
+  }
+}
+
+static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uint64_t idx) {
+  if (!pp->nrun) {
+    flag_set(e, k, &k->s[idx], p);
+    finish_now(e, k, idx);
+    return;
+  }
+  if (!grow(e, (void **)&pp->pend, &pp->cappend, pp->npend, sizeof *pp->pend)) return;
+  size_t cap = pp->cappend - 1; /* pend_seq grows alongside pend */
+  (void)cap;
+  uint64_t *ps = realloc(pp->pend_seq, pp->cappend * sizeof *ps);
+  if (!ps) {
+    e->oom = CS_ENOMEM;
+    return;
+  }
+  pp->pend_seq = ps;
+  pp->pend[pp->npend] = idx;
+  pp->pend_seq[pp->npend] = pp->seq_next;
+  pp->npend++;
+  eng_insn *st = &k->st[idx];
+  st->start = e->now;
+  st->state = ST_RUNNING;
 }
 
 static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint64_t idx) {
@@ -455,7 +527,10 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
   insn_timing(e, &w, &occ, &lat, &cap);
   st->start = t;
   st->state = ST_RUNNING;
-  pp->running++;
+  if (!grow(e, (void **)&pp->run_seq, &pp->caprun, pp->nrun, sizeof *pp->run_seq)) return;
+  st->seq = pp->seq_next++;
+  st->tracked = 1;
+  pp->run_seq[pp->nrun++] = st->seq;
   k->stats->path_bytes[w.path] += w.bytes;
   k->stats->macs += w.macs;
   if (path_is_gm((isa_path)w.path)) {
@@ -518,22 +593,22 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
   uint64_t idx = pp->q[pp->qhead];
   const isa_insn *in = &k->s[idx];
   switch ((isa_op)in->op) {
-    case ISA_OP_SET_FLAG:
-      if (pp->running) return false; /* fires once every earlier instruction of the pipe completed */
-      flag_set(e, k, in, p);
+    case ISA_OP_SET_FLAG: /* leaves the queue at once; fires when the earlier work completes */
       break;
     case ISA_OP_WAIT_FLAG:
       if (!flag_of(k, in)->count) return false;
       flag_wait(e, k, in, p);
       break;
     case ISA_OP_PIPE_BARRIER:
-      if (pp->running) return false;
+      if (pp->nrun || pp->npend) return false;
       break;
     default: break;
   }
   pp->qhead = (pp->qhead + 1) % pp->qcap;
   pp->qlen--;
-  if (in->op == ISA_OP_SET_FLAG || in->op == ISA_OP_WAIT_FLAG || in->op == ISA_OP_PIPE_BARRIER)
+  if (in->op == ISA_OP_SET_FLAG)
+    set_flag_start(e, k, pp, p, idx);
+  else if (in->op == ISA_OP_WAIT_FLAG || in->op == ISA_OP_PIPE_BARRIER)
     finish_now(e, k, idx);
   else
     start_insn(e, k, pp, p, idx);
@@ -542,7 +617,7 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
 
 static bool core_drained(const eng_core *k) {
   for (int p = 0; p < ISA_PIPE_COUNT; p++)
-    if (k->pipes[p].qlen || k->pipes[p].running) return false;
+    if (k->pipes[p].qlen || k->pipes[p].nrun || k->pipes[p].npend) return false;
   return true;
 }
 
@@ -699,7 +774,12 @@ static void engine_free(engine *e) {
       eng_core *k = &e->cores[c];
       free(k->st);
       free(k->out);
-      for (int p = 0; p < ISA_PIPE_COUNT; p++) free(k->pipes[p].q);
+      for (int p = 0; p < ISA_PIPE_COUNT; p++) {
+        free(k->pipes[p].q);
+        free(k->pipes[p].run_seq);
+        free(k->pipes[p].pend);
+        free(k->pipes[p].pend_seq);
+      }
     }
   free(e->cores);
   free(e->heap);
