@@ -1,10 +1,100 @@
-/* isa_sem_load2d — SCAFFOLD: replaced by the real implementation before this reaches main. */
+/* isa_sem_load2d — LoadData 2-D: whole 512-byte fractals L1 -> L0A / L0B, optionally transposed
+ * by C0 x C0 squares (LoadData2DParams, docs/ISA.md §load2d).
+ *
+ * A repeat moves q fractals: q = 1 without transpose, q = C0/16 with it (fp16/bf16 1, int8/uint8
+ * 2, int4 4). The q consecutive source fractals of a square are C0 rows of 32 bytes one after
+ * the other, i.e. a row-major C0 x C0 matrix S; the q destination fractals are likewise the
+ * row-major C0 x C0 matrix S^T. So a transposing repeat is the transpose of one contiguous
+ * square into another.
+ */
 #include "isa/isa_insn.h"
 
-bool isa_sem_load2d_check(const isa_insn *in, isa_fault *f) {
-  (void)in;
-  return isa_fault_set(f, ISA_FAULT_BAD_OPCODE, "op", in->op, 0, "load2d: not implemented yet");
+#include <string.h>
+
+#include "isa/isa_num.h"
+
+#define LOAD2D_FRACTAL_BYTES 512u
+#define LOAD2D_FRACTAL_ROWS 16u
+
+static const char *mnemonic(const isa_insn *in) { return isa_op_info((isa_op)in->op)->mnemonic; }
+
+static bool type_ok(uint32_t t) {
+  return t == ISA_INT4 || t == ISA_INT8 || t == ISA_UINT8 || t == ISA_FP16 || t == ISA_BF16 ||
+         t == ISA_INT32 || t == ISA_FP32;
 }
-size_t isa_sem_load2d_ranges(const isa_insn *in, isa_range *out) { (void)in; (void)out; return 0; }
-void isa_sem_load2d_work(const isa_insn *in, isa_work *w) { (void)in; (void)w; }
-void isa_sem_load2d_exec(const isa_insn *in, const isa_mach *m) { (void)in; (void)m; }
+
+/* Fractals moved per repeat. */
+static uint64_t fractals_per_repeat(const isa_fmt_load2d *p) {
+  return p->if_transpose ? isa_dtype_c0((isa_dtype)p->dtype) / LOAD2D_FRACTAL_ROWS : 1;
+}
+
+bool isa_sem_load2d_check(const isa_insn *in, isa_fault *f) {
+  const isa_fmt_load2d *p = &in->u.load2d;
+  if (!type_ok(p->dtype))
+    return isa_fault_set(f, ISA_FAULT_DTYPE, "dtype", p->dtype, 0,
+                         "%s: dtype %s is not one of int4, int8, uint8, fp16, bf16, int32, fp32",
+                         mnemonic(in), isa_dtype_name((isa_dtype)p->dtype));
+  if (p->if_transpose && isa_dtype_bits((isa_dtype)p->dtype) == 32)
+    return isa_fault_set(f, ISA_FAULT_DTYPE, "dtype", p->dtype, 0,
+                         "%s: dtype %s cannot be transposed (only int4, int8, uint8, fp16, bf16)",
+                         mnemonic(in), isa_dtype_name((isa_dtype)p->dtype));
+  return true;
+}
+
+/* The same bytes with fewest runs: a stride of 0 reads one run, runs that follow each other
+ * are one. */
+static isa_range normalize(isa_range r) {
+  if (r.rows > 1 && r.stride_bytes == 0) r.rows = 1;
+  if (r.rows > 1 && r.stride_bytes == r.row_bytes) {
+    r.row_bytes *= r.rows;
+    r.rows = 1;
+  }
+  if (r.rows == 1) r.stride_bytes = r.row_bytes;
+  return r;
+}
+
+size_t isa_sem_load2d_ranges(const isa_insn *in, isa_range *out) {
+  const isa_fmt_load2d *p = &in->u.load2d;
+  uint64_t q = fractals_per_repeat(p);
+  out[0] = normalize((isa_range){p->src.mem, 0,
+                                 p->src.off + (uint64_t)p->start_index * LOAD2D_FRACTAL_BYTES,
+                                 q * LOAD2D_FRACTAL_BYTES,
+                                 (uint64_t)p->src_stride * LOAD2D_FRACTAL_BYTES, p->repeat_times});
+  out[1] = normalize((isa_range){p->dst.mem, 1, p->dst.off, q * LOAD2D_FRACTAL_BYTES,
+                                 (q + p->dst_gap) * LOAD2D_FRACTAL_BYTES, p->repeat_times});
+  return 2;
+}
+
+void isa_sem_load2d_work(const isa_insn *in, isa_work *w) {
+  const isa_fmt_load2d *p = &in->u.load2d;
+  w->path = p->dst.mem == ISA_MEM_L0A ? ISA_PATH_L1_TO_L0A : ISA_PATH_L1_TO_L0B;
+  w->bytes = (uint64_t)p->repeat_times * fractals_per_repeat(p) * LOAD2D_FRACTAL_BYTES;
+}
+
+/* dst = src^T for a row-major c0 x c0 square of `bits`-bit elements (rows of 32 bytes). */
+static void transpose_square(uint8_t *dst, const uint8_t *src, unsigned c0, unsigned bits) {
+  if (bits == 4) {
+    for (unsigned r = 0; r < c0; r++)
+      for (unsigned c = 0; c < c0; c++) isa_int4_set(dst, r * c0 + c, isa_int4_get(src, c * c0 + r));
+    return;
+  }
+  size_t s = bits / 8;
+  for (unsigned r = 0; r < c0; r++)
+    for (unsigned c = 0; c < c0; c++) memcpy(dst + (r * c0 + c) * s, src + (c * c0 + r) * s, s);
+}
+
+void isa_sem_load2d_exec(const isa_insn *in, const isa_mach *m) {
+  const isa_fmt_load2d *p = &in->u.load2d;
+  uint64_t q = fractals_per_repeat(p), bytes = q * LOAD2D_FRACTAL_BYTES;
+  unsigned c0 = isa_dtype_c0((isa_dtype)p->dtype), bits = isa_dtype_bits((isa_dtype)p->dtype);
+  for (uint64_t i = 0; i < p->repeat_times; i++) {
+    uint64_t src_off = p->src.off + (p->start_index + i * p->src_stride) * LOAD2D_FRACTAL_BYTES;
+    uint64_t dst_off = p->dst.off + i * (q + p->dst_gap) * LOAD2D_FRACTAL_BYTES;
+    const uint8_t *s = m->ptr(m->ctx, (isa_mem)p->src.mem, src_off, bytes);
+    uint8_t *d = m->ptr(m->ctx, (isa_mem)p->dst.mem, dst_off, bytes);
+    if (p->if_transpose)
+      transpose_square(d, s, c0, bits);
+    else
+      memcpy(d, s, bytes);
+  }
+}
