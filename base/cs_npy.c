@@ -319,6 +319,7 @@ static cs_status parse_header(const unsigned char *b, size_t n, const char *name
 static void fill(cs_npy *out, const header *h, void *data) {
   memset(out, 0, sizeof *out);
   out->dtype = h->dtype;
+  out->descr = dtype_rows[h->dtype].descr;
   out->item_bytes = dtype_rows[h->dtype].bytes;
   out->ndim = h->ndim;
   memcpy(out->shape, h->shape, sizeof h->shape);

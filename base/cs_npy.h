@@ -44,6 +44,7 @@ typedef enum cs_npy_dtype {
 /* An array read from (or to be written to) a .npy file. */
 typedef struct cs_npy {
   cs_npy_dtype dtype;
+  const char *descr;             /* canonical descr of dtype ("<f4"; "|i1" also for "<i1") */
   size_t item_bytes;             /* bytes per element */
   int ndim;                      /* 0 (scalar) .. CS_NPY_MAX_DIMS */
   size_t shape[CS_NPY_MAX_DIMS]; /* elements along each dimension */

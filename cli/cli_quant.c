@@ -1,7 +1,6 @@
 /* cli_quant — `cubesim quant pack|unpack`: the fixpipe quant word, field by field. */
 #include <math.h>
 #include <stdarg.h>
-#include <float.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,8 +93,6 @@ static void wrap(FILE *f, int indent, const char *label, int label_width, const 
 static void hex64(char *out, size_t n, uint64_t v) {
   snprintf(out, n, "0x%016llx", (unsigned long long)v);
 }
-
-static void shortest_double(char *out, size_t n, double v) { isa_quant_format_double(out, n, v); }
 
 /* A JSON number in the shortest exact form ("300", not "3e+02"); null when not finite. */
 static void json_num(cs_json *j, double v) {
@@ -504,8 +501,8 @@ static int pack_one(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o) {
   char w[24], in[40], in_exact[40], eff[40], rel[40], line[512];
   hex64(w, sizeof w, p.fields.word);
   isa_quant_format_fp32(in, sizeof in, scale);
-  shortest_double(in_exact, sizeof in_exact, (double)scale);
-  shortest_double(eff, sizeof eff, (double)p.fields.scale_effective);
+  isa_quant_format_double(in_exact, sizeof in_exact, (double)scale);
+  isa_quant_format_double(eff, sizeof eff, (double)p.fields.scale_effective);
   snprintf(rel, sizeof rel, "%.8e", p.relative_error);
   fprintf(f, "quant word %s\n\n", w);
   snprintf(line, sizeof line, "%s = fp32 0x%08x = %s", in, (unsigned)isa_quant_fp32_bits(scale),
@@ -666,7 +663,7 @@ static int pack_files(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o)
     if (n) {
       char in[40], eff[40];
       isa_quant_format_fp32(in, sizeof in, details[worst].scale);
-      shortest_double(eff, sizeof eff, (double)details[worst].fields.scale_effective);
+      isa_quant_format_double(eff, sizeof eff, (double)details[worst].fields.scale_effective);
       fprintf(f, "  max |relative error| %.8e at channel %zu (scale %s applied as %s)\n",
               fabs(details[worst].relative_error), worst, in, eff);
     }

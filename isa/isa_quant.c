@@ -181,8 +181,8 @@ void isa_qw_unpack(uint64_t word, isa_qw_fields *out) {
   f.scale_effective = isa_quant_fp32_from_bits(f.scale_kept_bits);
   f.scale_sign = (unsigned)(f.scale_kept_bits >> ISA_QW_SCALE_SIGN_POS);
   f.scale_exponent = fp32_exponent(f.scale_kept_bits);
-  f.scale_mantissa =
-      (unsigned)(f.scale_kept_bits >> ISA_QW_SCALE_MANT_POS) & ((1u << ISA_QW_SCALE_MANT_WIDTH) - 1);
+  f.scale_mantissa = (unsigned)(f.scale_kept_bits >> ISA_QW_SCALE_MANT_POS) &
+                     ((1u << ISA_QW_SCALE_MANT_WIDTH) - 1);
   f.n = (unsigned)((word & ISA_QW_N_MASK) >> ISA_QW_N_POS);
   f.mcb = (unsigned)((word & ISA_QW_MCB_MASK) >> ISA_QW_MCB_POS);
   unsigned off9 = (unsigned)((word & ISA_QW_OFFSET_MASK) >> ISA_QW_OFFSET_POS);
@@ -292,7 +292,7 @@ cs_status isa_qw_pack(float scale, const float *offset, const isa_qw_pack_opts *
     isa_quant_format_fp32(v, sizeof v, scale);
     return cs_err_set(err, CS_EINVAL,
                       "scale %s (fp32 0x%08x) rounds to infinity in 19 bits with rne rounding "
-                      "(the largest fp19 magnitude is 3.38953139e+38, fp32 0x7f7fe000); use "
+                      "(the largest fp19 magnitude is 3.40116213e+38, fp32 0x7f7fe000); use "
                       "trunc",
                       v, (unsigned)bits);
   }
@@ -400,17 +400,22 @@ size_t isa_qw_warning_text(isa_qw_warn_index i, const isa_qw_fields *f, const is
     case ISA_QW_WARN_INDEX_HIGH_BITS:
       return put(buf, buf_bytes, "ignored high bits 47..63 set (0x%016llx)",
                  (unsigned long long)f->ignored_bits);
-    case ISA_QW_WARN_INDEX_SIGN_EXTENDED:
+    case ISA_QW_WARN_INDEX_SIGN_EXTENDED: {
       isa_quant_format_fp32(v, sizeof v, isa_quant_fp32_from_bits(f->scale_bits));
+      unsigned raw_exp = fp32_exponent(f->scale_bits);
+      char fix[128] = "";
+      if (raw_exp != 0 && raw_exp != FP32_EXP_MAX)
+        snprintf(fix, sizeof fix, "; build the word with `cubesim quant pack --scale %s` instead",
+                 v);
       return put(buf, buf_bytes,
                  "bits 32..63 are all ones and bit 31 is set: the word looks like a negative "
                  "fp32 scale (%s, 0x%08x) cast through int32_t and sign-extended, as in "
                  "(uint64_t)*(int32_t*)&scale; the extension sets N = 15 and MCB = 1 (REQ8 "
                  "shifts the int32 right by 15 and saturates it to int16 before the multiply), "
                  "offset = -1 (REQ8/QF322B8 subtract 1 from every output), S = 1 (int8 output) "
-                 "and every ignored bit 47..63; build the word with `cubesim quant pack "
-                 "--scale %s` instead",
-                 v, (unsigned)f->scale_bits, v);
+                 "and every ignored bit 47..63%s",
+                 v, (unsigned)f->scale_bits, fix);
+    }
     case ISA_QW_WARN_INDEX_SCALE_ZERO:
       return put(buf, buf_bytes,
                  "the effective (fp19) scale is %s (bits 31..13 are zero): every output is 0",
@@ -445,15 +450,16 @@ size_t isa_qw_field_explain(isa_qw_field fld, const isa_qw_fields *f, char *buf,
         return put(buf, buf_bytes,
                    "bits 12..0 = 0x0000: clear, as the documented packer leaves them; the "
                    "hardware ignores them");
+      if (f->scale_exponent == 0 || f->scale_exponent == FP32_EXP_MAX)
+        return put(buf, buf_bytes,
+                   "bits 12..0 = 0x%04x: ignored by the hardware, which truncates the scale to "
+                   "19 bits", (unsigned)f->scale_dropped_bits);
       return put(buf, buf_bytes,
                  "bits 12..0 = 0x%04x: ignored by the hardware, which truncates the scale to "
-                 "19 bits (all 32 bits would give a scale %.3g larger, relative)",
+                 "19 bits (all 32 bits would make it %.3g larger in magnitude, relative)",
                  (unsigned)f->scale_dropped_bits,
-                 f->scale_exponent == 0 || f->scale_exponent == FP32_EXP_MAX
-                     ? 0.0
-                     : ((double)isa_quant_fp32_from_bits(f->scale_bits) -
-                        (double)f->scale_effective) /
-                           (double)f->scale_effective);
+                 ((double)isa_quant_fp32_from_bits(f->scale_bits) - (double)f->scale_effective) /
+                     (double)f->scale_effective);
     case ISA_QW_FIELD_SCALE_MANT:
       if (f->scale_exponent == FP32_EXP_MAX)
         return put(buf, buf_bytes, "mantissa bits 22..13 = 0x%03x: %s", f->scale_mantissa,
