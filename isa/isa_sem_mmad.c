@@ -2,20 +2,23 @@
  * the BT bias row (docs/ISA.md §mmad).
  *
  * This is the hot loop of the whole simulator: every MAC of every GEMM runs through it. exec
- * decodes the A and B fractals once per instruction into row-major arrays (A m × k, B k × n) and
- * multiplies them row by row — i, then κ, then j innermost over contiguous memory, which the
- * compiler vectorises — keeping one row of C in cache.
+ * decodes the A and B fractals once per instruction into plain arrays (A row-major m × k; B by
+ * 16-column blocks, [nb][k][16]) and computes C one 16-column block and one row at a time: 16
+ * local accumulators run over the whole k loop, the B block stays in L1 across rows,
+ * and the innermost loop has a fixed trip count of 16, which compilers vectorise even at -O2.
+ * Without scratch memory, exec falls back to isa_sem_mmad_exec_direct (same results).
  *
  * Integer inputs: |Σ_κ A·B| ≤ 4095 · 2^14 < 2^31, so one instruction's dot products are exact in
  * int32; only adding them to C or to the bias wraps (modulo 2^32, done in uint32).
  *
  * Float inputs follow docs/ISA.md's order: per k-block the 16 products are summed exactly and
  * rounded once to fp32, then added to the fp32 accumulator, blocks in increasing k. The exact sum
- * splits every product p on a grid 2^G into hi + lo (split_grid); the his and the los each sum
+ * splits every product p on a grid 2^G into hi + lo (split_magic); the his and the los each sum
  * exactly in double, and round_pair_f32 rounds hi_sum + lo_sum to fp32 exactly. The split is exact
  * whenever a block's products span at most 98 binary orders, which fp16 always does (products in
- * [2^-48, 2^32)); wider bf16 blocks and blocks with Inf/NaN use isa_mmad_exact_sum_f32, a wide
- * fixed-point accumulator, which also serves as the definition the direct path follows.
+ * [2^-48, 2^32)); wider bf16 blocks and blocks with Inf/NaN go through isa_mmad_exact_sum_f32,
+ * which falls back to a wide fixed-point accumulator. NaNs are made canonical once, when C is
+ * stored: NaN is sticky under addition, so that equals canonicalising after every addition.
  */
 #include "isa/isa_mmad.h"
 
@@ -139,7 +142,7 @@ static uint32_t start_bits(const isa_fmt_mmad *p, const mm_shape *s, const mm_op
 
 /* ---- exact sums ------------------------------------------------------------------------- */
 
-/* The split (Dekker's and Rump's "extract" trick): with C = 1.5 · 2^(52+G), (p + C) - C is p
+/* The split (ExtractScalar of Rump, Ogita and Oishi's accurate summation): with C = 1.5 · 2^(52+G), (p + C) - C is p
  * rounded to a multiple of 2^G, exactly, when |p| < 2^(51+G). Take terms that are multiples of
  * 2^Q with |p| < 2^T, at most 16 of them, and G = T - 48: the his (|hi| ≤ |p| + 2^(G-1),
  * multiples of 2^G) sum below 2^(T+4) + 2^(G+3) < 2^(G+53), the los (p - hi, exact, |lo| ≤
@@ -350,8 +353,8 @@ static bool split_grid(const span *sa, const span *sb, double *magic) {
 
 /* Integer inputs. Returns false (C untouched) when scratch memory is not available.
  * B is decoded by 16-column blocks, [nb][k][16] (zero columns j >= n): for one block and one row
- * of A, the 16 accumulators stay in registers over the whole κ loop while the block (k x 32
- * bytes) stays in L1 across the rows; the fixed trip count of 16 vectorises even at -O2. */
+ * of A, 16 local accumulators run over the whole κ loop while the block (k x 32 bytes) stays in
+ * L1 across the rows; the fixed trip count of 16 vectorises even at -O2. */
 static bool exec_int(const isa_fmt_mmad *p, const mm_shape *s, const mm_ops *o) {
   size_t m = s->m, n = s->n, k = s->k;
   int16_t *ad = malloc(m * k * sizeof *ad);

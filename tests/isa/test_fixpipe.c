@@ -19,11 +19,11 @@
 #include "isa/isa_quant.h"
 #include "support/isa_testmach.h"
 
-#define GM_BYTES (1u << 20)
-#define L1_BYTES (512u * 1024u)
-#define L0A_BYTES (64u * 1024u)
-#define L0B_BYTES (64u * 1024u)
-#define L0C_BYTES (256u * 1024u)
+#define GM_BYTES (32u * 1024u)
+#define L1_BYTES (32u * 1024u)
+#define L0A_BYTES (4u * 1024u)
+#define L0B_BYTES (4u * 1024u)
+#define L0C_BYTES (32u * 1024u)
 #define BT_BYTES 4096u
 #define FB_BYTES 4096u
 #define FILL 0xA5u /* what the destination holds before the instruction */
@@ -244,7 +244,7 @@ static void run_case(const fp_case *c, uint64_t *seed) {
   isa_testmach *t = new_machine();
   int is_float = c->l0c == ISA_FP32;
   uint8_t *l0c = itm_mem(t, ISA_MEM_L0C);
-  for (uint32_t i = 0; i < (L0C_BYTES - SRC_OFF) / 4 && i < 40000; i++)
+  for (uint32_t i = 0; i < (L0C_BYTES - SRC_OFF) / 4; i++)
     put_le(l0c + SRC_OFF + 4 * i, random_l0c(is_float, seed), 4);
   uint64_t words[64];
   assert_true(c->n <= 64);
@@ -259,7 +259,7 @@ static void run_case(const fp_case *c, uint64_t *seed) {
   itm_set_env(t, env);
 
   uint8_t *dst = itm_mem(t, c->dmem) + DST_OFF;
-  size_t region = 64 * 1024;
+  size_t region = 16 * 1024;
   uint8_t *before = malloc(region);
   assert_non_null(before);
   memcpy(before, dst, region);

@@ -21,10 +21,10 @@ __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
 /* Memory sizes of the test machine (larger than the 910B's, so big shapes fit). */
-#define L0A_BYTES (256u * 1024u)
-#define L0B_BYTES (256u * 1024u)
-#define L0C_BYTES (512u * 1024u)
-#define BT_BYTES (16u * 1024u)
+#define L0A_BYTES (80u * 1024u)
+#define L0B_BYTES (80u * 1024u)
+#define L0C_BYTES (32u * 1024u)
+#define BT_BYTES (4u * 1024u)
 /* Operand offsets: not zero, to catch a family that ignores them. */
 #define A_OFF 512u
 #define B_OFF 1024u
@@ -318,6 +318,7 @@ static const uint32_t shapes[][3] = {
     {40, 1, 129}, {2, 48, 65},
 };
 
+/* The listed shapes, then every (m, n, k) of the odd sizes below. */
 static void sizes_for(isa_dtype dt, uint64_t seed) {
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
     prob p = prob_make(dt, shapes[s][0], shapes[s][1], shapes[s][2]);
@@ -325,6 +326,15 @@ static void sizes_for(isa_dtype dt, uint64_t seed) {
     run_and_compare(&p, &seed);
     prob_free(&p);
   }
+  static const uint32_t sizes[] = {1, 5, 17, 33, 40, 64};
+  for (size_t a = 0; a < 6; a++)
+    for (size_t b = 0; b < 6; b++)
+      for (size_t c = 0; c < 6; c++) {
+        prob p = prob_make(dt, sizes[a], sizes[b], sizes[c]);
+        fill_random(&p, &seed);
+        run_and_compare(&p, &seed);
+        prob_free(&p);
+      }
 }
 
 static void test_mmad_int8_shapes(void **state) {
@@ -614,6 +624,33 @@ static void test_mmad_exact_sum_f32_by_hand(void **state) {
   assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t13, 5)), 0x40400000u);
 }
 
+/* isa_mmad_exact_sum_f32 on random terms m * 2^e (|m| < 2^16, e in [-60, 40]) against the exact
+ * integer sum in units of 2^-60: spans from 0 to 116 binary orders, so both the split and the
+ * wide accumulator are exercised; every fourth set cancels its largest terms. */
+static void test_mmad_exact_sum_f32_random(void **state) {
+  (void)state;
+  uint64_t seed = 77;
+  for (int iter = 0; iter < 20000; iter++) {
+    double terms[16];
+    size_t cnt = 1 + lcg(&seed) % 16;
+    i128 sum = 0;
+    int lo = -60 + (int)(lcg(&seed) % 60), hi = lo + (int)(lcg(&seed) % (41 - lo));
+    for (size_t i = 0; i < cnt; i++) {
+      int64_t m = (int64_t)(lcg(&seed) % 65536) - 32768;
+      int e = lo + (int)(lcg(&seed) % (uint64_t)(hi - lo + 1));
+      if (iter % 4 == 0 && i % 2 == 1) { /* cancel the previous term when e allows it */
+        double q = ldexp(terms[i - 1], -e);
+        if (fabs(q) < 65536.0 && q == floor(q)) m = -(int64_t)q;
+      }
+      terms[i] = ldexp((double)m, e);
+      sum += (i128)m * ((i128)1 << (e + 60));
+    }
+    uint32_t want = f32_bits(ref_round_f32(sum, -60));
+    uint32_t got = f32_bits(isa_mmad_exact_sum_f32(terms, cnt));
+    if (got != want) fail_msg("iteration %d (%zu terms): 0x%08x, want 0x%08x", iter, cnt, got, want);
+  }
+}
+
 /* ---- checks, ranges, work ---------------------------------------------------------------- */
 
 static void expect_fault(const isa_insn *in, isa_fault_cause cause, const char *operand,
@@ -756,6 +793,7 @@ int main(void) {
       cmocka_unit_test(test_mmad_float_specials),
       cmocka_unit_test(test_mmad_float_signed_zero),
       cmocka_unit_test(test_mmad_exact_sum_f32_by_hand),
+      cmocka_unit_test(test_mmad_exact_sum_f32_random),
       cmocka_unit_test(test_mmad_faults),
       cmocka_unit_test(test_mmad_ranges_and_work),
   };
