@@ -64,12 +64,6 @@ typedef struct launch {
   uint64_t tiles_per_batch;
 } launch;
 
-/* [lo, hi): this block's share of `total` tiles. */
-static void share(uint64_t total, unsigned idx, unsigned num, uint64_t *lo, uint64_t *hi) {
-  *lo = total * idx / num;
-  *hi = total * (idx + 1) / num;
-}
-
 /* The vector epilogue for one tile: rows of int32 from the workspace, times the column scales,
  * to bf16 in C (ATB Linear with bf16 output, DESIGN.md §5.3). */
 static void epilogue_tile(rt_ctx *ctx, const launch *L, rt_queue *qin, rt_queue *qscale, rt_queue *qout,
@@ -126,24 +120,24 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
   rt_matmul *mm = rt_matmul_init(ctx, &ty, t);
   if (!mm) return;
   rt_matmul_set_relu(mm, j->relu);
-  uint64_t lo, hi;
-  share((uint64_t)j->batch * L->tiles_per_batch, rt_block_idx(ctx), rt_block_num(ctx), &lo, &hi);
+  /* the tiles of all batches are dealt round-robin: block c takes global tiles c, c + P, ... */
+  uint64_t T = L->tiles_per_batch, P = rt_block_num(ctx), c = rt_block_idx(ctx);
   rt_gtensor out = j->epilogue == KN_EPI_DEQ_BF16 ? L->work : L->c;
-  for (uint64_t tile = lo; tile < hi && rt_ok(ctx);) {
-    uint32_t b = (uint32_t)(tile / L->tiles_per_batch);
-    uint64_t first = tile % L->tiles_per_batch;
-    uint64_t count = hi - tile < L->tiles_per_batch - first ? hi - tile : L->tiles_per_batch - first;
+  for (uint32_t b = 0; b < j->batch && rt_ok(ctx); b++) {
+    uint64_t first = (c + P - ((uint64_t)b * T) % P) % P;
+    if (first >= T) continue;
+    uint64_t count = (T - first + P - 1) / P;
     rt_matmul_set_tensor_a(mm, rt_gtensor_at(L->a, b * L->a_batch));
     rt_matmul_set_tensor_b(mm, rt_gtensor_at(L->b, j->b_batched ? b * L->b_batch : 0));
     if (ty.has_bias) rt_matmul_set_bias(mm, rt_gtensor_at(L->bias, j->bias_batched ? (uint64_t)b * j->n : 0));
     if (j->qvec) rt_matmul_set_quant_vector(mm, rt_gtensor_at(L->qvec, j->q_batched ? (uint64_t)b * j->n : 0));
     else if (j->has_qscalar) rt_matmul_set_quant_scalar(mm, j->qscalar);
-    rt_matmul_set_tile_range(mm, first, count);
+    rt_matmul_set_tile_range(mm, first, count, P);
     rt_matmul_iterate_all(mm, rt_gtensor_at(out, b * L->c_batch));
-    tile += count;
   }
   rt_matmul_end(mm);
-  if (j->epilogue != KN_EPI_DEQ_BF16 || lo == hi || !rt_ok(ctx)) return;
+  uint64_t total = (uint64_t)j->batch * T;
+  if (j->epilogue != KN_EPI_DEQ_BF16 || c >= total || !rt_ok(ctx)) return;
   /* the epilogue reads what the fixpipe wrote to GM: wait for the fixpipe to drain */
   int ev = rt_event_alloc(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2);
   rt_set_flag(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2, ev);
@@ -162,7 +156,7 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
   rt_queue *qin = rt_queue_init(ctx, RT_POS_VECIN, 2, rows * in_row, "epilogue in");
   rt_queue *qout = rt_queue_init(ctx, RT_POS_VECOUT, 2, rows * out_row, "epilogue out");
   uint32_t tiles_n = cdiv(j->n, t->base_n);
-  for (uint64_t tile = lo; tile < hi && rt_ok(ctx); tile++) {
+  for (uint64_t tile = c; tile < total && rt_ok(ctx); tile += P) {
     uint32_t b = (uint32_t)(tile / L->tiles_per_batch);
     uint64_t in_batch = tile % L->tiles_per_batch;
     uint32_t m0 = (uint32_t)(in_batch / tiles_n) * t->base_m, n0 = (uint32_t)(in_batch % tiles_n) * t->base_n;

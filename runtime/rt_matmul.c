@@ -224,7 +224,7 @@ struct rt_matmul {
   bool has_a, has_b, has_bias, has_qscalar, has_qvec, relu;
   uint64_t qword;
   uint32_t m0, n0, m_len, n_len;
-  uint64_t tile_first, tile_count; /* tile_count 0: all */
+  uint64_t tile_first, tile_count, tile_stride; /* tile_count 0: all */
   rt_queue *qa1, *qb1, *qa2, *qb2, *qco1, *qc1, *qbt, *qfb;
 };
 
@@ -301,22 +301,25 @@ void rt_matmul_set_block(rt_matmul *mm, uint32_t m0, uint32_t n0, uint32_t m_len
   mm->m_len = m_len;
   mm->n_len = n_len;
   mm->tile_first = mm->tile_count = 0;
+  mm->tile_stride = 1;
 }
 
 uint64_t rt_matmul_tile_count(const rt_matmul *mm) {
   return mm ? (uint64_t)cdiv(mm->m_len, mm->t.base_m) * cdiv(mm->n_len, mm->t.base_n) : 0;
 }
 
-void rt_matmul_set_tile_range(rt_matmul *mm, uint64_t first, uint64_t count) {
+void rt_matmul_set_tile_range(rt_matmul *mm, uint64_t first, uint64_t count, uint64_t stride) {
   if (!mm) return;
   uint64_t all = rt_matmul_tile_count(mm);
-  if (first > all || count > all - first) {
-    rt_fail(mm->ctx, "matmul: tiles %llu..%llu of a block of %llu tiles", (unsigned long long)first,
-            (unsigned long long)(first + count), (unsigned long long)all);
+  if (stride == 0) stride = 1;
+  if (count && (first >= all || (count - 1) > (all - 1 - first) / stride)) {
+    rt_fail(mm->ctx, "matmul: %llu tiles from %llu by %llu in a block of %llu tiles", (unsigned long long)count,
+            (unsigned long long)first, (unsigned long long)stride, (unsigned long long)all);
     return;
   }
   mm->tile_first = first;
   mm->tile_count = count;
+  mm->tile_stride = stride;
 }
 void rt_matmul_end(rt_matmul *mm) { (void)mm; }
 
@@ -496,7 +499,7 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
   uint32_t kc = t->step_k * t->base_k;
   uint32_t tiles_m = cdiv(mm->m_len, t->base_m), tiles_n = cdiv(mm->n_len, t->base_n);
   uint32_t chunks_k = cdiv(t->k, kc);
-  uint64_t tile0 = mm->tile_count ? mm->tile_first : 0;
+  uint64_t tile0 = mm->tile_count ? mm->tile_first : 0, tstride = mm->tile_count ? mm->tile_stride : 1;
   uint64_t ntiles = mm->tile_count ? mm->tile_count : (uint64_t)tiles_m * tiles_n;
   uint64_t nchunks = ntiles * chunks_k;
   isa_fmt_fixpipe fp;
@@ -513,7 +516,7 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
   /* chunk i of the block: tiles in M-major order, K chunks inside */
 #define CHUNK_OF(i, out)                                                   \
   do {                                                                     \
-    uint64_t tile_ = tile0 + (i) / chunks_k;                               \
+    uint64_t tile_ = tile0 + (i) / chunks_k * tstride;                     \
     uint32_t kci_ = (uint32_t)((i) % chunks_k);                            \
     (out).m0 = mm->m0 + (uint32_t)(tile_ / tiles_n) * t->base_m;           \
     (out).n0 = mm->n0 + (uint32_t)(tile_ % tiles_n) * t->base_n;           \

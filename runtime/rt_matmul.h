@@ -64,9 +64,11 @@ void rt_matmul_set_relu(rt_matmul *mm, bool relu);
 /* The block of C the next iterate_all computes: rows m0 .. m0+m_len, columns n0 .. n0+n_len
  * (default: all of C). */
 void rt_matmul_set_block(rt_matmul *mm, uint32_t m0, uint32_t n0, uint32_t m_len, uint32_t n_len);
-/* Restricts the next iterate_all to `count` base tiles of the block starting at tile `first`,
- * tiles numbered row by row (M-major) over the block (default: every tile). */
-void rt_matmul_set_tile_range(rt_matmul *mm, uint64_t first, uint64_t count);
+/* Restricts the next iterate_all to `count` base tiles of the block: tiles first, first +
+ * stride, first + 2 stride, ..., numbered row by row (M-major) over the block (default: every
+ * tile). A stride of the core count deals the tiles round-robin, so the cores work on
+ * neighbouring tiles at any moment and share what they read in L2. */
+void rt_matmul_set_tile_range(rt_matmul *mm, uint64_t first, uint64_t count, uint64_t stride);
 /* Base tiles in the current block. */
 uint64_t rt_matmul_tile_count(const rt_matmul *mm);
 /* Computes the block into C (row-major, m x n, of types->c). */

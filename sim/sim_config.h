@@ -136,9 +136,9 @@
     "shallow enough that a stalled pipe soon stalls dispatch",                               \
     "instruction queue of each pipe; dispatch stalls while the target queue is full")        \
   /* ---- mte2 ---- */                                                                       \
-  X(mte2, gm_bytes_per_cycle, U64, 128, 1, 65536, ANY, "B/cycle", ASSUMED,                   \
-    "not published; 24 cores x 128 B x 1.85 GHz (5.7 TB/s) can saturate L2 (5 TB/s); the "  \
-    "calibration sample achieves ~83 B/cycle per core (537 MB in ~3500 us of MTE2 time)",    \
+  X(mte2, gm_bytes_per_cycle, U64, 84, 1, 65536, ANY, "B/cycle", ASSUMED,                    \
+    "not published; calibrated on Huawei's 910B fp16 8192^3 sample (DESIGN.md §6): with 84 "   \
+    "the sample's tiling keeps MTE2 busy ~3520 us per core (measured 3487-3552 us)",          \
     "per-core cap on GM reads; the share of the chip's L2/HBM bandwidth may give less")      \
   X(mte2, latency_cycles, U64, 32, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; descriptor decode and burst set-up of a DMA engine",                     \

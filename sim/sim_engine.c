@@ -43,7 +43,10 @@ typedef struct eng_pipe {
   uint64_t seq_next; /* sequence number of the next instruction to start */
   uint64_t *run_seq; /* sequence numbers of the started, uncompleted instructions */
   size_t nrun, caprun;
-  uint64_t *pend, *pend_seq; /* set_flags waiting for the instructions started before them */
+  struct pending_set {
+    uint64_t idx; /* the set_flag */
+    uint64_t seq; /* fires when no instruction started before this sequence number is running */
+  } *pend;
   size_t npend, cappend;
 } eng_pipe;
 
@@ -478,14 +481,13 @@ static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p) {
   uint64_t oldest = UINT64_MAX;
   for (size_t i = 0; i < pp->nrun; i++)
     if (pp->run_seq[i] < oldest) oldest = pp->run_seq[i];
-  while (pp->npend && pp->pend_seq[0] <= oldest) {
-    uint64_t idx = pp->pend[0];
+  while (pp->npend && pp->pend[0].seq <= oldest) {
+    uint64_t idx = pp->pend[0].idx;
     memmove(pp->pend, pp->pend + 1, (pp->npend - 1) * sizeof *pp->pend);
-    memmove(pp->pend_seq, pp->pend_seq + 1, (pp->npend - 1) * sizeof *pp->pend_seq);
     pp->npend--;
     flag_set(e, k, &k->s[idx], p);
     eng_insn *st = &k->st[idx];
-    st->busy_end = st->end = e->now;
+    st->start = st->busy_end = st->end = e->now; /* the trace shows it where it fires */
     st->seq = UINT64_MAX;
     complete(e, k, idx);
   }
@@ -498,20 +500,10 @@ static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uin
     return;
   }
   if (!grow(e, (void **)&pp->pend, &pp->cappend, pp->npend, sizeof *pp->pend)) return;
-  size_t cap = pp->cappend - 1; /* pend_seq grows alongside pend */
-  (void)cap;
-  uint64_t *ps = realloc(pp->pend_seq, pp->cappend * sizeof *ps);
-  if (!ps) {
-    e->oom = CS_ENOMEM;
-    return;
-  }
-  pp->pend_seq = ps;
-  pp->pend[pp->npend] = idx;
-  pp->pend_seq[pp->npend] = pp->seq_next;
+  pp->pend[pp->npend].idx = idx;
+  pp->pend[pp->npend].seq = pp->seq_next;
   pp->npend++;
-  eng_insn *st = &k->st[idx];
-  st->start = e->now;
-  st->state = ST_RUNNING;
+  k->st[idx].state = ST_RUNNING;
 }
 
 static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint64_t idx) {
@@ -778,7 +770,6 @@ static void engine_free(engine *e) {
         free(k->pipes[p].q);
         free(k->pipes[p].run_seq);
         free(k->pipes[p].pend);
-        free(k->pipes[p].pend_seq);
       }
     }
   free(e->cores);

@@ -26,6 +26,7 @@
 static sim *make_sim(unsigned cores) {
   sim_config cfg;
   sim_config_defaults(&cfg);
+  cfg.mte2_gm_bytes_per_cycle = 128; /* the hand derivations below use 128 B/cycle */
   cfg.chip_cores = cores;
   sim *s = NULL;
   cs_err err;
