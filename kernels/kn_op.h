@@ -78,7 +78,11 @@ typedef struct kn_op {
 } kn_op;
 
 /* ---- the registry: one row per operator, each defined as `const kn_op kn_op_<name>` ---- */
-#define KN_OP_TABLE(X)
+#define KN_OP_TABLE(X)           \
+  X(tf_quantize_v2)              \
+  X(tf_dequantize)               \
+  X(onnx_quantize_linear)        \
+  X(onnx_dequantize_linear)
 
 #define KN_OP_DECL(name) extern const kn_op kn_op_##name;
 KN_OP_TABLE(KN_OP_DECL)
