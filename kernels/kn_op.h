@@ -82,7 +82,10 @@ typedef struct kn_op {
   X(tf_quantize_v2)              \
   X(tf_dequantize)               \
   X(onnx_quantize_linear)        \
-  X(onnx_dequantize_linear)
+  X(onnx_dequantize_linear)      \
+  X(onnx_matmul_integer)         \
+  X(onnx_qlinear_matmul)         \
+  X(dml_quantized_linear_matmul)
 
 #define KN_OP_DECL(name) extern const kn_op kn_op_##name;
 KN_OP_TABLE(KN_OP_DECL)
