@@ -79,11 +79,18 @@ typedef struct kn_op {
 
 /* ---- the registry: one row per operator, each defined as `const kn_op kn_op_<name>` ---- */
 #define KN_OP_TABLE(X) \
+  X(dml_quantized_linear_matmul) \
   X(linear) \
   X(matmul) \
   X(matmul_quant) \
   X(matmul_requant) \
-  /* one row per operator; each row ends with a backslash */
+  X(onnx_dequantize_linear) \
+  X(onnx_matmul_integer) \
+  X(onnx_qlinear_matmul) \
+  X(onnx_quantize_linear) \
+  X(tf_dequantize) \
+  X(tf_quantize_v2) \
+  /* one row per operator, alphabetical; each row ends with a backslash */
 
 #define KN_OP_DECL(name) extern const kn_op kn_op_##name;
 KN_OP_TABLE(KN_OP_DECL)
