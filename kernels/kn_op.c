@@ -99,7 +99,8 @@ typedef struct slot {
 
 struct kn_ctx {
   const kn_op *op;
-  kn_run_options opt;
+  kn_run_options opt; /* opt.cfg points at cfg below */
+  sim_config cfg;
   slot *in, *out, *ref;
   char **attr_text; /* per declared attribute: the given text, or NULL */
   char notes[4096];
@@ -113,6 +114,10 @@ cs_status kn_ctx_create(const kn_op *op, const kn_run_options *opt, kn_ctx **out
   if (!c) return cs_err_set(err, CS_ENOMEM, "no host memory");
   c->op = op;
   c->opt = *opt;
+  if (opt->cfg) { /* a copy: the caller's configuration need not outlive the context */
+    c->cfg = *opt->cfg;
+    c->opt.cfg = &c->cfg;
+  }
   c->in = calloc(op->ninputs + 1, sizeof *c->in);
   c->out = calloc(op->noutputs + 1, sizeof *c->out);
   c->ref = calloc(op->noutputs + 1, sizeof *c->ref);
@@ -332,10 +337,12 @@ bool kn_has_sim_result(const kn_ctx *c) { return c->has_res; }
 void kn_mark_sim_result(kn_ctx *c) { c->has_res = true; }
 
 cs_status kn_ctx_run(kn_ctx *c, cs_err *err) {
-  bool missing = false;
-  for (uint32_t i = 0; i < c->op->ninputs; i++)
-    if (!c->in[i].present && !c->op->inputs[i].optional) missing = true;
-  if (missing && c->op->make_inputs) {
+  if (c->op->simulated && !c->opt.cfg)
+    return cs_err_set(err, CS_EINVAL, "%s runs on the simulated chip: its options need a configuration", c->op->name);
+  /* inputs are generated only when none was given: a partial set is a mistake to report */
+  bool any = false;
+  for (uint32_t i = 0; i < c->op->ninputs; i++) any = any || c->in[i].present;
+  if (!any && c->op->make_inputs) {
     cs_status st = c->op->make_inputs(c, err);
     if (st != CS_OK) return st;
   }

@@ -141,12 +141,14 @@ void kn_mark_sim_result(kn_ctx *ctx);
 
 /* ---- driving an operator (cubesim run, tests) ---- */
 
+/* The context keeps a copy of opt->cfg. */
 cs_status kn_ctx_create(const kn_op *op, const kn_run_options *opt, kn_ctx **out, cs_err *err);
 void kn_ctx_destroy(kn_ctx *ctx);
 const kn_op *kn_ctx_op(const kn_ctx *ctx);
 /* Sets an attribute from text; unknown names and values of the wrong kind are errors. */
 cs_status kn_ctx_set_attr(kn_ctx *ctx, const char *name, const char *value, cs_err *err);
-/* Fills the missing inputs (make_inputs), checks every required input is there, and runs. */
+/* Generates the inputs when none was given (make_inputs), checks every required input is
+ * there, and runs. */
 cs_status kn_ctx_run(kn_ctx *ctx, cs_err *err);
 /* Runs the host reference into the reference outputs. */
 cs_status kn_ctx_reference(kn_ctx *ctx, cs_err *err);

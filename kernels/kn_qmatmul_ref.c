@@ -3,6 +3,7 @@
 #include "kernels/kn_qmatmul_ref.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "isa/isa_num.h"
@@ -343,11 +344,22 @@ static void out_operand(const kn_matmul_geom *g, operand *o) {
   o->shape[g->batch_ndim + 1] = g->n;
 }
 
-cs_status kn_onnx_matmul_integer(const kn_tensor *A, const kn_tensor *B,
-                                 const kn_tensor *a_zero_point, const kn_tensor *b_zero_point,
-                                 kn_tensor *Y, cs_err *err) {
+/* A validated product: its geometry and where every parameter is. */
+struct kn_qmm {
+  qmm_job j;
+  kn_matmul_geom g;
+  isa_dtype out;
+};
+
+static cs_status qmm_new(kn_qmm **out, cs_err *err) {
+  *out = calloc(1, sizeof **out);
+  return *out ? CS_OK : cs_err_set(err, CS_ENOMEM, "no host memory");
+}
+
+cs_status kn_qmm_prepare_matmul_integer(const kn_tensor *A, const kn_tensor *B, const kn_tensor *a_zero_point,
+                                        const kn_tensor *b_zero_point, kn_qmm **out, cs_err *err) {
   static const char op[] = "onnx_matmul_integer";
-  memset(Y, 0, sizeof *Y);
+  *out = NULL;
   const char *const names[2] = {"A", "B"};
   const kn_tensor *const ts[2] = {A, B};
   cs_status st = require(op, names, ts, 2, err);
@@ -355,29 +367,50 @@ cs_status kn_onnx_matmul_integer(const kn_tensor *A, const kn_tensor *B,
   if (st == CS_OK) st = check_8bit(op, B, err);
   if (st == CS_OK) st = check_pair(op, A, a_zero_point, err);
   if (st == CS_OK) st = check_pair(op, B, b_zero_point, err);
-  kn_matmul_geom g;
-  if (st == CS_OK) st = kn_matmul_geometry(op, A, B, &g, err);
-  if (st != CS_OK) return st;
-  qmm_job j;
-  memset(&j, 0, sizeof j);
-  j.a = A;
-  j.b = B;
-  promote(A, true, &j.oa);
-  promote(B, false, &j.ob);
-  const qparam_rule rows = {true, true, true, false}, cols = {false, false, true, false};
-  st = qparam_resolve(op, a_zero_point, A->name, &j.oa, rows, &j.za, err);
-  if (st == CS_OK) st = qparam_resolve(op, b_zero_point, B->name, &j.ob, cols, &j.zb, err);
-  if (st == CS_OK) st = alloc_output("Y", ISA_INT32, &g, Y, err);
-  if (st != CS_OK) return st;
-  qmm_run(&j, &g, Y);
+  kn_qmm *q = NULL;
+  if (st == CS_OK) st = qmm_new(&q, err);
+  if (st == CS_OK) st = kn_matmul_geometry(op, A, B, &q->g, err);
+  if (st == CS_OK) {
+    qmm_job *j = &q->j;
+    j->a = A;
+    j->b = B;
+    q->out = ISA_INT32;
+    promote(A, true, &j->oa);
+    promote(B, false, &j->ob);
+    const qparam_rule rows = {true, true, true, false}, cols = {false, false, true, false};
+    st = qparam_resolve(op, a_zero_point, A->name, &j->oa, rows, &j->za, err);
+    if (st == CS_OK) st = qparam_resolve(op, b_zero_point, B->name, &j->ob, cols, &j->zb, err);
+  }
+  if (st != CS_OK) {
+    free(q);
+    return st;
+  }
+  *out = q;
   return CS_OK;
+}
+
+/* The host computation of a prepared product into a new tensor named `name`. */
+static cs_status qmm_host(kn_qmm *q, const char *name, kn_tensor *y, cs_err *err) {
+  cs_status st = alloc_output(name, q->out, &q->g, y, err);
+  if (st == CS_OK) qmm_run(&q->j, &q->g, y);
+  kn_qmm_free(q);
+  return st;
+}
+
+cs_status kn_onnx_matmul_integer(const kn_tensor *A, const kn_tensor *B,
+                                 const kn_tensor *a_zero_point, const kn_tensor *b_zero_point,
+                                 kn_tensor *Y, cs_err *err) {
+  memset(Y, 0, sizeof *Y);
+  kn_qmm *q;
+  cs_status st = kn_qmm_prepare_matmul_integer(A, B, a_zero_point, b_zero_point, &q, err);
+  return st != CS_OK ? st : qmm_host(q, "Y", Y, err);
 }
 
 static bool is_scale_type(isa_dtype t) { return t == ISA_FP32 || t == ISA_FP16 || t == ISA_BF16; }
 
-cs_status kn_onnx_qlinear_matmul(const kn_qlinear_matmul_inputs *in, kn_tensor *y, cs_err *err) {
+cs_status kn_qmm_prepare_qlinear(const kn_qlinear_matmul_inputs *in, kn_qmm **out, cs_err *err) {
   static const char op[] = "onnx_qlinear_matmul";
-  memset(y, 0, sizeof *y);
+  *out = NULL;
   const kn_tensor *scales[3] = {in->a_scale, in->b_scale, in->y_scale};
   const char *const names[8] = {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"};
   const kn_tensor *const ts[8] = {in->a, in->a_scale, in->a_zero_point, in->b, in->b_scale, in->b_zero_point,
@@ -402,9 +435,15 @@ cs_status kn_onnx_qlinear_matmul(const kn_qlinear_matmul_inputs *in, kn_tensor *
   if (st == CS_OK && (in->y_scale->count != 1 || in->y_zero_point->count != 1))
     st = cs_err_set(err, CS_EINVAL, "%s: y_scale and y_zero_point must be per tensor (one element), got %llu and %llu",
                     op, (unsigned long long)in->y_scale->count, (unsigned long long)in->y_zero_point->count);
-  kn_matmul_geom g;
-  if (st == CS_OK) st = kn_matmul_geometry(op, in->a, in->b, &g, err);
-  if (st != CS_OK) return st;
+  kn_qmm *q = NULL;
+  if (st == CS_OK) st = qmm_new(&q, err);
+  if (st == CS_OK) st = kn_matmul_geometry(op, in->a, in->b, &q->g, err);
+  if (st != CS_OK) {
+    free(q);
+    return st;
+  }
+  q->out = in->y_zero_point->dtype;
+  const kn_matmul_geom g = q->g;
   qmm_job j;
   memset(&j, 0, sizeof j);
   j.a = in->a;
@@ -423,10 +462,20 @@ cs_status kn_onnx_qlinear_matmul(const kn_qlinear_matmul_inputs *in, kn_tensor *
   if (st == CS_OK) st = qparam_resolve(op, in->b_scale, in->b->name, &j.ob, cols, &j.sb, err);
   if (st == CS_OK) st = qparam_resolve(op, in->y_scale, "y", &j.oy, rows, &j.sy, err);
   if (st == CS_OK) st = qparam_resolve(op, in->y_zero_point, "y", &j.oy, rows, &j.zy, err);
-  if (st == CS_OK) st = alloc_output("y", in->y_zero_point->dtype, &g, y, err);
-  if (st != CS_OK) return st;
-  qmm_run(&j, &g, y);
+  if (st != CS_OK) {
+    free(q);
+    return st;
+  }
+  q->j = j;
+  *out = q;
   return CS_OK;
+}
+
+cs_status kn_onnx_qlinear_matmul(const kn_qlinear_matmul_inputs *in, kn_tensor *y, cs_err *err) {
+  memset(y, 0, sizeof *y);
+  kn_qmm *q;
+  cs_status st = kn_qmm_prepare_qlinear(in, &q, err);
+  return st != CS_OK ? st : qmm_host(q, "y", y, err);
 }
 
 static cs_status check_nonzero_scale(const char *op, const kn_tensor *s, cs_err *err) {
@@ -437,10 +486,9 @@ static cs_status check_nonzero_scale(const char *op, const kn_tensor *s, cs_err 
   return CS_OK;
 }
 
-cs_status kn_dml_quantized_linear_matmul(const kn_dml_qmatmul_inputs *in, kn_tensor *OutputTensor,
-                                         cs_err *err) {
+cs_status kn_qmm_prepare_dml(const kn_dml_qmatmul_inputs *in, kn_qmm **qout, cs_err *err) {
   static const char op[] = "dml_quantized_linear_matmul";
-  memset(OutputTensor, 0, sizeof *OutputTensor);
+  *qout = NULL;
   const kn_tensor *a = in->ATensor, *b = in->BTensor;
   const char *const names[5] = {"ATensor", "AScaleTensor", "BTensor", "BScaleTensor", "OutputScaleTensor"};
   const kn_tensor *const ts[5] = {a, in->AScaleTensor, b, in->BScaleTensor, in->OutputScaleTensor};
@@ -481,9 +529,15 @@ cs_status kn_dml_quantized_linear_matmul(const kn_dml_qmatmul_inputs *in, kn_ten
     else if (i % 2 == 0)
       st = check_nonzero_scale(op, p, err);
   }
-  kn_matmul_geom g;
-  if (st == CS_OK) st = kn_matmul_geometry(op, a, b, &g, err);
-  if (st != CS_OK) return st;
+  kn_qmm *q = NULL;
+  if (st == CS_OK) st = qmm_new(&q, err);
+  if (st == CS_OK) st = kn_matmul_geometry(op, a, b, &q->g, err);
+  if (st != CS_OK) {
+    free(q);
+    return st;
+  }
+  q->out = out;
+  const kn_matmul_geom g = q->g;
   qmm_job j;
   memset(&j, 0, sizeof j);
   j.a = a;
@@ -504,8 +558,68 @@ cs_status kn_dml_quantized_linear_matmul(const kn_dml_qmatmul_inputs *in, kn_ten
   if (st == CS_OK) st = qparam_resolve(op, in->OutputScaleTensor, "OutputTensor", &j.oy, rows, &j.sy, err);
   if (st == CS_OK)
     st = qparam_resolve(op, in->OutputZeroPointTensor, "OutputTensor", &j.oy, rows, &j.zy, err);
-  if (st == CS_OK) st = alloc_output("OutputTensor", out, &g, OutputTensor, err);
-  if (st != CS_OK) return st;
-  qmm_run(&j, &g, OutputTensor);
+  if (st != CS_OK) {
+    free(q);
+    return st;
+  }
+  q->j = j;
+  *qout = q;
   return CS_OK;
 }
+
+cs_status kn_dml_quantized_linear_matmul(const kn_dml_qmatmul_inputs *in, kn_tensor *OutputTensor,
+                                         cs_err *err) {
+  memset(OutputTensor, 0, sizeof *OutputTensor);
+  kn_qmm *q;
+  cs_status st = kn_qmm_prepare_dml(in, &q, err);
+  return st != CS_OK ? st : qmm_host(q, "OutputTensor", OutputTensor, err);
+}
+
+/* ---- a prepared product, element by element (the simulated kernels) ------------------------ */
+
+void kn_qmm_free(kn_qmm *q) { free(q); }
+const kn_matmul_geom *kn_qmm_geom(const kn_qmm *q) { return &q->g; }
+isa_dtype kn_qmm_out_dtype(const kn_qmm *q) { return q->out; }
+bool kn_qmm_requantizes(const kn_qmm *q) { return q->j.requant; }
+
+/* Batch indices of output batch bi in the output, in A and in B. */
+static void qmm_batch(const kn_qmm *q, uint64_t bi, uint64_t *idx, uint64_t *ia, uint64_t *ib) {
+  batch_index(&q->g, bi, idx);
+  operand_batch_index(&q->g, &q->j.oa, idx, ia);
+  operand_batch_index(&q->g, &q->j.ob, idx, ib);
+}
+
+void kn_qmm_operands(const kn_qmm *q, uint64_t bi, int32_t *a, int32_t *b) {
+  uint64_t idx[KN_MAX_DIMS] = {0}, ia[KN_MAX_DIMS] = {0}, ib[KN_MAX_DIMS] = {0};
+  qmm_batch(q, bi, idx, ia, ib);
+  uint64_t a_off = operand_offset(&q->j.oa, ia), b_off = operand_offset(&q->j.ob, ib);
+  uint64_t mk = q->g.m * q->g.k, kn = q->g.k * q->g.n;
+  for (uint64_t i = 0; i < mk; i++) a[i] = (int32_t)read_int(q->j.a, a_off + i);
+  for (uint64_t i = 0; i < kn; i++) b[i] = (int32_t)read_int(q->j.b, b_off + i);
+}
+
+void kn_qmm_params(const kn_qmm *q, uint64_t bi, kn_qmm_row_params *rows, kn_qmm_col_params *cols) {
+  uint64_t idx[KN_MAX_DIMS] = {0}, ia[KN_MAX_DIMS] = {0}, ib[KN_MAX_DIMS] = {0};
+  qmm_batch(q, bi, idx, ia, ib);
+  const qmm_job *j = &q->j;
+  for (uint64_t r = 0; r < q->g.m; r++) {
+    rows[r].zero_point = (int32_t)qparam_int(&j->za, ia, r);
+    rows[r].scale = j->requant ? qparam_scale(&j->sa, ia, r) : 0;
+    rows[r].y_scale = j->requant ? qparam_scale(&j->sy, idx, r) : 0;
+    rows[r].y_zero_point = j->requant ? (int32_t)qparam_int(&j->zy, idx, r) : 0;
+  }
+  for (uint64_t c = 0; c < q->g.n; c++) {
+    cols[c].zero_point = (int32_t)qparam_int(&j->zb, ib, c);
+    cols[c].scale = j->requant ? qparam_scale(&j->sb, ib, c) : 0;
+  }
+}
+
+float kn_qmm_multiplier(const kn_qmm *q, const kn_qmm_row_params *row, const kn_qmm_col_params *col) {
+  return kn_qlinear_multiplier(row->scale, col->scale, row->y_scale, q->j.scale_type);
+}
+
+int32_t kn_qmm_requantize(const kn_qmm *q, int32_t acc, const kn_qmm_row_params *row,
+                          const kn_qmm_col_params *col) {
+  return kn_qlinear_requantize(acc, kn_qmm_multiplier(q, row, col), row->y_zero_point, q->j.lo, q->j.hi);
+}
+

@@ -81,4 +81,41 @@ typedef struct kn_dml_qmatmul_inputs {
 cs_status kn_dml_quantized_linear_matmul(const kn_dml_qmatmul_inputs *in, kn_tensor *OutputTensor,
                                          cs_err *err);
 
+/* ---- a prepared product, for the simulated kernels ---------------------------------------- */
+
+/* The checks and the broadcast resolution of an operator, without the product: the simulated
+ * kernels read operands and parameters from it and requantize exactly as the reference does. */
+typedef struct kn_qmm kn_qmm;
+cs_status kn_qmm_prepare_matmul_integer(const kn_tensor *A, const kn_tensor *B, const kn_tensor *a_zero_point,
+                                        const kn_tensor *b_zero_point, kn_qmm **out, cs_err *err);
+cs_status kn_qmm_prepare_qlinear(const kn_qlinear_matmul_inputs *in, kn_qmm **out, cs_err *err);
+cs_status kn_qmm_prepare_dml(const kn_dml_qmatmul_inputs *in, kn_qmm **out, cs_err *err);
+void kn_qmm_free(kn_qmm *q);
+const kn_matmul_geom *kn_qmm_geom(const kn_qmm *q);
+/* int32 (MatMulInteger), int8 or uint8. */
+isa_dtype kn_qmm_out_dtype(const kn_qmm *q);
+bool kn_qmm_requantizes(const kn_qmm *q);
+
+/* The parameters of row r of A / the output, and of column c of B, for one output batch. */
+typedef struct kn_qmm_row_params {
+  int32_t zero_point;   /* A's */
+  float scale;          /* A's (requantizing products) */
+  float y_scale;        /* the output's */
+  int32_t y_zero_point; /* the output's */
+} kn_qmm_row_params;
+typedef struct kn_qmm_col_params {
+  int32_t zero_point; /* B's */
+  float scale;        /* B's */
+} kn_qmm_col_params;
+
+/* Output batch bi's A (M x K) and B (K x N), as the stored integers. */
+void kn_qmm_operands(const kn_qmm *q, uint64_t bi, int32_t *a, int32_t *b);
+/* Output batch bi's M row and N column parameters. */
+void kn_qmm_params(const kn_qmm *q, uint64_t bi, kn_qmm_row_params *rows, kn_qmm_col_params *cols);
+/* The multiplier of one output element (kn_qlinear_multiplier of its scales). */
+float kn_qmm_multiplier(const kn_qmm *q, const kn_qmm_row_params *row, const kn_qmm_col_params *col);
+/* The reference's requantization of one int32 accumulator. */
+int32_t kn_qmm_requantize(const kn_qmm *q, int32_t acc, const kn_qmm_row_params *row,
+                          const kn_qmm_col_params *col);
+
 #endif

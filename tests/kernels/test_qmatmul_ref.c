@@ -353,11 +353,16 @@ static void test_qmm_dml_errors(void **state) {
 
 /* ---- through the registry ------------------------------------------------------------------ */
 
+/* The simulated operators run on a small chip (the context copies the configuration). */
 static kn_ctx *new_ctx(const char *op) {
   const kn_op *o = kn_op_find(op);
   assert_non_null(o);
   kn_run_options opt;
   memset(&opt, 0, sizeof opt);
+  sim_config cfg;
+  sim_config_defaults(&cfg);
+  cfg.chip_cores = 2;
+  opt.cfg = &cfg;
   kn_ctx *ctx = NULL;
   assert_int_equal(kn_ctx_create(o, &opt, &ctx, NULL), CS_OK);
   return ctx;
