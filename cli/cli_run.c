@@ -1,5 +1,6 @@
 /* cli_run — `cubesim run KERNEL ...` (run a kernel or operator on the simulated chip, or on the
  * host for host operators) and `cubesim kernels` (what each one takes). */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "base/cs_parse.h"
 #include "cli/cli.h"
 #include "kernels/kn_op.h"
+#include "sim/sim_program.h"
 #include "sim/sim_trace.h"
 #include "traces/trc_summary.h"
 
@@ -18,6 +20,7 @@ static const char *const run_usage =
     "usage: cubesim run KERNEL [--in NAME=FILE.npy]... [--attr KEY=VALUE]... [--out NAME=FILE.npy]...\n"
     "                   [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--trace FILE.json]\n"
     "                   [--timing-only] [--check] [--json] [--allow-hazards] [--seed N]\n"
+    "                   [--csv FILE.csv] [--dump-stream FILE.s]\n"
     "\n"
     "Runs KERNEL (cubesim kernels lists them, with their inputs, attributes and outputs) on the\n"
     "simulated chip of the configuration (the built-in Ascend 910B by default). With no --in at\n"
@@ -32,7 +35,10 @@ static const char *const run_usage =
     "  --check                compare every output with the host reference, bit for bit\n"
     "  --json                 print the results as JSON\n"
     "  --allow-hazards        report data hazards without failing the run\n"
-    "  --seed N               seed of generated inputs (default 1)\n";
+    "  --seed N               seed of generated inputs (default 1)\n"
+    "  --csv FILE.csv         per-core summary with msprof-like columns (traces/FORMAT.md)\n"
+    "  --dump-stream FILE.s   the recorded instruction streams as a text program: cubesim exec\n"
+    "                         runs it again, e.g. under another --config\n";
 
 typedef struct kv {
   const char *key;
@@ -133,10 +139,41 @@ static void json_tensor(cs_json *j, const kn_tensor *t) {
   cs_json_obj_end(j);
 }
 
+/* The recorded streams as a text program (`cubesim exec` reads it back: same streams, so the
+ * run can be retimed under another configuration). GM tensors become byte arrays. */
+static cs_status dump_stream(const char *path, const char *kernel, sim *s, cs_err *err) {
+  size_t n = sim_gm_tensor_count(s);
+  sim_prog_tensor *t = calloc(n + 1, sizeof *t);
+  if (!t) return cs_err_set(err, CS_ENOMEM, "--dump-stream: no host memory");
+  for (size_t i = 0; i < n; i++) {
+    const char *name;
+    sim_gm_tensor_at(s, i, &name, &t[i].addr, &t[i].bytes);
+    size_t w = 0;
+    for (const char *p = name; *p && w + 1 < sizeof t[i].name; p++) /* program names are identifiers */
+      t[i].name[w++] = (char)(isalnum((unsigned char)*p) ? *p : '_');
+    t[i].dtype = ISA_UINT8;
+    t[i].kind = SIM_TENSOR_TEMP;
+    t[i].ndim = 1;
+    t[i].shape[0] = t[i].elements = t[i].bytes;
+  }
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  cs_status st = f ? CS_OK : cs_err_set(err, CS_EIO, "--dump-stream: cannot write %s", path);
+  char what[128];
+  snprintf(what, sizeof what, "cubesim run %s", kernel);
+  if (st == CS_OK) st = sim_program_write_streams(f, what, t, n, s, err);
+  if (f && fclose(f) != 0 && st == CS_OK) st = cs_err_set(err, CS_EIO, "--dump-stream: cannot write %s", path);
+  if (st == CS_OK && rename(tmp, path) != 0) st = cs_err_set(err, CS_EIO, "--dump-stream: cannot write %s", path);
+  if (st != CS_OK) remove(tmp);
+  free(t);
+  return st;
+}
+
 int cli_cmd_run(cli_io *io, int argc, char **argv) {
   kv ins[MAX_ARGS], attrs[MAX_ARGS], outs[MAX_ARGS], sets[MAX_ARGS];
   int nin = 0, nattr = 0, nout = 0, nset = 0;
-  const char *kernel = NULL, *config = NULL, *trace_path = NULL, *v;
+  const char *kernel = NULL, *config = NULL, *trace_path = NULL, *csv_path = NULL, *dump_path = NULL, *v;
   bool timing_only = false, check = false, json = false, allow_hazards = false;
   uint64_t seed = 1;
   cs_err err = {CS_OK, ""};
@@ -146,24 +183,27 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
       fputs(run_usage, io->out);
       return 0;
     }
-    if ((r = cli_opt(argc, argv, &i, "--in", &v, &err)) != 0 || (r = cli_opt(argc, argv, &i, "--attr", &v, &err)) != 0 ||
-        (r = cli_opt(argc, argv, &i, "--out", &v, &err)) != 0 || (r = cli_opt(argc, argv, &i, "--set", &v, &err)) != 0) {
+    /* the repeatable NAME=VALUE options */
+    static const char *const kv_opts[4] = {"--in", "--attr", "--out", "--set"};
+    kv *lists[4] = {ins, attrs, outs, sets};
+    int *counts[4] = {&nin, &nattr, &nout, &nset};
+    int which = -1;
+    for (int o = 0; o < 4 && which < 0; o++) {
+      r = cli_opt(argc, argv, &i, kv_opts[o], &v, &err);
       if (r < 0) return cli_fail(io, "run", &err);
-      const char *opt = argv[i][2] == 'i' ? "--in" : argv[i][2] == 'a' ? "--attr" : argv[i][2] == 'o' ? "--out" : "--set";
-      /* argv[i] is the value when given as a separate word; find which option it was */
-      kv *list;
-      int *n;
-      if (strncmp(argv[i], "--in", 4) == 0 || (i > 0 && strcmp(argv[i - 1], "--in") == 0)) list = ins, n = &nin, opt = "--in";
-      else if (strncmp(argv[i], "--attr", 6) == 0 || (i > 0 && strcmp(argv[i - 1], "--attr") == 0)) list = attrs, n = &nattr, opt = "--attr";
-      else if (strncmp(argv[i], "--out", 5) == 0 || (i > 0 && strcmp(argv[i - 1], "--out") == 0)) list = outs, n = &nout, opt = "--out";
-      else list = sets, n = &nset, opt = "--set";
-      if (*n == MAX_ARGS) return cli_usage_error(io, "run", "too many %s options (at most %d)", opt, MAX_ARGS);
-      if (split_kv(v, opt, &list[*n], &err) < 0) return cli_fail(io, "run", &err);
-      (*n)++;
+      if (r > 0) which = o;
+    }
+    if (which >= 0) {
+      if (*counts[which] == MAX_ARGS)
+        return cli_usage_error(io, "run", "too many %s options (at most %d)", kv_opts[which], MAX_ARGS);
+      if (split_kv(v, kv_opts[which], &lists[which][*counts[which]], &err) < 0) return cli_fail(io, "run", &err);
+      (*counts[which])++;
       continue;
     }
     if ((r = cli_opt(argc, argv, &i, "--config", &config, &err)) != 0 ||
-        (r = cli_opt(argc, argv, &i, "--trace", &trace_path, &err)) != 0) {
+        (r = cli_opt(argc, argv, &i, "--trace", &trace_path, &err)) != 0 ||
+        (r = cli_opt(argc, argv, &i, "--csv", &csv_path, &err)) != 0 ||
+        (r = cli_opt(argc, argv, &i, "--dump-stream", &dump_path, &err)) != 0) {
       if (r < 0) return cli_fail(io, "run", &err);
       continue;
     }
@@ -189,8 +229,9 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
       return cli_usage_error(io, "run", "--out %.*s: a --timing-only run computes no data", (int)keylen(&outs[i]), outs[i].key);
   }
   if (check && timing_only) return cli_usage_error(io, "run", "--check needs data: drop --timing-only");
-  if (trace_path && !op->simulated)
-    return cli_usage_error(io, "run", "--trace: %s runs on the host, it has no trace", op->name);
+  if ((trace_path || csv_path || dump_path) && !op->simulated)
+    return cli_usage_error(io, "run", "%s: %s runs on the host, it has no %s", trace_path ? "--trace" : csv_path ? "--csv" : "--dump-stream",
+                           op->name, trace_path ? "trace" : csv_path ? "timing summary" : "instruction stream");
 
   sim_config cfg;
   sim_config_derived d;
@@ -269,6 +310,13 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
   }
   sim *s = kn_get_sim(ctx);
   sim_result *res = kn_has_sim_result(ctx) ? kn_sim_result(ctx) : NULL;
+  if (csv_path && s && res) st = trc_summary_csv(s, res, csv_path, &err);
+  if (st == CS_OK && dump_path && s) st = dump_stream(dump_path, op->name, s, &err);
+  if (st != CS_OK) {
+    int rc = cli_fail(io, "run", &err);
+    kn_ctx_destroy(ctx);
+    return rc;
+  }
   if (json) {
     cs_json j;
     cs_json_init(&j, io->out, true);

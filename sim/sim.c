@@ -85,6 +85,15 @@ const char *sim_gm_tensor_name(const sim *s, uint64_t addr) {
   return seg ? seg->name : NULL;
 }
 
+size_t sim_gm_tensor_count(const sim *s) { return s->gm.seg_count; }
+
+void sim_gm_tensor_at(const sim *s, size_t i, const char **name, uint64_t *addr, uint64_t *bytes) {
+  const sim_seg *seg = &s->gm.segs[i];
+  *name = seg->name;
+  *addr = seg->base;
+  *bytes = seg->bytes;
+}
+
 const sim_fault *sim_core_fault(const sim_core *c) { return c->faulted ? &c->fault : NULL; }
 size_t sim_core_stream_len(const sim_core *c) { return c->len; }
 const isa_insn *sim_core_stream(const sim_core *c) { return c->stream; }

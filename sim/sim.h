@@ -55,6 +55,9 @@ cs_status sim_gm_alloc(sim *s, const char *name, uint64_t bytes, uint64_t *addr,
 uint8_t *sim_gm_ptr(sim *s, uint64_t addr, uint64_t bytes);
 /* Name of the tensor holding addr, or NULL. */
 const char *sim_gm_tensor_name(const sim *s, uint64_t addr);
+/* The allocated GM tensors, in allocation order: count, and tensor i's name, address and size. */
+size_t sim_gm_tensor_count(const sim *s);
+void sim_gm_tensor_at(const sim *s, size_t i, const char **name, uint64_t *addr, uint64_t *bytes);
 
 /* ---- cores: the record phase -------------------------------------------------------------- */
 
