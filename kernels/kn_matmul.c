@@ -217,26 +217,7 @@ static cs_status build(kn_ctx *ctx, mm_kind kind, mm_setup *s, cs_err *err) {
   if (s->inexact) kn_note(ctx, "note: %" PRIu64 " input values were not bf16 and were rounded to nearest even", s->inexact);
   j->a = s->a;
   j->b = s->b;
-  /* tiling overrides */
-  static const char *const names[4] = {"base_m", "base_n", "base_k", "step_k"};
-  bool any = false;
-  for (int i = 0; i < 4; i++) any = any || kn_attr_given(ctx, names[i]);
-  if (any) {
-    rt_tiling *t = &j->tiling;
-    if ((st = rt_tiling_auto(kn_options(ctx)->cfg, &j->ty, j->m, j->n, j->k, t, err)) != CS_OK) return st;
-    uint32_t *fields[4] = {&t->base_m, &t->base_n, &t->base_k, &t->step_k};
-    for (int i = 0; i < 4; i++) {
-      int64_t v;
-      if (!kn_attr_given(ctx, names[i])) continue;
-      if ((st = kn_attr_int(ctx, names[i], &v, err)) != CS_OK) return st;
-      if (v <= 0 || v > 4095) return cs_err_set(err, CS_EINVAL, "attribute %s = %" PRId64 " is out of range [1, 4095]", names[i], v);
-      *fields[i] = (uint32_t)v;
-    }
-    t->l0c_slots = 2;
-    if (rt_tiling_check(kn_options(ctx)->cfg, &j->ty, t, NULL) != CS_OK) t->l0c_slots = 1;
-    j->tiling_given = true;
-  }
-  return CS_OK;
+  return kn_mm_tiling_attrs(ctx, j, err);
 }
 
 static cs_status out_tensor(kn_ctx *ctx, const mm_setup *s, bool ref, kn_tensor **out, cs_err *err) {

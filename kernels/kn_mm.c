@@ -54,6 +54,41 @@ void kn_from_device(const void *dev, isa_dtype as, kn_tensor *t) {
     memcpy(t->data, dev, isa_dtype_bytes(as, t->count));
 }
 
+cs_status kn_mm_tiling_attrs(const kn_ctx *ctx, kn_mm_job *j, cs_err *err) {
+  static const char *const names[4] = {"base_m", "base_n", "base_k", "step_k"};
+  bool any = false;
+  for (int i = 0; i < 4; i++) any = any || kn_attr_given(ctx, names[i]);
+  if (!any) return CS_OK;
+  rt_tiling *t = &j->tiling;
+  cs_status st = rt_tiling_auto(kn_options(ctx)->cfg, &j->ty, j->m, j->n, j->k, t, err);
+  if (st != CS_OK) return st;
+  uint32_t *fields[4] = {&t->base_m, &t->base_n, &t->base_k, &t->step_k};
+  for (int i = 0; i < 4; i++) {
+    int64_t v;
+    if (!kn_attr_given(ctx, names[i])) continue;
+    if ((st = kn_attr_int(ctx, names[i], &v, err)) != CS_OK) return st;
+    if (v <= 0 || v > 4095)
+      return cs_err_set(err, CS_EINVAL, "attribute %s = %" PRId64 " is out of range [1, 4095]", names[i], v);
+    *fields[i] = (uint32_t)v;
+  }
+  /* what the overrides leave room for: L0C double-buffered if it fits, L1 as deep as fits, and
+   * (unless given) fewer base_k per L1 chunk */
+  const sim_config *cfg = kn_options(ctx)->cfg;
+  t->l0c_slots = 2;
+  if (rt_tiling_check(cfg, &j->ty, t, NULL) != CS_OK) t->l0c_slots = 1;
+  for (;;) {
+    uint32_t depth = 3;
+    for (; depth > 1; depth--) {
+      t->depth_a1 = t->depth_b1 = depth;
+      if (rt_tiling_check(cfg, &j->ty, t, NULL) == CS_OK) break;
+    }
+    if (depth > 1 || t->step_k == 1 || kn_attr_given(ctx, "step_k")) break;
+    t->step_k /= 2;
+  }
+  j->tiling_given = true;
+  return CS_OK;
+}
+
 /* ---- the kernel ------------------------------------------------------------------------- */
 
 typedef struct launch {

@@ -55,6 +55,11 @@ cs_status kn_mm_reference(const kn_mm_job *job, const sim_config *cfg, void *c, 
 /* Bytes of one element of the job's output in device form. */
 size_t kn_mm_out_elem_bytes(const kn_mm_job *job);
 
+/* Applies the attributes base_m, base_n, base_k and step_k, when given, over the automatic
+ * tiling of the job (which must have its types and shape set); a value outside [1, 4095] or a
+ * tiling that does not fit is an error naming it. The operator must declare the four. */
+cs_status kn_mm_tiling_attrs(const kn_ctx *ctx, kn_mm_job *job, cs_err *err);
+
 /* ---- host <-> device conversions used by the operators ---------------------------------- */
 
 /* count values of a host tensor (int4 as int8 in [-8, 7], bf16 as fp32) into device form.
