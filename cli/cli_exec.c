@@ -24,7 +24,7 @@
 static const char exec_help[] =
     "usage: cubesim exec PROGRAM.s [--in NAME=FILE.npy]... [--out NAME=FILE.npy]...\n"
     "                    [--config FILE.yaml] [--trace FILE.json] [--timing-only]\n"
-    "                    [--allow-hazards] [--json] [--dump-stream FILE.s]\n"
+    "                    [--allow-hazards] [--json] [--csv FILE.csv] [--dump-stream FILE.s]\n"
     "\n"
     "Runs a text program (GM tensors declared with .gm, instructions per core after .core;\n"
     "docs/PROGRAM.md) on the simulated chip: every core's instructions are checked and applied\n"
@@ -43,6 +43,7 @@ static const char exec_help[] =
     "  --timing-only          keep no data (tensors are not loaded; --out is refused)\n"
     "  --allow-hazards        report data hazards as a warning instead of failing\n"
     "  --json                 the summary as JSON\n"
+    "  --csv FILE.csv         per-core summary with msprof-like columns (traces/FORMAT.md)\n"
     "  --dump-stream FILE.s   write the recorded streams back as a program (exec reads it)\n";
 
 /* One --in or --out. */
@@ -57,7 +58,7 @@ typedef struct exec_args {
   const char *program;
   binding *ins, *outs;
   size_t nin, nout;
-  const char *config, *trace, *dump;
+  const char *config, *trace, *dump, *csv;
   bool timing_only, allow_hazards, json;
 } exec_args;
 
@@ -88,9 +89,9 @@ static int parse_args(cli_io *io, int argc, char **argv, exec_args *a, bool *hel
     if (cli_flag(argv, i, "--timing-only")) { a->timing_only = true; continue; }
     if (cli_flag(argv, i, "--allow-hazards")) { a->allow_hazards = true; continue; }
     if (cli_flag(argv, i, "--json")) { a->json = true; continue; }
-    static const char *const valued[] = {"--in", "--out", "--config", "--trace", "--dump-stream"};
+    static const char *const valued[] = {"--in", "--out", "--config", "--trace", "--dump-stream", "--csv"};
     int which = -1;
-    for (int k = 0; k < 5 && which < 0; k++) {
+    for (int k = 0; k < 6 && which < 0; k++) {
       r = cli_opt(argc, argv, &i, valued[k], &v, &e);
       if (r < 0) return cli_fail(io, CMD, &e);
       if (r > 0) which = k;
@@ -103,6 +104,7 @@ static int parse_args(cli_io *io, int argc, char **argv, exec_args *a, bool *hel
     if (which == 2) { a->config = v; continue; }
     if (which == 3) { a->trace = v; continue; }
     if (which == 4) { a->dump = v; continue; }
+    if (which == 5) { a->csv = v; continue; }
     if (argv[i][0] == '-' && argv[i][1] != '\0')
       return cli_usage_error(io, CMD, "unknown option '%s' (cubesim exec --help lists them)",
                              argv[i]);
@@ -331,6 +333,7 @@ static int run_exec(cli_io *io, exec_args *a) {
   }
   for (size_t i = 0; st == CS_OK && i < a->nout; i++) st = write_output(s, &a->outs[i], &e);
   if (st == CS_OK && a->dump) st = dump_streams(p, s, a->dump, &e);
+  if (st == CS_OK && a->csv) st = trc_summary_csv(s, &res, a->csv, &e);
   if (st == CS_OK) {
     if (a->json) {
       cs_json j;
