@@ -44,7 +44,7 @@ void isa_sem_vbinary_work(const isa_insn *in, isa_work *w) {
   const isa_fmt_vbinary *p = &in->u.vbinary;
   w->path = ISA_PATH_VECTOR;
   w->elements = p->count;
-  w->bytes = p->count * elem_bytes(p->dtype); /* produced */
+  w->bytes = p->count * elem_bytes(p->dtype); /* inputs and output have one type */
   w->dtype = p->dtype;
 }
 

@@ -47,7 +47,9 @@ void isa_sem_vcast_work(const isa_insn *in, isa_work *w) {
   const isa_fmt_vcast *p = &in->u.vcast;
   w->path = ISA_PATH_VECTOR;
   w->elements = p->count;
-  w->bytes = p->count * elem_bytes(p->dst_dtype); /* produced */
+  /* a vector repeat covers 256 B of the wider operand (isa_work): fp32 -> fp16 counts 4 B */
+  uint64_t sb = elem_bytes(p->src_dtype), db = elem_bytes(p->dst_dtype);
+  w->bytes = p->count * (sb > db ? sb : db);
   w->dtype = p->dst_dtype;
 }
 

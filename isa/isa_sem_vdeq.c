@@ -47,7 +47,9 @@ void isa_sem_vdeq_work(const isa_insn *in, isa_work *w) {
   const isa_fmt_vdeq *p = &in->u.vdeq;
   w->path = ISA_PATH_VECTOR;
   w->elements = (uint64_t)p->rows * p->cols;
-  w->bytes = w->elements * out_bytes(p); /* produced */
+  /* the wider of the int32 input and the output (isa_work): 4 bytes an element, whatever out */
+  uint64_t ob = out_bytes(p);
+  w->bytes = w->elements * (ob > SRC_ELEM_BYTES ? ob : SRC_ELEM_BYTES);
   w->dtype = p->out_dtype;
 }
 

@@ -191,9 +191,12 @@ void sim_core_raise(sim_core *c, isa_fault_cause cause, const char *fmt, ...) {
 
 void sim_fault_describe(const sim_fault *f, char *out, size_t out_bytes) {
   const isa_op_desc *d = isa_op_info((isa_op)f->insn.op);
-  if (!d) /* raised by the runtime between instructions */
-    snprintf(out, out_bytes, "core %u, after instruction %" PRIu64 ": %s [%s]", f->core, f->index,
-             f->f.msg, isa_fault_name((isa_fault_cause)f->f.cause));
+  if (!d && f->index == 0) /* raised by the runtime before the core issued anything */
+    snprintf(out, out_bytes, "core %u, before its first instruction: %s [%s]", f->core, f->f.msg,
+             isa_fault_name((isa_fault_cause)f->f.cause));
+  else if (!d) /* raised between instructions: index is the stream position, one past the last */
+    snprintf(out, out_bytes, "core %u, after instruction %" PRIu64 ": %s [%s]", f->core,
+             f->index - 1, f->f.msg, isa_fault_name((isa_fault_cause)f->f.cause));
   else
     snprintf(out, out_bytes, "core %u, instruction %" PRIu64 " (%s): %s [%s]", f->core, f->index,
              d->mnemonic, f->f.msg, isa_fault_name((isa_fault_cause)f->f.cause));

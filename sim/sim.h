@@ -75,7 +75,9 @@ size_t sim_core_stream_len(const sim_core *c);
 const isa_insn *sim_core_stream(const sim_core *c);
 /* Host view of an on-chip buffer (NULL for GM, or when timing-only). */
 uint8_t *sim_core_buf(sim_core *c, isa_mem mem);
-/* Describes a fault in one line: "core 0, instruction 12 (mmad): <message>". */
+/* Describes a fault in one line: "core 0, instruction 12 (mmad): <message> [cause]"; a fault
+ * raised between instructions (sim_core_raise, index = the stream position) names the last
+ * instruction issued: "core 0, after instruction 11: ..." ("before its first instruction"). */
 void sim_fault_describe(const sim_fault *f, char *out, size_t out_bytes);
 
 /* ---- replay ------------------------------------------------------------------------------- */

@@ -705,6 +705,18 @@ static void end_flows(engine *e, uint64_t t) {
   e->nflows = w;
 }
 
+/* The first set_flag of wait_flag `w`'s event that dispatch has not reached yet (after `after`),
+ * or NEVER. At a deadlock such a set exists only when dispatch itself is stuck before it. */
+static uint64_t undispatched_set(const eng_core *k, const isa_insn *w, uint64_t after) {
+  for (uint64_t j = k->pc > after + 1 ? k->pc : after + 1; j < k->n; j++) {
+    const isa_insn *in = &k->s[j];
+    if (in->op == ISA_OP_SET_FLAG && in->u.flag.src_pipe == w->u.flag.src_pipe &&
+        in->u.flag.dst_pipe == w->u.flag.dst_pipe && in->u.flag.event_id == w->u.flag.event_id)
+      return j;
+  }
+  return NEVER;
+}
+
 static void describe_deadlock(engine *e) {
   sim_result *res = e->res;
   res->deadlocked = true;
@@ -731,11 +743,21 @@ static void describe_deadlock(engine *e) {
       const isa_insn *in = &k->s[idx];
       const char *mn = isa_op_info((isa_op)in->op)->mnemonic;
       if (in->op == ISA_OP_WAIT_FLAG) {
-        used += (size_t)snprintf(m + used, cap - used,
-                                 " core %u %s waits at instruction %" PRIu64 " (wait_flag %s->%s #%u), "
-                                 "a flag no remaining set_flag sets;",
-                                 c, where, idx, isa_pipe_name((isa_pipe)in->u.flag.src_pipe),
-                                 isa_pipe_name((isa_pipe)in->u.flag.dst_pipe), in->u.flag.event_id);
+        /* the set may exist but sit behind a dispatch that cannot move (a full queue) */
+        uint64_t set = undispatched_set(k, in, idx);
+        const char *sp = isa_pipe_name((isa_pipe)in->u.flag.src_pipe);
+        const char *dp = isa_pipe_name((isa_pipe)in->u.flag.dst_pipe);
+        unsigned id = in->u.flag.event_id;
+        if (set != NEVER)
+          used += (size_t)snprintf(m + used, cap - used,
+                                   " core %u %s waits at instruction %" PRIu64 " (wait_flag %s->%s #%u), "
+                                   "whose set_flag (instruction %" PRIu64 ") is not dispatched;",
+                                   c, where, idx, sp, dp, id, set);
+        else
+          used += (size_t)snprintf(m + used, cap - used,
+                                   " core %u %s waits at instruction %" PRIu64 " (wait_flag %s->%s #%u), "
+                                   "a flag no remaining set_flag sets;",
+                                   c, where, idx, sp, dp, id);
         if (!have_fault) {
           have_fault = true;
           sim_fault *f = &res->deadlock;
@@ -743,14 +765,26 @@ static void describe_deadlock(engine *e) {
           f->core = c;
           f->index = idx;
           f->insn = *in;
-          isa_fault_set(&f->f, ISA_FAULT_DEADLOCK, "event_id", in->u.flag.event_id, 0,
-                        "wait_flag %s->%s #%u is never set: %s blocks forever",
-                        isa_pipe_name((isa_pipe)in->u.flag.src_pipe),
-                        isa_pipe_name((isa_pipe)in->u.flag.dst_pipe), in->u.flag.event_id, where);
+          if (set != NEVER)
+            isa_fault_set(&f->f, ISA_FAULT_DEADLOCK, "event_id", id, 0,
+                          "wait_flag %s->%s #%u is never set: its set_flag, instruction %" PRIu64
+                          ", is never dispatched, and %s blocks forever",
+                          sp, dp, id, set, where);
+          else
+            isa_fault_set(&f->f, ISA_FAULT_DEADLOCK, "event_id", id, 0,
+                          "wait_flag %s->%s #%u is never set: %s blocks forever", sp, dp, id, where);
         }
       } else {
-        used += (size_t)snprintf(m + used, cap - used, " core %u %s blocked at instruction %" PRIu64 " (%s);",
-                                 c, where, idx, mn);
+        isa_pipe bp = isa_insn_pipe(in);
+        if (p == ISA_PIPE_COUNT && bp < ISA_PIPE_COUNT && bp != ISA_PIPE_S &&
+            k->pipes[bp].qlen == k->pipes[bp].qcap)
+          used += (size_t)snprintf(m + used, cap - used,
+                                   " core %u %s blocked at instruction %" PRIu64 " (%s): the %s queue "
+                                   "is full (depth %zu);",
+                                   c, where, idx, mn, isa_pipe_name(bp), k->pipes[bp].qcap);
+        else
+          used += (size_t)snprintf(m + used, cap - used, " core %u %s blocked at instruction %" PRIu64 " (%s);",
+                                   c, where, idx, mn);
       }
     }
   }

@@ -1,0 +1,720 @@
+/* Tests of the timing of the cube's data path (DESIGN.md §6): mmad per input type at the
+ * boundaries of its fractal count, k0 from the configuration, the MTE1 links, the fixpipe's
+ * element rate as a GM bandwidth cap, the vector rate, a whole single-tile pipeline joined by
+ * flags, set_flag leaving its pipe free, pipe_barrier on one pipe, and a deadlock from a full
+ * queue. Every cycle count is derived by hand in the comments from the configuration below;
+ * start and end cycles of single instructions are read back from the trace (args.start_cycle,
+ * args.end_cycle; traces/FORMAT.md). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/sim.h"
+#include "sim/sim_trace.h"
+#include "support/json_check.h"
+
+/* The configuration with round numbers of tests/sim/test_engine.c (1000 MHz, so 1 GB/s is
+ * 1 byte/cycle):
+ *   dispatch 1 cycle (the first instruction enters its queue at cycle 1), queues of 16;
+ *   MTE2 64 B/cycle, latency 10; MTE3 64 B/cycle, latency 10;
+ *   MTE1 L1->L0A 256, L1->L0B 128, L1->BT 32, L1->FB 32 B/cycle, latency 5;
+ *   cube: head 2 cycles, latency 3; macs/cycle are the defaults: fp16 4096 and bf16 4096
+ *     (k0 = 4096 / 256 = 16), int8 8192 (k0 32), int4 16384 (k0 64);
+ *   fixpipe 64 elements/cycle, latency 7; vector 256 B/cycle, latency 4;
+ *   HBM 128 B/cycle; L2 off unless a test turns it on (then 256 B/cycle, hit 20, miss 100):
+ *   with L2 off every GM access, read or write, adds the miss latency 100. */
+static void test_config(sim_config *c) {
+  sim_config_defaults(c);
+  c->chip_cores = 1;
+  c->chip_clock_mhz = 1000;
+  c->scalar_dispatch_cycles = 1;
+  c->scalar_queue_depth = 16;
+  c->mte2_gm_bytes_per_cycle = 64;
+  c->mte2_latency_cycles = 10;
+  c->mte3_gm_bytes_per_cycle = 64;
+  c->mte3_latency_cycles = 10;
+  c->mte1_l0a_bytes_per_cycle = 256;
+  c->mte1_l0b_bytes_per_cycle = 128;
+  c->mte1_bt_bytes_per_cycle = 32;
+  c->mte1_fb_bytes_per_cycle = 32;
+  c->mte1_latency_cycles = 5;
+  c->cube_head_cycles = 2;
+  c->cube_latency_cycles = 3;
+  c->fixpipe_elements_per_cycle = 64;
+  c->fixpipe_latency_cycles = 7;
+  c->vector_bytes_per_cycle = 256;
+  c->vector_latency_cycles = 4;
+  c->gm_hbm_gb_per_s = 128;
+  c->l2_enabled = false;
+  c->l2_gb_per_s = 256;
+  c->l2_hit_latency_cycles = 20;
+  c->l2_miss_latency_cycles = 100;
+}
+
+#define MAX_INSNS 32
+
+/* When each instruction of core 0 ran, from the trace. */
+typedef struct times {
+  uint64_t start[MAX_INSNS], busy_end[MAX_INSNS], end[MAX_INSNS];
+  bool seen[MAX_INSNS];
+} times;
+
+typedef struct fixture {
+  sim *s;
+  uint64_t a, b, c; /* three 64 KiB GM tensors */
+  sim_result res;
+  cs_err err;
+  times t;
+} fixture;
+
+static void setup_with(fixture *f, const sim_config *c) {
+  memset(f, 0, sizeof *f);
+  assert_int_equal(sim_create(c, NULL, &f->s, &f->err), CS_OK);
+  assert_int_equal(sim_gm_alloc(f->s, "a", 65536, &f->a, &f->err), CS_OK);
+  assert_int_equal(sim_gm_alloc(f->s, "b", 65536, &f->b, &f->err), CS_OK);
+  assert_int_equal(sim_gm_alloc(f->s, "c", 65536, &f->c, &f->err), CS_OK);
+}
+
+static void setup(fixture *f) {
+  sim_config c;
+  test_config(&c);
+  setup_with(f, &c);
+}
+
+static void teardown(fixture *f) {
+  sim_result_free(&f->res);
+  sim_destroy(f->s);
+}
+
+static void issue(fixture *f, isa_insn in) {
+  sim_core *c = sim_get_core(f->s, 0);
+  if (sim_core_issue(c, &in) != CS_OK) {
+    char msg[512];
+    sim_fault_describe(sim_core_fault(c), msg, sizeof msg);
+    fail_msg("issue failed: %s", msg);
+  }
+}
+
+/* Replays with a trace and reads every instruction's cycles back from its X event. */
+static cs_status run(fixture *f) {
+  char dir[64], path[128];
+  snprintf(dir, sizeof dir, "/tmp/cubesim_cube_timing_XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/t.json", dir);
+  sim_trace *tr = NULL;
+  assert_int_equal(sim_trace_open(path, sim_get_config(f->s), &tr, &f->err), CS_OK);
+  sim_result_free(&f->res);
+  sim_run_options o = {tr, false};
+  cs_status st = sim_run(f->s, &o, &f->res, &f->err);
+  cs_err e2;
+  assert_int_equal(sim_trace_close(tr, true, &e2), CS_OK);
+  jc_error je;
+  jc_doc *doc = jc_parse_file(path, &je);
+  if (!doc) fail_msg("trace: %s at %u:%u", je.msg, je.line, je.column);
+  memset(&f->t, 0, sizeof f->t);
+  const jc_value *ev = jc_get(jc_root(doc), "traceEvents");
+  for (size_t i = 0; i < jc_count(ev); i++) {
+    const jc_value *e = jc_at(ev, i);
+    const char *ph = jc_get_string(e, "ph");
+    if (!ph || strcmp(ph, "X") != 0) continue;
+    uint64_t idx;
+    assert_true(jc_get_u64(e, "args.index", &idx));
+    assert_true(idx < MAX_INSNS);
+    assert_false(f->t.seen[idx]);
+    f->t.seen[idx] = true;
+    assert_true(jc_get_u64(e, "args.start_cycle", &f->t.start[idx]));
+    assert_true(jc_get_u64(e, "args.busy_end_cycle", &f->t.busy_end[idx]));
+    assert_true(jc_get_u64(e, "args.end_cycle", &f->t.end[idx]));
+  }
+  jc_free(doc);
+  remove(path);
+  rmdir(dir);
+  return st;
+}
+
+/* Instruction idx started at `start`, freed its pipe at `busy_end` and completed at `end`. */
+static void assert_times(const fixture *f, unsigned idx, uint64_t start, uint64_t busy_end, uint64_t end) {
+  assert_true(f->t.seen[idx]);
+  if (f->t.start[idx] != start || f->t.busy_end[idx] != busy_end || f->t.end[idx] != end)
+    fail_msg("instruction %u: start %llu, busy_end %llu, end %llu; expected %llu, %llu, %llu", idx,
+             (unsigned long long)f->t.start[idx], (unsigned long long)f->t.busy_end[idx],
+             (unsigned long long)f->t.end[idx], (unsigned long long)start,
+             (unsigned long long)busy_end, (unsigned long long)end);
+}
+
+/* ---- instruction builders ----------------------------------------------------------------- */
+
+static isa_insn copy(isa_op op, isa_mem dm, uint64_t doff, isa_mem sm, uint64_t soff, uint32_t bytes) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = op;
+  in.u.copy.dst = (isa_addr){dm, doff};
+  in.u.copy.src = (isa_addr){sm, soff};
+  in.u.copy.block_count = 1;
+  in.u.copy.block_len_bytes = bytes;
+  return in;
+}
+
+static isa_insn flag(isa_op op, isa_pipe src, isa_pipe dst, uint32_t id) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = op;
+  in.u.flag.src_pipe = src;
+  in.u.flag.dst_pipe = dst;
+  in.u.flag.event_id = id;
+  return in;
+}
+
+static isa_insn barrier(isa_pipe p) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_PIPE_BARRIER;
+  in.u.barrier.pipe = p;
+  return in;
+}
+
+static isa_insn mmad(isa_dtype t, uint32_t m, uint32_t n, uint32_t k) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_MMAD;
+  in.u.mmad.dst = (isa_addr){ISA_MEM_L0C, 0};
+  in.u.mmad.a = (isa_addr){ISA_MEM_L0A, 0};
+  in.u.mmad.b = (isa_addr){ISA_MEM_L0B, 0};
+  in.u.mmad.dtype = t;
+  in.u.mmad.m = m;
+  in.u.mmad.n = n;
+  in.u.mmad.k = k;
+  in.u.mmad.init_c = 1;
+  return in;
+}
+
+/* load_l0a / load_l0b of int8 fractals from L1:src_off: `repeat` repeats, each one fractal, or
+ * with `transpose` one 32 x 32 square of two fractals. */
+static isa_insn load(isa_op op, uint64_t dst_off, uint64_t src_off, uint32_t start, uint32_t repeat,
+                     uint32_t src_stride, uint32_t transpose) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = op;
+  in.u.load2d.dst = (isa_addr){op == ISA_OP_LOAD_L0A ? ISA_MEM_L0A : ISA_MEM_L0B, dst_off};
+  in.u.load2d.src = (isa_addr){ISA_MEM_L1, src_off};
+  in.u.load2d.dtype = ISA_INT8;
+  in.u.load2d.start_index = start;
+  in.u.load2d.repeat_times = repeat;
+  in.u.load2d.src_stride = src_stride;
+  in.u.load2d.if_transpose = transpose;
+  return in;
+}
+
+/* ND rows x cols int8 in GM -> L1 as NZ (docs/ISA.md, "Building mmad's operands"). */
+static isa_insn nd2nz(uint64_t l1_off, uint64_t gm, uint32_t rows, uint32_t cols) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_COPY_GM_L1_ND2NZ;
+  isa_fmt_nd2nz *p = &in.u.nd2nz;
+  p->dst = (isa_addr){ISA_MEM_L1, l1_off};
+  p->src = (isa_addr){ISA_MEM_GM, gm};
+  p->dtype = ISA_INT8;
+  p->nd_num = 1;
+  p->n_value = rows;
+  p->d_value = cols;
+  p->src_d_value = cols;
+  p->dst_nz_c0_stride = (rows + 15) / 16 * 16;
+  p->dst_nz_n_stride = 1;
+  return in;
+}
+
+/* An m x n tile of L0C:0 (int32, or fp32 for the F322 modes) out through the fixpipe, ND. */
+static isa_insn fixpipe(isa_mem dm, uint64_t doff, isa_quant_mode q, isa_dtype out, uint32_t m,
+                        uint32_t n) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_FIXPIPE;
+  isa_fmt_fixpipe *p = &in.u.fixpipe;
+  p->dst = (isa_addr){dm, doff};
+  p->src = (isa_addr){ISA_MEM_L0C, 0};
+  p->l0c_dtype = ISA_INT32;
+  p->out_dtype = out;
+  p->quant_pre = q;
+  p->deq_scalar = 0x400000000000ull | 0x3F800000u; /* S = 1, scale 1.0 */
+  p->nz2nd_en = 1;
+  p->n_size = n;
+  p->m_size = m;
+  p->src_stride = (m + 15) / 16 * 16;
+  p->dst_stride = n;
+  p->nd_num = 1;
+  return in;
+}
+
+static isa_insn vdeq(isa_dtype out, uint32_t rows, uint32_t cols) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_VDEQ;
+  isa_fmt_vdeq *p = &in.u.vdeq;
+  p->dst = (isa_addr){ISA_MEM_UB, 0x10000};
+  p->src = (isa_addr){ISA_MEM_UB, 0};
+  p->scale = (isa_addr){ISA_MEM_UB, 0x20000};
+  p->out_dtype = out;
+  p->rows = rows;
+  p->cols = cols;
+  p->src_row_stride = cols;
+  p->dst_row_stride = cols;
+  return in;
+}
+
+/* ---- mmad --------------------------------------------------------------------------------- */
+
+/* One mmad alone: it enters the M queue at 1 and starts at once; it occupies the cube for
+ * ceil(m/16)·ceil(n/16)·ceil(k/k0) + head (2) cycles and completes latency (3) later:
+ * total = 1 + fractals + 2 + 3. */
+static void expect_mmad(const sim_config *c, isa_dtype t, uint32_t m, uint32_t n, uint32_t k,
+                        uint64_t fractals) {
+  fixture f;
+  setup_with(&f, c);
+  issue(&f, mmad(t, m, n, k));
+  assert_int_equal(run(&f), CS_OK);
+  assert_times(&f, 0, 1, 1 + fractals + 2, 1 + fractals + 2 + 3);
+  assert_int_equal(f.res.total_cycles, 1 + fractals + 2 + 3);
+  assert_int_equal(f.res.stats.core[0].pipe_busy_cycles[ISA_PIPE_M], fractals + 2);
+  assert_int_equal(f.res.stats.macs, (uint64_t)m * n * k);
+  teardown(&f);
+}
+
+/* Each input type with m = 32, n = 48, k = 2·k0 (2 x 3 x 2 = 12 fractal steps), then one more
+ * row of fractals (m = 33: 3 x 3 x 2 = 18), one more column (n = 49: 2 x 4 x 2 = 16), one more
+ * k-block (k = 2·k0 + 1: 2 x 3 x 3 = 18); k = 2·k0 - 1 still takes 2 k-blocks (12). */
+static void test_sim_cube_mmad_per_dtype_at_the_fractal_boundary(void **state) {
+  (void)state;
+  sim_config c;
+  test_config(&c);
+  static const struct {
+    isa_dtype t;
+    uint32_t k0;
+  } types[] = {{ISA_INT8, 32}, {ISA_INT4, 64}, {ISA_FP16, 16}, {ISA_BF16, 16}};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+    uint32_t k0 = types[i].k0;
+    expect_mmad(&c, types[i].t, 32, 48, 2 * k0, 12);     /* 1 + 12 + 2 + 3 = 18 */
+    expect_mmad(&c, types[i].t, 33, 48, 2 * k0, 18);     /* 24 */
+    expect_mmad(&c, types[i].t, 32, 49, 2 * k0, 16);     /* 22 */
+    expect_mmad(&c, types[i].t, 32, 48, 2 * k0 + 1, 18); /* 24 */
+    expect_mmad(&c, types[i].t, 32, 48, 2 * k0 - 1, 12); /* 18 */
+    expect_mmad(&c, types[i].t, 16, 16, 1, 1);           /* the smallest: 1 + 1 + 2 + 3 = 7 */
+  }
+}
+
+/* k0 is cube.macs_per_cycle_<type> / 256. int8 32 x 32 x 128: 2 x 2 x ceil(128/k0) fractal steps:
+ * 8192 MACs/cycle (k0 32): 16; 4096 (k0 16): 32; 16384 (k0 64): 8. fp16 32 x 32 x 64 with
+ * 8192 MACs/cycle (k0 32): 2 x 2 x 2 = 8 instead of 16 at the default 4096. The data layout
+ * (k0 of the type, docs/ISA.md) does not change. */
+static void test_sim_cube_k0_follows_macs_per_cycle(void **state) {
+  (void)state;
+  sim_config c;
+  static const struct {
+    uint64_t macs;
+    uint64_t k0, fractals;
+  } int8_rates[] = {{8192, 32, 16}, {4096, 16, 32}, {16384, 64, 8}};
+  for (size_t i = 0; i < sizeof int8_rates / sizeof int8_rates[0]; i++) {
+    test_config(&c);
+    c.cube_macs_per_cycle_int8 = int8_rates[i].macs;
+    fixture f;
+    setup_with(&f, &c);
+    assert_int_equal(sim_get_derived(f.s)->cube_k0_int8, int8_rates[i].k0);
+    teardown(&f);
+    expect_mmad(&c, ISA_INT8, 32, 32, 128, int8_rates[i].fractals);
+    /* the other types keep their rates */
+    expect_mmad(&c, ISA_FP16, 32, 32, 64, 16);
+  }
+  test_config(&c);
+  c.cube_macs_per_cycle_fp16 = 8192;
+  expect_mmad(&c, ISA_FP16, 32, 32, 64, 8);
+  expect_mmad(&c, ISA_BF16, 32, 32, 64, 16); /* bf16 has its own rate */
+  c.cube_macs_per_cycle_int4 = 4096;          /* int4 at k0 16: 2 x 2 x 8 for k = 128 */
+  expect_mmad(&c, ISA_INT4, 32, 32, 128, 32);
+}
+
+/* ---- MTE1 links --------------------------------------------------------------------------- */
+
+/* load_l0a moves 512-byte fractals at 256 B/cycle, load_l0b at 128 B/cycle; latency 5.
+ *   load_l0a, 3 fractals = 1536 B: 6 cycles: 1 .. 7, done at 12;
+ *   load_l0b, 3 fractals: 12 cycles: 1 .. 13, done at 18;
+ *   load_l0b transposing 2 int8 squares of 2 fractals = 2048 B: 16 cycles: 1 .. 17, done at 22.
+ * Back to back on MTE1 (l0a then l0b), the second starts when the first frees the pipe (7), not
+ * when it completes (12): 7 .. 19, done at 24. */
+static void test_sim_cube_loads_use_their_link_rates(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  issue(&f, load(ISA_OP_LOAD_L0A, 0, 0, 0, 3, 1, 0));
+  assert_int_equal(run(&f), CS_OK);
+  assert_times(&f, 0, 1, 7, 12);
+  assert_int_equal(f.res.stats.core[0].path_bytes[ISA_PATH_L1_TO_L0A], 1536);
+  teardown(&f);
+
+  setup(&f);
+  issue(&f, load(ISA_OP_LOAD_L0B, 0, 0, 0, 3, 1, 0));
+  assert_int_equal(run(&f), CS_OK);
+  assert_times(&f, 0, 1, 13, 18);
+  teardown(&f);
+
+  setup(&f);
+  issue(&f, load(ISA_OP_LOAD_L0B, 0, 0, 0, 2, 2, 1));
+  assert_int_equal(run(&f), CS_OK);
+  assert_times(&f, 0, 1, 17, 22);
+  assert_int_equal(f.res.stats.core[0].path_bytes[ISA_PATH_L1_TO_L0B], 2048);
+  teardown(&f);
+
+  setup(&f);
+  issue(&f, load(ISA_OP_LOAD_L0A, 0, 0, 0, 3, 1, 0));
+  issue(&f, load(ISA_OP_LOAD_L0B, 0, 0, 0, 3, 1, 0));
+  assert_int_equal(run(&f), CS_OK);
+  assert_times(&f, 0, 1, 7, 12);
+  assert_times(&f, 1, 7, 19, 24);
+  assert_int_equal(f.res.total_cycles, 24);
+  assert_int_equal(f.res.stats.core[0].pipe_busy_cycles[ISA_PIPE_MTE1], 18);
+  teardown(&f);
+}
+
+/* L1 -> BT and L1 -> FB at 32 B/cycle, latency 5, at the boundary of the ceil:
+ *   BT 64 B: 2 cycles, done at 1 + 2 + 5 = 8; 68 B: 3 cycles, done at 9;
+ *   FB 256 B (32 quant words): 8 cycles, done at 14; 264 B: 9 cycles, done at 15. */
+static void test_sim_cube_bias_table_and_fixpipe_buffer_copies(void **state) {
+  (void)state;
+  static const struct {
+    isa_op op;
+    isa_mem mem;
+    uint32_t bytes;
+    uint64_t busy, end;
+  } cases[] = {
+      {ISA_OP_COPY_L1_BT, ISA_MEM_BT, 64, 3, 8},
+      {ISA_OP_COPY_L1_BT, ISA_MEM_BT, 68, 4, 9},
+      {ISA_OP_COPY_L1_FB, ISA_MEM_FB, 256, 9, 14},
+      {ISA_OP_COPY_L1_FB, ISA_MEM_FB, 264, 10, 15},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    fixture f;
+    setup(&f);
+    issue(&f, copy(cases[i].op, cases[i].mem, 0, ISA_MEM_L1, 0, cases[i].bytes));
+    assert_int_equal(run(&f), CS_OK);
+    assert_times(&f, 0, 1, cases[i].busy, cases[i].end);
+    assert_int_equal(f.res.total_cycles, cases[i].end);
+    teardown(&f);
+  }
+}
+
+/* ---- fixpipe ------------------------------------------------------------------------------ */
+
+/* The fixpipe converts 64 elements a cycle: to GM that is a flow capped at 64 x (output size)
+ * B/cycle, sharing GM bandwidth like any transfer, then latency 7 + the L2/HBM latency.
+ * With HBM at 1024 B/cycle the cap binds; a 16 x 32 tile is 512 elements, 8 cycles, whatever
+ * the output type:
+ *   DEQF16 (fp16, 1024 B at 128 B/cycle), NoQuant (int32, 2048 B at 256), REQ8 (int8, 512 B at
+ *   64): 1 .. 9, done at 9 + 7 + 100 (L2 off: HBM latency) = 116.
+ *   16 x 33 fp16: 528 elements = 1056 B at 128 B/cycle = 8.25, rounded up: 1 .. 10, done at 117.
+ * With HBM at 128 B/cycle, NoQuant's 256 B/cycle cap is cut to 128: 16 cycles, done at 124.
+ * With L2 on (256 B/cycle), a write allocates in L2 and pays the hit latency 20: fp16 at 128
+ *   B/cycle: 1 .. 9, done at 9 + 7 + 20 = 36.
+ * To L1 no GM is involved: occupancy ceil(elements / 64), latency 7: 512 elements 1 .. 9, done at
+ *   16; 528 elements 1 .. 10, done at 17. */
+static void test_sim_cube_fixpipe_rate_is_a_gm_bandwidth_cap(void **state) {
+  (void)state;
+  sim_config c;
+  test_config(&c);
+  c.gm_hbm_gb_per_s = 1024;
+  static const struct {
+    isa_quant_mode q;
+    isa_dtype out;
+    uint32_t n;
+    uint64_t busy, end, bytes;
+  } cases[] = {
+      {ISA_QUANT_DEQF16, ISA_FP16, 32, 9, 116, 1024},
+      {ISA_QUANT_NO_QUANT, ISA_INT32, 32, 9, 116, 2048},
+      {ISA_QUANT_REQ8, ISA_INT8, 32, 9, 116, 512},
+      {ISA_QUANT_DEQF16, ISA_FP16, 33, 10, 117, 1056},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    fixture f;
+    setup_with(&f, &c);
+    issue(&f, fixpipe(ISA_MEM_GM, f.c, cases[i].q, cases[i].out, 16, cases[i].n));
+    assert_int_equal(run(&f), CS_OK);
+    assert_times(&f, 0, 1, cases[i].busy, cases[i].end);
+    assert_int_equal(f.res.stats.gm_write_bytes, cases[i].bytes);
+    assert_int_equal(f.res.stats.core[0].path_bytes[ISA_PATH_L0C_TO_GM], cases[i].bytes);
+    teardown(&f);
+  }
+  /* GM slower than the cap */
+  test_config(&c);
+  fixture f;
+  setup_with(&f, &c);
+  issue(&f, fixpipe(ISA_MEM_GM, f.c, ISA_QUANT_NO_QUANT, ISA_INT32, 16, 32));
+  assert_int_equal(run(&f), CS_OK);
+  assert_times(&f, 0, 1, 17, 124);
+  teardown(&f);
+  /* L2 on */
+  test_config(&c);
+  c.l2_enabled = true;
+  setup_with(&f, &c);
+  issue(&f, fixpipe(ISA_MEM_GM, f.c, ISA_QUANT_DEQF16, ISA_FP16, 16, 32));
+  assert_int_equal(run(&f), CS_OK);
+  assert_times(&f, 0, 1, 9, 36);
+  teardown(&f);
+  /* to L1 */
+  setup(&f);
+  issue(&f, fixpipe(ISA_MEM_L1, 0, ISA_QUANT_DEQF16, ISA_FP16, 16, 32));
+  assert_int_equal(run(&f), CS_OK);
+  assert_times(&f, 0, 1, 9, 16);
+  assert_int_equal(f.res.stats.core[0].path_bytes[ISA_PATH_L0C_TO_L1], 1024);
+  teardown(&f);
+  setup(&f);
+  issue(&f, fixpipe(ISA_MEM_L1, 0, ISA_QUANT_DEQF16, ISA_FP16, 16, 33));
+  assert_int_equal(run(&f), CS_OK);
+  assert_times(&f, 0, 1, 10, 17);
+  teardown(&f);
+}
+
+/* ---- vector ------------------------------------------------------------------------------- */
+
+/* The vector unit processes vector.bytes_per_cycle (256) bytes of its elements a cycle, each
+ * element counting the wider of its input and output types (isa/isa_insn.h, isa_work; one
+ * repeat covers 256 B of the widest operand): 4 B for every vdeq (int32 in). Latency 4.
+ *   vdeq 4 x 64 = 256 elements = 1024 B: 4 cycles, 1 .. 5, done at 9, for fp32, fp16 and bf16
+ *   out; 1 x 64 = 256 B: 1 cycle, done at 6; 1 x 65 = 260 B: 2 cycles, done at 7.
+ *   vcast fp32 -> fp16 of 64 elements: 256 B (the fp32 side), 1 cycle, done at 6; of 65: 7. */
+static void test_sim_cube_vector_ops_use_the_vector_rate(void **state) {
+  (void)state;
+  static const struct {
+    isa_dtype out;
+    uint32_t rows, cols;
+    uint64_t busy, end;
+  } cases[] = {
+      {ISA_FP32, 4, 64, 5, 9},
+      {ISA_FP16, 4, 64, 5, 9},
+      {ISA_BF16, 4, 64, 5, 9},
+      {ISA_FP32, 1, 64, 2, 6},
+      {ISA_FP32, 1, 65, 3, 7},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    fixture f;
+    setup(&f);
+    issue(&f, vdeq(cases[i].out, cases[i].rows, cases[i].cols));
+    assert_int_equal(run(&f), CS_OK);
+    assert_times(&f, 0, 1, cases[i].busy, cases[i].end);
+    assert_int_equal(f.res.stats.core[0].path_bytes[ISA_PATH_VECTOR],
+                     (uint64_t)cases[i].rows * cases[i].cols * 4);
+    teardown(&f);
+  }
+  for (uint32_t count = 64; count <= 65; count++) {
+    isa_insn in;
+    memset(&in, 0, sizeof in);
+    in.op = ISA_OP_VCAST;
+    in.u.vcast.dst = (isa_addr){ISA_MEM_UB, 0x10000};
+    in.u.vcast.src = (isa_addr){ISA_MEM_UB, 0};
+    in.u.vcast.src_dtype = ISA_FP32;
+    in.u.vcast.dst_dtype = ISA_FP16;
+    in.u.vcast.count = count;
+    fixture f;
+    setup(&f);
+    issue(&f, in);
+    assert_int_equal(run(&f), CS_OK);
+    assert_times(&f, 0, 1, count == 64 ? 2 : 3, count == 64 ? 6 : 7);
+    teardown(&f);
+  }
+}
+
+/* ---- a whole tile ------------------------------------------------------------------------- */
+
+/* C (16 x 32) = A (16 x 64) · B (64 x 32), int8, out through DEQF16 to GM. Operands as docs/ISA.md
+ * builds them (mb = 1, kb = 2, nb = 2; q = 2 fractals per int8 square). One dispatch a cycle:
+ * instruction i enters its queue at cycle i + 1.
+ *   0 nd2nz A (16 x 64 = 1024 B) MTE2: 1 .. 17 (64 B/cycle), done 17 + 10 + 100 = 127
+ *   1 nd2nz B (64 x 32 = 2048 B) MTE2: starts when A's stream ends, 17 .. 49, done 159
+ *   2 set_flag MTE2->MTE1: leaves the MTE2 queue at 49, fires when A and B are done: 159
+ *   3 wait_flag MTE2->MTE1: MTE1 released at 159
+ *   4 load_l0a, 2 fractals (1024 B at 256): 159 .. 163, done 168
+ *   5 load_l0b k-block 0, one square = 1024 B at 128: 163 .. 171, done 176
+ *   6 load_l0b k-block 1: 171 .. 179, done 184
+ *   7 set_flag MTE1->M: fires when both loads are done: 184
+ *   8 wait_flag MTE1->M: M released at 184
+ *   9 mmad 16 x 32 x 64: 1 x 2 x 2 = 4 + 2 = 6 cycles: 184 .. 190, done 193
+ *  10 set_flag M->FIX: fires at 193
+ *  11 wait_flag M->FIX: FIX released at 193
+ *  12 fixpipe 16 x 32 fp16 = 1024 B at min(64 x 2, HBM 128) = 128 B/cycle: 193 .. 201,
+ *     done 201 + 7 + 100 = 308.
+ * Total 308 cycles, no hazards. */
+static void build_tile(fixture *f) {
+  issue(f, nd2nz(0, f->a, 16, 64));
+  issue(f, nd2nz(0x1000, f->b, 64, 32));
+  issue(f, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+  issue(f, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+  issue(f, load(ISA_OP_LOAD_L0A, 0, 0, 0, 2, 1, 0));
+  issue(f, load(ISA_OP_LOAD_L0B, 0, 0x1000, 0, 1, 4, 1));
+  issue(f, load(ISA_OP_LOAD_L0B, 1024, 0x1000, 2, 1, 4, 1));
+  issue(f, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE1, ISA_PIPE_M, 0));
+  issue(f, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE1, ISA_PIPE_M, 0));
+  issue(f, mmad(ISA_INT8, 16, 32, 64));
+  issue(f, flag(ISA_OP_SET_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0));
+  issue(f, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0));
+  issue(f, fixpipe(ISA_MEM_GM, f->c, ISA_QUANT_DEQF16, ISA_FP16, 16, 32));
+}
+
+static void test_sim_cube_single_tile_pipeline(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  build_tile(&f);
+  assert_int_equal(run(&f), CS_OK);
+  assert_times(&f, 0, 1, 17, 127);
+  assert_times(&f, 1, 17, 49, 159);
+  assert_times(&f, 2, 159, 159, 159);
+  assert_times(&f, 3, 159, 159, 159);
+  assert_times(&f, 4, 159, 163, 168);
+  assert_times(&f, 5, 163, 171, 176);
+  assert_times(&f, 6, 171, 179, 184);
+  assert_times(&f, 7, 184, 184, 184);
+  assert_times(&f, 8, 184, 184, 184);
+  assert_times(&f, 9, 184, 190, 193);
+  assert_times(&f, 10, 193, 193, 193);
+  assert_times(&f, 11, 193, 193, 193);
+  assert_times(&f, 12, 193, 201, 308);
+  assert_int_equal(f.res.total_cycles, 308);
+  assert_int_equal(f.res.hazard_count, 0);
+  const sim_core_stats *k = &f.res.stats.core[0];
+  assert_int_equal(k->pipe_busy_cycles[ISA_PIPE_MTE2], 16 + 32);
+  assert_int_equal(k->pipe_busy_cycles[ISA_PIPE_MTE1], 4 + 8 + 8);
+  assert_int_equal(k->pipe_busy_cycles[ISA_PIPE_M], 6);
+  assert_int_equal(k->pipe_busy_cycles[ISA_PIPE_FIX], 8);
+  assert_int_equal(f.res.stats.macs, 16 * 32 * 64);
+  assert_int_equal(f.res.stats.gm_read_bytes, 1024 + 2048);
+  assert_int_equal(f.res.stats.gm_write_bytes, 1024);
+  teardown(&f);
+}
+
+/* ---- flags, barriers, queues -------------------------------------------------------------- */
+
+/* set_flag does not hold its own pipe: the GM -> UB copy after it on MTE2 starts when the first
+ * copy frees the pipe (17), long before the set fires (127).
+ *   0 copy_gm_l1 1024 B: 1 .. 17, done 127
+ *   1 set_flag MTE2->MTE1: leaves the queue at 17, fires at 127
+ *   2 copy_gm_ub 1024 B: 17 .. 33, done 143
+ *   3 wait_flag MTE2->MTE1: 127
+ *   4 copy_l1_bt 64 B: 127 .. 129, done 134
+ * Total 143: the last GM copy. Had the set held MTE2 until it fired, copy 2 would run 127 .. 143
+ * and complete at 253. */
+static void test_sim_cube_set_flag_does_not_block_its_pipe(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  issue(&f, copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 1024));
+  issue(&f, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+  issue(&f, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.b, 1024));
+  issue(&f, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+  issue(&f, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
+  assert_int_equal(run(&f), CS_OK);
+  assert_times(&f, 0, 1, 17, 127);
+  assert_times(&f, 1, 127, 127, 127);
+  assert_times(&f, 2, 17, 33, 143);
+  assert_times(&f, 3, 127, 127, 127);
+  assert_times(&f, 4, 127, 129, 134);
+  assert_int_equal(f.res.total_cycles, 143);
+  assert_int_equal(f.res.hazard_count, 0);
+  teardown(&f);
+}
+
+/* pipe_barrier(MTE2) holds MTE2 until its earlier work completes, and nothing else:
+ *   0 copy_gm_ub 1024 B: 1 .. 17, done 127
+ *   1 pipe_barrier MTE2: passes at 127
+ *   2 copy_gm_ub 64 B: 127 .. 128, done 238 (without the barrier: 17 .. 18, done 128)
+ *   3 copy_l1_bt 64 B on MTE1, after the barrier in program order: enters at 4, 4 .. 6, done 11
+ * (Without the barrier, a set_flag S->V that nothing waits for keeps the indices.) */
+static void test_sim_cube_pipe_barrier_holds_one_pipe(void **state) {
+  (void)state;
+  for (int with_barrier = 1; with_barrier >= 0; with_barrier--) {
+    fixture f;
+    setup(&f);
+    issue(&f, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1024));
+    issue(&f, with_barrier ? barrier(ISA_PIPE_MTE2) : flag(ISA_OP_SET_FLAG, ISA_PIPE_S, ISA_PIPE_V, 0));
+    issue(&f, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x400, ISA_MEM_GM, f.b, 64));
+    issue(&f, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
+    assert_int_equal(run(&f), CS_OK);
+    assert_times(&f, 0, 1, 17, 127);
+    if (with_barrier) {
+      assert_times(&f, 1, 127, 127, 127);
+      assert_times(&f, 2, 127, 128, 238);
+      assert_int_equal(f.res.total_cycles, 238);
+    } else {
+      assert_times(&f, 2, 17, 18, 128);
+      assert_int_equal(f.res.total_cycles, 128);
+    }
+    assert_times(&f, 3, 4, 6, 11);
+    teardown(&f);
+  }
+}
+
+/* Queues of depth 1: the wait_flag fills the MTE1 queue, the copy behind it cannot enter, so
+ * dispatch stops there and never reaches the set_flag that would release the wait: a deadlock,
+ * reported at cycle 2 (the copy's dispatch slot). With queues of 2 the copy waits in the queue,
+ * the set enters MTE2 at 3 and fires at once (MTE2 is idle), the wait passes at 3 and the copy
+ * runs 3 .. 5, done at 10. */
+static void test_sim_cube_full_queue_deadlocks(void **state) {
+  (void)state;
+  for (uint64_t depth = 1; depth <= 2; depth++) {
+    sim_config c;
+    test_config(&c);
+    c.scalar_queue_depth = depth;
+    fixture f;
+    setup_with(&f, &c);
+    issue(&f, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+    issue(&f, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
+    issue(&f, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+    if (depth == 2) {
+      assert_int_equal(run(&f), CS_OK);
+      assert_times(&f, 0, 3, 3, 3);
+      assert_times(&f, 1, 3, 5, 10);
+      assert_times(&f, 2, 3, 3, 3);
+      assert_int_equal(f.res.total_cycles, 10);
+      teardown(&f);
+      continue;
+    }
+    assert_int_equal(run(&f), CS_EDEADLOCK);
+    assert_true(f.res.deadlocked);
+    assert_int_equal(f.res.deadlock.core, 0);
+    assert_int_equal(f.res.deadlock.index, 0);
+    assert_int_equal(f.res.deadlock.insn.op, ISA_OP_WAIT_FLAG);
+    assert_int_equal(f.res.deadlock.f.cause, ISA_FAULT_DEADLOCK);
+    assert_string_equal(f.res.deadlock.f.operand, "event_id");
+    assert_int_equal(f.res.deadlock.f.value, 0);
+    assert_string_equal(f.res.deadlock.f.msg,
+                        "wait_flag MTE2->MTE1 #0 is never set: its set_flag, instruction 2, is "
+                        "never dispatched, and MTE1 blocks forever");
+    assert_string_equal(f.err.msg,
+                        "deadlock at cycle 2: core 0 MTE1 waits at instruction 0 (wait_flag "
+                        "MTE2->MTE1 #0), whose set_flag (instruction 2) is not dispatched; core 0 "
+                        "dispatch blocked at instruction 1 (copy_l1_bt): the MTE1 queue is full "
+                        "(depth 1);");
+    assert_string_equal(f.res.deadlock_msg, f.err.msg);
+    /* nothing ran: the copy never entered its queue */
+    assert_false(f.t.seen[1]);
+    teardown(&f);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sim_cube_mmad_per_dtype_at_the_fractal_boundary),
+      cmocka_unit_test(test_sim_cube_k0_follows_macs_per_cycle),
+      cmocka_unit_test(test_sim_cube_loads_use_their_link_rates),
+      cmocka_unit_test(test_sim_cube_bias_table_and_fixpipe_buffer_copies),
+      cmocka_unit_test(test_sim_cube_fixpipe_rate_is_a_gm_bandwidth_cap),
+      cmocka_unit_test(test_sim_cube_vector_ops_use_the_vector_rate),
+      cmocka_unit_test(test_sim_cube_single_tile_pipeline),
+      cmocka_unit_test(test_sim_cube_set_flag_does_not_block_its_pipe),
+      cmocka_unit_test(test_sim_cube_pipe_barrier_holds_one_pipe),
+      cmocka_unit_test(test_sim_cube_full_queue_deadlocks),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
