@@ -392,6 +392,63 @@ static void test_sim_engine_gm_and_ub_hazards_across_mte_pipes(void **state) {
   teardown(&f);
 }
 
+static isa_insn vadd(uint64_t dst, uint64_t src0, uint64_t src1, uint32_t count) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_VADD;
+  in.u.vbinary.dst = (isa_addr){ISA_MEM_UB, dst};
+  in.u.vbinary.src0 = (isa_addr){ISA_MEM_UB, src0};
+  in.u.vbinary.src1 = (isa_addr){ISA_MEM_UB, src1};
+  in.u.vbinary.dtype = ISA_FP32;
+  in.u.vbinary.count = count;
+  return in;
+}
+
+/* Within the vector pipe, dependent instructions need pipe_barrier(V) (Ascend C's
+ * PipeBarrier<PIPE_V>): the second vadd reads what the first still writes (they overlap: the
+ * first occupies V for 1024 B / 256 = 4 cycles, then 4 of latency). With the barrier: none, and
+ * the second starts when the first completes: 1 + 4 + 4 = 9, done at 9 + 4 + 4 = 17. */
+static void test_sim_engine_vector_pipe_needs_its_own_barrier(void **state) {
+  (void)state;
+  for (int with_barrier = 0; with_barrier <= 1; with_barrier++) {
+    fixture f;
+    setup(&f);
+    issue(&f, 0, vadd(0, 4096, 8192, 256));
+    if (with_barrier) issue(&f, 0, barrier(ISA_PIPE_V));
+    issue(&f, 0, vadd(12288, 0, 8192, 256));
+    assert_int_equal(run(&f, true), CS_OK);
+    if (with_barrier) {
+      assert_int_equal(f.res.hazard_count, 0);
+      assert_int_equal(f.res.total_cycles, 17);
+    } else {
+      assert_int_equal(f.res.hazard_count, 1);
+      assert_int_equal(f.res.hazards[0].kind, SIM_HAZARD_RAW);
+      assert_int_equal(f.res.hazards[0].earlier_pipe, ISA_PIPE_V);
+      assert_int_equal(f.res.hazards[0].later_pipe, ISA_PIPE_V);
+      assert_int_equal(f.res.hazards[0].lo, 0);
+      assert_int_equal(f.res.hazards[0].hi, 1024);
+    }
+    teardown(&f);
+  }
+}
+
+/* Two pipes writing the same UB bytes with nothing ordering them: WAW. MTE2 writes UB [0, 512)
+ * from GM (done at 1 + 8 + 110); the vector unit writes UB [256, 768) at cycle 2. */
+static void test_sim_engine_unordered_writes_are_a_waw_hazard(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 512));
+  issue(&f, 0, vadd(256, 4096, 8192, 128));
+  assert_int_equal(run(&f, true), CS_OK);
+  assert_int_equal(f.res.hazard_count, 1);
+  assert_int_equal(f.res.hazards[0].kind, SIM_HAZARD_WAW);
+  assert_int_equal(f.res.hazards[0].mem, ISA_MEM_UB);
+  assert_int_equal(f.res.hazards[0].lo, 256);
+  assert_int_equal(f.res.hazards[0].hi, 512);
+  teardown(&f);
+}
+
 /* A wait that no set satisfies is a deadlock naming the pipes and the event. */
 static void test_sim_engine_wait_without_set_deadlocks(void **state) {
   (void)state;
@@ -489,6 +546,8 @@ int main(void) {
       cmocka_unit_test(test_sim_engine_missing_flag_is_a_raw_hazard),
       cmocka_unit_test(test_sim_engine_reuse_before_read_is_a_war_hazard),
       cmocka_unit_test(test_sim_engine_gm_and_ub_hazards_across_mte_pipes),
+      cmocka_unit_test(test_sim_engine_vector_pipe_needs_its_own_barrier),
+      cmocka_unit_test(test_sim_engine_unordered_writes_are_a_waw_hazard),
       cmocka_unit_test(test_sim_engine_wait_without_set_deadlocks),
       cmocka_unit_test(test_sim_engine_wait_on_scalar_holds_dispatch),
       cmocka_unit_test(test_sim_engine_two_simulators_are_independent),
