@@ -198,7 +198,8 @@ rt_ltensor rt_alloc(rt_queue *q, isa_dtype dtype) {
 }
 
 static bool slot_ok(rt_queue *q, rt_ltensor t, int want, const char *what) {
-  if (t.slot < 0 || (unsigned)t.slot >= q->nslots || t.pos != q->pos) {
+  if (t.slot < 0 || (unsigned)t.slot >= q->nslots || t.pos != q->pos ||
+      t.off != q->base_off + (uint64_t)t.slot * q->slot_bytes) {
     rt_fail(q->ctx, "queue '%s': %s of a tensor that does not come from this queue", q->name, what);
     return false;
   }
