@@ -191,8 +191,11 @@ cs_status rt_tiling_auto(const sim_config *cfg, const rt_matmul_types *ty, uint3
       if (rt_tiling_check(cfg, ty, &t, NULL) == CS_OK) { found = true; break; }
       t.l0c_slots = 1;
       if (rt_tiling_check(cfg, ty, &t, NULL) == CS_OK) { found = true; break; }
-      if (t.base_n > 16 && t.base_n >= t.base_m) t.base_n = up(t.base_n / 2, ty->b_nz && !ty->b_trans ? c0 : 16);
+      /* an NZ B keeps base_n a multiple of C0, so it may stop shrinking above 16 */
+      uint32_t half_n = up(t.base_n / 2, ty->b_nz && !ty->b_trans ? c0 : 16);
+      if (half_n < t.base_n && t.base_n >= t.base_m) t.base_n = half_n;
       else if (t.base_m > 16) t.base_m = up(t.base_m / 2, 16);
+      else if (half_n < t.base_n) t.base_n = half_n;
       else break;
     }
     if (found) break;
