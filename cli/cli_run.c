@@ -146,19 +146,19 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
       fputs(run_usage, io->out);
       return 0;
     }
-    if ((r = cli_opt(argc, argv, &i, "--in", &v, &err)) != 0 || (r = cli_opt(argc, argv, &i, "--attr", &v, &err)) != 0 ||
-        (r = cli_opt(argc, argv, &i, "--out", &v, &err)) != 0 || (r = cli_opt(argc, argv, &i, "--set", &v, &err)) != 0) {
-      if (r < 0) return cli_fail(io, "run", &err);
-      const char *opt = argv[i][2] == 'i' ? "--in" : argv[i][2] == 'a' ? "--attr" : argv[i][2] == 'o' ? "--out" : "--set";
-      /* argv[i] is the value when given as a separate word; find which option it was */
-      kv *list;
-      int *n;
-      if (strncmp(argv[i], "--in", 4) == 0 || (i > 0 && strcmp(argv[i - 1], "--in") == 0)) list = ins, n = &nin, opt = "--in";
-      else if (strncmp(argv[i], "--attr", 6) == 0 || (i > 0 && strcmp(argv[i - 1], "--attr") == 0)) list = attrs, n = &nattr, opt = "--attr";
-      else if (strncmp(argv[i], "--out", 5) == 0 || (i > 0 && strcmp(argv[i - 1], "--out") == 0)) list = outs, n = &nout, opt = "--out";
-      else list = sets, n = &nset, opt = "--set";
-      if (*n == MAX_ARGS) return cli_usage_error(io, "run", "too many %s options (at most %d)", opt, MAX_ARGS);
-      if (split_kv(v, opt, &list[*n], &err) < 0) return cli_fail(io, "run", &err);
+    /* the NAME=VALUE options; cli_opt moves i to the value when it is a separate word */
+    static const char *const kv_opts[4] = {"--in", "--attr", "--out", "--set"};
+    kv *const kv_lists[4] = {ins, attrs, outs, sets};
+    int *const kv_counts[4] = {&nin, &nattr, &nout, &nset};
+    int which = -1;
+    for (int o = 0; o < 4 && which < 0; o++) {
+      if ((r = cli_opt(argc, argv, &i, kv_opts[o], &v, &err)) < 0) return cli_fail(io, "run", &err);
+      if (r > 0) which = o;
+    }
+    if (which >= 0) {
+      int *n = kv_counts[which];
+      if (*n == MAX_ARGS) return cli_usage_error(io, "run", "too many %s options (at most %d)", kv_opts[which], MAX_ARGS);
+      if (split_kv(v, kv_opts[which], &kv_lists[which][*n], &err) < 0) return cli_fail(io, "run", &err);
       (*n)++;
       continue;
     }
