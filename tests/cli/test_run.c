@@ -339,7 +339,19 @@ static void test_cli_run_generated_inputs(void **state) {
               "--seed", "2", "--out", o3, NULL);
   expect_ok(&r);
   free_result(&r);
+  /* the same run with --opt=VALUE words */
+  char o4[220];
+  snprintf(o4, sizeof o4, "--out=output=%s", tmp_path(&t, 3, "d.npy"));
+  r = run_cli("run", "linear", "--attr=m=24", "--attr=n=40", "--attr=k=64", "--set=chip.cores=4", "--seed=1", o4, NULL);
+  expect_ok(&r);
+  free_result(&r);
   cs_npy a, b, c;
+  read_npy(t.path[3], &a);
+  read_npy(t.path[1], &b);
+  assert_int_equal(a.data_bytes, b.data_bytes);
+  assert_memory_equal(a.data, b.data, a.data_bytes);
+  cs_npy_free(&a);
+  cs_npy_free(&b);
   read_npy(t.path[0], &a);
   read_npy(t.path[1], &b);
   read_npy(t.path[2], &c);

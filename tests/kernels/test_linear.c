@@ -486,7 +486,8 @@ static void test_linear_error_shapes(void **state) {
   (void)state;
   static const int8_t z8[256];
   static const int32_t z32[16];
-  const float ones[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  float ones[64];
+  for (int i = 0; i < 64; i++) ones[i] = 1;
   runner r;
   /* k of x vs weight */
   runner_init(&r);
