@@ -72,7 +72,7 @@ void rt_tiling_footprint(const rt_matmul_types *ty, const rt_tiling *t, uint64_t
   bytes[ISA_MEM_L0A] = f.a2 * t->l0_slots;
   bytes[ISA_MEM_L0B] = f.b2 * t->l0_slots;
   bytes[ISA_MEM_L0C] = f.co1 * t->l0c_slots;
-  bytes[ISA_MEM_BT] = f.bt;
+  bytes[ISA_MEM_BT] = ty->has_bias ? f.bt : 0; /* the bias table queue exists only with a bias */
   bytes[ISA_MEM_FB] = f.fb;
 }
 
