@@ -116,8 +116,11 @@ static void test_rt_tiling_auto_int8_4096_cubed(void **state) {
   assert_int_equal(fp[ISA_MEM_L0B], 2 * 32768);
   assert_int_equal(fp[ISA_MEM_L0C], 131072);
   assert_int_equal(fp[ISA_MEM_UB], 0);
-  assert_int_equal(fp[ISA_MEM_BT], 256 * 4);
+  assert_int_equal(fp[ISA_MEM_BT], 0); /* no bias */
   assert_int_equal(fp[ISA_MEM_FB], 256 * 8);
+  ty.has_bias = true;
+  rt_tiling_footprint(&ty, &t, fp);
+  assert_int_equal(fp[ISA_MEM_BT], 256 * 4);
 }
 
 /* fp16 8192^3 (fp32 out), Huawei's calibration sample: fp16 fractals are 16 x 16, so base_k 64
