@@ -173,6 +173,7 @@ typedef struct lin_case {
   int magnitude;       /* SCALES_* */
   const char *base_m, *base_n, *base_k, *step_k;
   uint64_t seed;
+  uint64_t ub_bytes;   /* 0: the 910B's UB */
 } lin_case;
 
 typedef struct lin_data {
@@ -314,6 +315,7 @@ static uint32_t lin_expected(const lin_case *c, const lin_data *d, uint32_t b, u
 static unsigned run_case(const lin_case *c) {
   runner r;
   runner_init(&r);
+  if (c->ub_bytes) r.cfg.buffers_ub_bytes = c->ub_bytes; /* read when the run creates its chip */
   lin_data d;
   lin_build(&r, c, &d);
   run_ok(&r);
@@ -353,7 +355,7 @@ static void test_linear_layouts_bias_and_scales_nd(void **state) {
   for (unsigned v = 0; v < 32; v++) {
     lin_case c = {1, false, 37, 50, 45, (v & 1) != 0, (v & 2) != 0, false, false,
                   (v & 4) ? BIAS_N : BIAS_NONE, SC_N, (v & 8) != 0, (v & 16) != 0, SCALES_SMALL,
-                  NULL, NULL, NULL, NULL, 100 + v};
+                  NULL, NULL, NULL, NULL, 100 + v, 0};
     shows += run_case(&c);
   }
   assert_true(shows > 0); /* the fp19 truncation made a difference somewhere */
@@ -367,7 +369,7 @@ static void test_linear_nz_weight(void **state) {
     bool tb = v & 1;
     lin_case c = {1, false, 21, tb ? 48 : 64, tb ? 64 : 48, (v & 2) != 0, tb, true, false,
                   (v & 4) ? BIAS_1N : BIAS_NONE, SC_1N, (v & 8) != 0, (v & 16) != 0, SCALES_SMALL,
-                  NULL, NULL, NULL, NULL, 200 + v};
+                  NULL, NULL, NULL, NULL, 200 + v, 0};
     run_case(&c);
   }
 }
@@ -377,7 +379,7 @@ static void test_linear_per_tensor_scale(void **state) {
   (void)state;
   for (unsigned v = 0; v < 4; v++) {
     lin_case c = {1, false, 20, 33, 70, false, false, false, false, BIAS_N, SC_1, (v & 1) != 0, (v & 2) != 0,
-                  SCALES_SMALL, NULL, NULL, NULL, NULL, 300 + v};
+                  SCALES_SMALL, NULL, NULL, NULL, NULL, 300 + v, 0};
     run_case(&c);
   }
 }
@@ -386,14 +388,14 @@ static void test_linear_per_tensor_scale(void **state) {
 static void test_linear_batch(void **state) {
   (void)state;
   const lin_case cases[] = {
-      {3, true, 17, 40, 33, false, false, false, true, BIAS_BN, SC_BN, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 401},
-      {3, true, 17, 40, 33, false, false, false, true, BIAS_BN, SC_BN, true, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 402},
-      {3, true, 17, 40, 33, true, true, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 403},
-      {3, true, 17, 40, 33, false, true, false, false, BIAS_1N, SC_1N, true, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 404},
-      {3, true, 17, 40, 33, false, false, false, true, BIAS_N, SC_1, false, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 405},
-      {3, true, 17, 64, 48, false, false, true, true, BIAS_BN, SC_BN, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 406},
-      {3, true, 17, 64, 48, false, false, true, false, BIAS_NONE, SC_N, true, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 407},
-      {1, true, 17, 40, 33, false, false, false, true, BIAS_BN, SC_BN, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 408},
+      {3, true, 17, 40, 33, false, false, false, true, BIAS_BN, SC_BN, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 401, 0},
+      {3, true, 17, 40, 33, false, false, false, true, BIAS_BN, SC_BN, true, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 402, 0},
+      {3, true, 17, 40, 33, true, true, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 403, 0},
+      {3, true, 17, 40, 33, false, true, false, false, BIAS_1N, SC_1N, true, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 404, 0},
+      {3, true, 17, 40, 33, false, false, false, true, BIAS_N, SC_1, false, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 405, 0},
+      {3, true, 17, 64, 48, false, false, true, true, BIAS_BN, SC_BN, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 406, 0},
+      {3, true, 17, 64, 48, false, false, true, false, BIAS_NONE, SC_N, true, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 407, 0},
+      {1, true, 17, 40, 33, false, false, false, true, BIAS_BN, SC_BN, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 408, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
 }
@@ -402,12 +404,12 @@ static void test_linear_batch(void **state) {
 static void test_linear_edges_and_fb_chunks(void **state) {
   (void)state;
   const lin_case cases[] = {
-      {1, false, 1, 50, 45, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 501},
-      {1, false, 1, 50, 45, true, true, false, false, BIAS_N, SC_N, true, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 502},
-      {1, false, 1, 1, 1, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 503},
-      {1, false, 9, 300, 40, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 504},
-      {1, false, 9, 300, 40, false, true, false, false, BIAS_NONE, SC_N, true, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 505},
-      {1, false, 9, 600, 40, false, false, false, false, BIAS_N, SC_N, true, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 506},
+      {1, false, 1, 50, 45, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 501, 0},
+      {1, false, 1, 50, 45, true, true, false, false, BIAS_N, SC_N, true, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 502, 0},
+      {1, false, 1, 1, 1, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 503, 0},
+      {1, false, 9, 300, 40, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 504, 0},
+      {1, false, 9, 300, 40, false, true, false, false, BIAS_NONE, SC_N, true, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 505, 0},
+      {1, false, 9, 600, 40, false, false, false, false, BIAS_N, SC_N, true, false, SCALES_SMALL, NULL, NULL, NULL, NULL, 506, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
 }
@@ -416,19 +418,45 @@ static void test_linear_edges_and_fb_chunks(void **state) {
 static void test_linear_custom_tiling(void **state) {
   (void)state;
   const lin_case cases[] = {
-      {1, false, 37, 50, 100, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, "16", "32", "32", "2", 601},
-      {2, false, 37, 50, 100, true, true, false, true, BIAS_BN, SC_BN, true, true, SCALES_SMALL, "32", "16", "64", "1", 602},
-      {1, false, 40, 96, 96, false, false, true, false, BIAS_N, SC_N, false, false, SCALES_SMALL, "16", "64", "32", "3", 603},
-      {1, false, 37, 50, 100, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, NULL, NULL, "96", NULL, 604},
+      {1, false, 37, 50, 100, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, "16", "32", "32", "2", 601, 0},
+      {2, false, 37, 50, 100, true, true, false, true, BIAS_BN, SC_BN, true, true, SCALES_SMALL, "32", "16", "64", "1", 602, 0},
+      {1, false, 40, 96, 96, false, false, true, false, BIAS_N, SC_N, false, false, SCALES_SMALL, "16", "64", "32", "3", 603, 0},
+      {1, false, 37, 50, 100, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_SMALL, NULL, NULL, "96", NULL, 604, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
+}
+
+/* bf16 on a 16 KiB UB: the epilogue takes (16384 - 1024 - 256) / (2 x (1024 + 512)) = 4 rows of
+ * a 256-column tile at a time, so each tile goes through UB in several row chunks. */
+static void test_linear_bf16_epilogue_in_row_chunks(void **state) {
+  (void)state;
+  const lin_case cases[] = {
+      {1, false, 40, 300, 64, false, false, false, false, BIAS_N, SC_N, false, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 801, 16384},
+      {2, false, 37, 300, 45, true, true, false, true, BIAS_BN, SC_BN, true, true, SCALES_SMALL, NULL, NULL, NULL, NULL, 802, 16384},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
+  /* a UB without room for one row is a fault that says so */
+  runner r;
+  runner_init(&r);
+  r.cfg.buffers_ub_bytes = 1024;
+  lin_case c = cases[0];
+  lin_data d;
+  lin_build(&r, &c, &d);
+  cs_err e;
+  assert_int_equal(kn_ctx_run(r.ctx, &e), CS_EFAULT);
+  const char *tail = ": linear epilogue: UB cannot hold one row of 256 columns [runtime]";
+  assert_true(strncmp(e.msg, "core 0, after instruction ", 26) == 0);
+  assert_true(strlen(e.msg) > strlen(tail));
+  assert_string_equal(e.msg + strlen(e.msg) - strlen(tail), tail);
+  lin_data_free(&d);
+  runner_free(&r);
 }
 
 /* Large scales: fp16 saturates to +-65504 (0x7BFF / 0xFBFF) in the fixpipe; bf16 has room. */
 static void test_linear_fp16_saturates(void **state) {
   (void)state;
   lin_case c = {1, false, 16, 32, 64, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_HUGE,
-                NULL, NULL, NULL, NULL, 701};
+                NULL, NULL, NULL, NULL, 701, 0};
   runner r;
   runner_init(&r);
   lin_data d;
@@ -696,6 +724,7 @@ int main(void) {
       cmocka_unit_test(test_linear_batch),
       cmocka_unit_test(test_linear_edges_and_fb_chunks),
       cmocka_unit_test(test_linear_custom_tiling),
+      cmocka_unit_test(test_linear_bf16_epilogue_in_row_chunks),
       cmocka_unit_test(test_linear_fp16_saturates),
       cmocka_unit_test(test_linear_generated_inputs),
       cmocka_unit_test(test_linear_error_shapes),
