@@ -183,21 +183,20 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
       fputs(run_usage, io->out);
       return 0;
     }
-    /* the repeatable NAME=VALUE options */
+    /* the NAME=VALUE options; cli_opt moves i to the value when it is a separate word */
     static const char *const kv_opts[4] = {"--in", "--attr", "--out", "--set"};
-    kv *lists[4] = {ins, attrs, outs, sets};
-    int *counts[4] = {&nin, &nattr, &nout, &nset};
+    kv *const kv_lists[4] = {ins, attrs, outs, sets};
+    int *const kv_counts[4] = {&nin, &nattr, &nout, &nset};
     int which = -1;
     for (int o = 0; o < 4 && which < 0; o++) {
-      r = cli_opt(argc, argv, &i, kv_opts[o], &v, &err);
-      if (r < 0) return cli_fail(io, "run", &err);
+      if ((r = cli_opt(argc, argv, &i, kv_opts[o], &v, &err)) < 0) return cli_fail(io, "run", &err);
       if (r > 0) which = o;
     }
     if (which >= 0) {
-      if (*counts[which] == MAX_ARGS)
-        return cli_usage_error(io, "run", "too many %s options (at most %d)", kv_opts[which], MAX_ARGS);
-      if (split_kv(v, kv_opts[which], &lists[which][*counts[which]], &err) < 0) return cli_fail(io, "run", &err);
-      (*counts[which])++;
+      int *n = kv_counts[which];
+      if (*n == MAX_ARGS) return cli_usage_error(io, "run", "too many %s options (at most %d)", kv_opts[which], MAX_ARGS);
+      if (split_kv(v, kv_opts[which], &kv_lists[which][*n], &err) < 0) return cli_fail(io, "run", &err);
+      (*n)++;
       continue;
     }
     if ((r = cli_opt(argc, argv, &i, "--config", &config, &err)) != 0 ||

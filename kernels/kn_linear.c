@@ -78,6 +78,7 @@ static cs_status dim_u32(const char *what, uint64_t v, uint32_t *out, cs_err *er
 
 /* Reads and checks every shape (ATB's rules, seed 002). */
 static cs_status shapes(const kn_ctx *ctx, linear_shape *s, cs_err *err) {
+  memset(s, 0, sizeof *s); /* fields for absent inputs (bias_batched) stay false */
   cs_status st = attrs_common(ctx, s, err);
   if (st != CS_OK) return st;
   const kn_tensor *x = kn_input(ctx, "x"), *w = kn_input(ctx, "weight");

@@ -193,7 +193,10 @@ static cs_status build(kn_ctx *ctx, mm_kind kind, mm_setup *s, cs_err *err) {
         return cs_err_set(err, CS_EINVAL, "offset: %" PRIu64 " values for %" PRIu64 " scales (1 or one per scale)",
                           off->count, sc->count);
       st = isa_qw_pack_array(sc->data, sc->count, off ? off->data : NULL, off ? off->count : 0, NULL, s->words, NULL, err);
-      if (st != CS_OK) return st;
+      if (st != CS_OK) {
+        cs_err_prefix(err, "%s", off ? "scale, offset" : "scale"); /* name the inputs */
+        return st;
+      }
     }
     if (src->count == 1 && j->n != 1) {
       j->has_qscalar = true;

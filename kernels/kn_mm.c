@@ -180,7 +180,8 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
   rt_event_release(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2, ev);
   uint32_t nl_max = umin(t->base_n, j->n);
   uint64_t in_row = up(nl_max * 4, 32), out_row = up(nl_max * 2, 32);
-  uint64_t room = rt_buf_free_bytes(ctx, RT_POS_VECIN) - up(nl_max * 4, 32) - 256;
+  uint64_t fixed = up(nl_max * 4, 32) + 256, free_ub = rt_buf_free_bytes(ctx, RT_POS_VECIN);
+  uint64_t room = free_ub > fixed ? free_ub - fixed : 0; /* a small UB must not wrap around */
   uint32_t rows = (uint32_t)(room / (2 * (in_row + out_row)));
   if (rows > t->base_m) rows = t->base_m;
   if (rows == 0) {

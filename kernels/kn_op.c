@@ -316,15 +316,24 @@ const kn_tensor *kn_ctx_reference_output(const kn_ctx *c, const char *name) {
 }
 
 void kn_note(kn_ctx *c, const char *fmt, ...) {
-  size_t used = strlen(c->notes);
-  if (used + 2 >= sizeof c->notes) return;
+  char line[sizeof c->notes];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(c->notes + used, sizeof c->notes - used - 1, fmt, ap);
+  vsnprintf(line, sizeof line - 1, fmt, ap);
   va_end(ap);
-  used = strlen(c->notes);
-  c->notes[used] = '\n';
-  c->notes[used + 1] = '\0';
+  /* the reference re-reads the same inputs and notes the same things: each line once */
+  size_t n = strlen(line);
+  for (const char *p = c->notes; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if (len == n && strncmp(p, line, n) == 0) return;
+    p = nl ? nl + 1 : p + len;
+  }
+  size_t used = strlen(c->notes);
+  if (used + n + 2 > sizeof c->notes) return;
+  memcpy(c->notes + used, line, n);
+  c->notes[used + n] = '\n';
+  c->notes[used + n + 1] = '\0';
 }
 
 void kn_set_sim(kn_ctx *c, sim *s) {

@@ -128,7 +128,8 @@ cs_status kn_output_alloc(kn_ctx *ctx, const char *name, isa_dtype dtype, uint32
 cs_status kn_reference_alloc(kn_ctx *ctx, const char *name, isa_dtype dtype, uint32_t ndim,
                              const uint64_t *shape, kn_tensor **out, cs_err *err);
 const kn_run_options *kn_options(const kn_ctx *ctx);
-/* A note line for the run's report (e.g. "precision=fixpipe: 12 of 4096 elements differ by 1"). */
+/* A note line for the run's report (e.g. "precision=fixpipe: 12 of 4096 elements differ by 1"); a
+ * line already noted is not repeated (the host reference notes what the run noted). */
 void kn_note(kn_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Simulated operators: the simulator they ran on and its replay result. run() creates the

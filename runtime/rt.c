@@ -185,7 +185,8 @@ rt_ltensor rt_alloc(rt_queue *q, isa_dtype dtype) {
     return t;
   }
   if (q->free_pending[s]) { /* its last consumer must be done with it */
-    rt_wait_flag(q->ctx, q->cons, q->prod, q->ev_free[s]);
+    if (q->prod != q->cons) rt_wait_flag(q->ctx, q->cons, q->prod, q->ev_free[s]);
+    else rt_pipe_barrier(q->ctx, q->prod); /* one pipe: its reads must complete before the write */
     q->free_pending[s] = false;
   }
   q->state[s] = SLOT_ALLOCED;
@@ -198,7 +199,8 @@ rt_ltensor rt_alloc(rt_queue *q, isa_dtype dtype) {
 }
 
 static bool slot_ok(rt_queue *q, rt_ltensor t, int want, const char *what) {
-  if (t.slot < 0 || (unsigned)t.slot >= q->nslots || t.pos != q->pos) {
+  if (t.slot < 0 || (unsigned)t.slot >= q->nslots || t.pos != q->pos ||
+      t.off != q->base_off + (uint64_t)t.slot * q->slot_bytes) {
     rt_fail(q->ctx, "queue '%s': %s of a tensor that does not come from this queue", q->name, what);
     return false;
   }
@@ -212,8 +214,12 @@ static bool slot_ok(rt_queue *q, rt_ltensor t, int want, const char *what) {
 
 void rt_enque(rt_queue *q, rt_ltensor t) {
   if (!q || !rt_ok(q->ctx) || !slot_ok(q, t, SLOT_ALLOCED, "enque")) return;
-  if (q->prod != q->cons) rt_set_flag(q->ctx, q->prod, q->cons, q->ev_fill[t.slot]);
-  else rt_pipe_barrier(q->ctx, q->prod);
+  if (q->prod != q->cons) {
+    rt_set_flag(q->ctx, q->prod, q->cons, q->ev_fill[t.slot]);
+  } else { /* the barrier also completes every read of the slots freed before it */
+    rt_pipe_barrier(q->ctx, q->prod);
+    for (unsigned s = 0; s < q->nslots; s++) q->free_pending[s] = false;
+  }
   q->state[t.slot] = SLOT_ENQUED;
 }
 
@@ -237,10 +243,8 @@ rt_ltensor rt_deque(rt_queue *q) {
 
 void rt_free(rt_queue *q, rt_ltensor t) {
   if (!q || !rt_ok(q->ctx) || !slot_ok(q, t, SLOT_DEQUED, "free")) return;
-  if (q->prod != q->cons) {
-    rt_set_flag(q->ctx, q->cons, q->prod, q->ev_free[t.slot]);
-    q->free_pending[t.slot] = true;
-  }
+  if (q->prod != q->cons) rt_set_flag(q->ctx, q->cons, q->prod, q->ev_free[t.slot]);
+  q->free_pending[t.slot] = true;
   q->state[t.slot] = SLOT_FREE;
 }
 
@@ -254,7 +258,7 @@ static void finish_block(rt_ctx *ctx) {
         rt_fail(ctx, "queue '%s': the block ended with slot %u enqueued and never dequeued", q->name, s);
       else if (q->state[s] == SLOT_ALLOCED || q->state[s] == SLOT_DEQUED)
         rt_fail(ctx, "queue '%s': the block ended with slot %u never freed", q->name, s);
-      else if (q->free_pending[s])
+      else if (q->free_pending[s] && q->prod != q->cons)
         rt_wait_flag(ctx, q->cons, q->prod, q->ev_free[s]);
     }
   }

@@ -121,7 +121,8 @@ typedef struct rt_queue rt_queue;
 rt_queue *rt_queue_init(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t slot_bytes, const char *name);
 rt_queue *rt_queue_init_pipes(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t slot_bytes,
                               isa_pipe producer, isa_pipe consumer, const char *name);
-/* The next slot, once its previous consumer freed it (wait_flag consumer -> producer). */
+/* The next slot, once its previous consumer freed it (wait_flag consumer -> producer; a queue
+ * whose producer and consumer are one pipe: pipe_barrier, unless an enque's barrier came since). */
 rt_ltensor rt_alloc(rt_queue *q, isa_dtype dtype);
 /* Hands a filled slot to the consumer (set_flag producer -> consumer). */
 void rt_enque(rt_queue *q, rt_ltensor t);

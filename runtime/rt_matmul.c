@@ -72,7 +72,7 @@ void rt_tiling_footprint(const rt_matmul_types *ty, const rt_tiling *t, uint64_t
   bytes[ISA_MEM_L0A] = f.a2 * t->l0_slots;
   bytes[ISA_MEM_L0B] = f.b2 * t->l0_slots;
   bytes[ISA_MEM_L0C] = f.co1 * t->l0c_slots;
-  bytes[ISA_MEM_BT] = f.bt;
+  bytes[ISA_MEM_BT] = ty->has_bias ? f.bt : 0; /* the bias table queue exists only with a bias */
   bytes[ISA_MEM_FB] = f.fb;
 }
 
@@ -168,26 +168,38 @@ cs_status rt_tiling_auto(const sim_config *cfg, const rt_matmul_types *ty, uint3
   t.m = m;
   t.n = n;
   t.k = k;
-  /* The output tile: the largest the L0C holds, 128 x 256 on the 910B (squarest area per byte
-   * of A and B read), shrunk to the problem. */
-  t.base_m = umin(128, up(m, 16));
-  t.base_n = umin(256, up(n, 16));
-  if (ty->b_nz && !ty->b_trans) t.base_n = umin(up(t.base_n, c0), up(256, c0));
-  t.depth_a1 = t.depth_b1 = 3;
-  t.l0_slots = 2;
-  t.l0c_slots = 2;
+  /* Buffering, most first: L1 depth 3 (copies two chunks ahead) with double-buffered L0, then
+   * shallower L1, then single L0 slots; each level shrinks the tile until one fits. */
+  static const struct {
+    uint32_t depth, l0;
+  } levels[] = {{3, 2}, {2, 2}, {1, 2}, {1, 1}};
+  const size_t nlevels = sizeof levels / sizeof levels[0];
   t.step_k = 1;
   t.base_k = c0;
-  cs_status st = CS_OK;
-  /* L0C: double-buffer when it fits, else shrink the tile until one fits */
-  for (;;) {
-    t.l0c_slots = 2;
-    if (rt_tiling_check(cfg, ty, &t, NULL) == CS_OK) break;
-    t.l0c_slots = 1;
-    if (rt_tiling_check(cfg, ty, &t, NULL) == CS_OK) break;
-    if (t.base_n > 16 && t.base_n >= t.base_m) t.base_n = up(t.base_n / 2, ty->b_nz && !ty->b_trans ? c0 : 16);
-    else if (t.base_m > 16) t.base_m = up(t.base_m / 2, 16);
-    else return rt_tiling_check(cfg, ty, &t, err);
+  for (size_t lv = 0; lv < nlevels; lv++) {
+    /* The output tile: the largest the L0C holds, 128 x 256 on the 910B (squarest area per byte
+     * of A and B read), shrunk to the problem. */
+    t.base_m = umin(128, up(m, 16));
+    t.base_n = umin(256, up(n, 16));
+    if (ty->b_nz && !ty->b_trans) t.base_n = umin(up(t.base_n, c0), up(256, c0));
+    t.depth_a1 = t.depth_b1 = levels[lv].depth;
+    t.l0_slots = levels[lv].l0;
+    bool found = false;
+    /* L0C: double-buffer when it fits, else shrink the tile until one fits */
+    for (;;) {
+      t.l0c_slots = 2;
+      if (rt_tiling_check(cfg, ty, &t, NULL) == CS_OK) { found = true; break; }
+      t.l0c_slots = 1;
+      if (rt_tiling_check(cfg, ty, &t, NULL) == CS_OK) { found = true; break; }
+      /* an NZ B keeps base_n a multiple of C0, so it may stop shrinking above 16 */
+      uint32_t half_n = up(t.base_n / 2, ty->b_nz && !ty->b_trans ? c0 : 16);
+      if (half_n < t.base_n && t.base_n >= t.base_m) t.base_n = half_n;
+      else if (t.base_m > 16) t.base_m = up(t.base_m / 2, 16);
+      else if (half_n < t.base_n) t.base_n = half_n;
+      else break;
+    }
+    if (found) break;
+    if (lv + 1 == nlevels) return rt_tiling_check(cfg, ty, &t, err); /* nothing fits: say why */
   }
   /* base_k: as deep as L0A/L0B allow with two slots, no deeper than K */
   uint32_t kmax = up(k, c0);
@@ -207,8 +219,7 @@ cs_status rt_tiling_auto(const sim_config *cfg, const rt_matmul_types *ty, uint3
       break;
     }
   }
-  if (rt_tiling_check(cfg, ty, &t, NULL) != CS_OK) t.depth_a1 = t.depth_b1 = 2;
-  st = rt_tiling_check(cfg, ty, &t, err);
+  cs_status st = rt_tiling_check(cfg, ty, &t, err);
   if (st == CS_OK) *out = t;
   return st;
 }

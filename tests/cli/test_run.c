@@ -1,0 +1,649 @@
+/* Tests of `cubesim run` and `cubesim kernels` through cli_main (and the real binary): the
+ * seed's worked example from .npy files to --out and back, --json (totals, pipes), --check,
+ * --trace, generated inputs, determinism, and every bad input giving one error line, exit status
+ * 2 and no output file; the kernel list in text and JSON. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/cs_npy.h"
+#include "cli/cli.h"
+#include "support/json_check.h"
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+typedef struct run_result {
+  int status;
+  char *out;
+  char *err;
+} run_result;
+
+static char *slurp(FILE *f) {
+  fflush(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  char *s = malloc((size_t)n + 1);
+  assert_non_null(s);
+  size_t got = fread(s, 1, (size_t)n, f);
+  s[got] = '\0';
+  return s;
+}
+
+/* Runs `cubesim <args>` (NULL-terminated) through cli_main. */
+static run_result run_cli(const char *first, ...) {
+  char *argv[64];
+  int argc = 0;
+  argv[argc++] = "cubesim";
+  va_list ap;
+  va_start(ap, first);
+  for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *)) argv[argc++] = (char *)a;
+  va_end(ap);
+  argv[argc] = NULL;
+  cli_io io = {tmpfile(), tmpfile()};
+  assert_non_null(io.out);
+  assert_non_null(io.err);
+  run_result r;
+  r.status = cli_main(&io, argc, argv);
+  r.out = slurp(io.out);
+  r.err = slurp(io.err);
+  fclose(io.out);
+  fclose(io.err);
+  return r;
+}
+
+static void free_result(run_result *r) {
+  free(r->out);
+  free(r->err);
+}
+
+static void expect_ok(const run_result *r) {
+  if (r->status != 0) fail_msg("status %d, stderr: %s", r->status, r->err);
+  assert_string_equal(r->err, "");
+}
+
+static bool exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+typedef struct tmp {
+  char dir[64];
+  char path[8][160];
+} tmp;
+
+static void tmp_init(tmp *t) {
+  memset(t, 0, sizeof *t);
+  snprintf(t->dir, sizeof t->dir, "/tmp/cubesim_test_run_XXXXXX");
+  assert_non_null(mkdtemp(t->dir));
+}
+
+static const char *tmp_path(tmp *t, int slot, const char *name) {
+  snprintf(t->path[slot], sizeof t->path[slot], "%s/%s", t->dir, name);
+  return t->path[slot];
+}
+
+static void tmp_free(tmp *t) {
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+static void write_npy(const char *path, cs_npy_dtype dt, int ndim, const size_t *shape, const void *data) {
+  cs_err e;
+  if (cs_npy_write(path, dt, ndim, shape, data, &e) != CS_OK) fail_msg("%s", e.msg);
+}
+
+static void read_npy(const char *path, cs_npy *a) {
+  cs_err e;
+  memset(a, 0, sizeof *a);
+  if (cs_npy_read(path, a, &e) != CS_OK) fail_msg("%s", e.msg);
+}
+
+/* ---- the seed's worked example (seed 002) --------------------------------------------------- */
+
+/* x = [[1, 2], [3, 4]], weight = [[1, 2, 3], [4, 5, 6]], bias = [1, 2, 3], deq_scale = [1, 2, 3]
+ * -> [[10, 28, 54], [20, 56, 108]]; fp16 bits derived by hand (1.25*2^3 = 0x4900, ...). */
+static const uint16_t seed_fp16[6] = {0x4900, 0x4F00, 0x52C0, 0x4D00, 0x5300, 0x56C0};
+static const float seed_values[6] = {10, 28, 54, 20, 56, 108};
+
+typedef struct seed_files {
+  tmp t;
+  char in[4][200]; /* "--in" arguments: x=..., weight=..., bias=..., deq_scale=... */
+} seed_files;
+
+static void seed_init(seed_files *s) {
+  tmp_init(&s->t);
+  const int8_t x[4] = {1, 2, 3, 4}, w[6] = {1, 2, 3, 4, 5, 6};
+  const int32_t bias[3] = {1, 2, 3};
+  const float scale[3] = {1, 2, 3};
+  const size_t s22[2] = {2, 2}, s23[2] = {2, 3}, s3[1] = {3};
+  write_npy(tmp_path(&s->t, 0, "x.npy"), CS_NPY_I8, 2, s22, x);
+  write_npy(tmp_path(&s->t, 1, "weight.npy"), CS_NPY_I8, 2, s23, w);
+  write_npy(tmp_path(&s->t, 2, "bias.npy"), CS_NPY_I32, 1, s3, bias);
+  write_npy(tmp_path(&s->t, 3, "deq_scale.npy"), CS_NPY_F32, 1, s3, scale);
+  const char *names[4] = {"x", "weight", "bias", "deq_scale"};
+  for (int i = 0; i < 4; i++) snprintf(s->in[i], sizeof s->in[i], "%s=%s", names[i], s->t.path[i]);
+}
+
+#define SEED_INS(s) "--in", (s).in[0], "--in", (s).in[1], "--in", (s).in[2], "--in", (s).in[3]
+
+static void test_cli_run_seed_example_to_out(void **state) {
+  (void)state;
+  seed_files s;
+  seed_init(&s);
+  char out[220];
+  snprintf(out, sizeof out, "output=%s", tmp_path(&s.t, 4, "out.npy"));
+  run_result r = run_cli("run", "linear", SEED_INS(s), "--out", out, NULL);
+  expect_ok(&r);
+  assert_non_null(strstr(r.out, "linear: ATB Linear: int8 matmul + int32 bias, dequantized per channel or per tensor to fp16/bf16\n"));
+  assert_non_null(strstr(r.out, "  in   x            int8    [2, 2]\n"));
+  assert_non_null(strstr(r.out, "  in   deq_scale    fp32    [3]\n"));
+  assert_non_null(strstr(r.out, "  out  output       fp16    [2, 3]\n"));
+  assert_non_null(strstr(r.out, "\ncubesim summary: ascend910b, 24 cores at 1850 MHz\n"));
+  free_result(&r);
+  cs_npy a;
+  read_npy(s.t.path[4], &a);
+  assert_int_equal(a.dtype, CS_NPY_F16);
+  assert_int_equal(a.ndim, 2);
+  assert_int_equal(a.shape[0], 2);
+  assert_int_equal(a.shape[1], 3);
+  for (int i = 0; i < 6; i++) assert_int_equal(((const uint16_t *)a.data)[i], seed_fp16[i]);
+  cs_npy_free(&a);
+  /* bf16 is written as float32 */
+  snprintf(out, sizeof out, "output=%s", tmp_path(&s.t, 5, "out_bf16.npy"));
+  r = run_cli("run", "linear", SEED_INS(s), "--attr", "out_dtype=bf16", "--out", out, NULL);
+  expect_ok(&r);
+  free_result(&r);
+  read_npy(s.t.path[5], &a);
+  assert_int_equal(a.dtype, CS_NPY_F32);
+  for (int i = 0; i < 6; i++) assert_true(((const float *)a.data)[i] == seed_values[i]);
+  cs_npy_free(&a);
+  tmp_free(&s.t);
+}
+
+static double num(const jc_value *root, const char *path) {
+  double v;
+  if (!jc_get_number(root, path, &v)) fail_msg("no number at %s", path);
+  return v;
+}
+
+static uint64_t u64(const jc_value *root, const char *path) {
+  uint64_t v;
+  if (!jc_get_u64(root, path, &v)) fail_msg("no integer at %s", path);
+  return v;
+}
+
+static void assert_close(double got, double want) {
+  if (!(fabs(got - want) <= 1e-12 * fabs(want) + 1e-300)) fail_msg("%.17g != %.17g", got, want);
+}
+
+/* --json: the run's totals and pipes. The one mmad is 2 x 3 x 2 int8: ceil(2/16) ceil(3/16)
+ * ceil(2/32) = 1 cycle plus the 910B's head of 10 (DESIGN.md §6) = 11 busy CUBE cycles; its 12
+ * MACs are 12/8192 ideal cycles. Ratios are busy / (cores x total). */
+static void check_seed_json(const char *text, unsigned cores) {
+  jc_error je;
+  jc_doc *doc = jc_parse(text, strlen(text), &je);
+  if (!doc) fail_msg("JSON: %s at %u:%u\n%s", je.msg, je.line, je.column, text);
+  const jc_value *root = jc_root(doc);
+  assert_string_equal(jc_get_string(root, "kernel"), "linear");
+  assert_string_equal(jc_get_string(root, "outputs.output.dtype"), "fp16");
+  assert_int_equal(u64(root, "outputs.output.shape[0]"), 2);
+  assert_int_equal(u64(root, "outputs.output.shape[1]"), 3);
+  assert_int_equal(jc_count(jc_get(root, "outputs.output.shape")), 2);
+  assert_string_equal(jc_get_string(root, "inputs.weight.dtype"), "int8");
+  assert_int_equal(u64(root, "inputs.deq_scale.shape[0]"), 3);
+  assert_int_equal(jc_count(jc_get(root, "notes")), 0);
+  assert_int_equal(u64(root, "cores"), cores);
+  assert_int_equal(u64(root, "clock_mhz"), 1850);
+  uint64_t total = u64(root, "total_cycles");
+  assert_true(total > 11);
+  assert_close(num(root, "time_us"), (double)total / 1850.0);
+  double capacity = (double)cores * (double)total;
+  assert_close(num(root, "cube_utilization"), 12.0 / 8192.0 / capacity);
+  assert_int_equal(u64(root, "pipes.CUBE.busy_cycles"), 11);
+  assert_close(num(root, "pipes.CUBE.ratio"), 11.0 / capacity);
+  const char *pipes[3] = {"MTE1", "MTE2", "FIXP"};
+  for (int p = 0; p < 3; p++) {
+    char path[64];
+    snprintf(path, sizeof path, "pipes.%s.busy_cycles", pipes[p]);
+    uint64_t busy = u64(root, path);
+    assert_true(busy > 0);
+    snprintf(path, sizeof path, "pipes.%s.ratio", pipes[p]);
+    assert_close(num(root, path), (double)busy / capacity);
+  }
+  assert_int_equal(u64(root, "pipes.MTE3.busy_cycles"), 0);
+  jc_free(doc);
+}
+
+static void test_cli_run_json(void **state) {
+  (void)state;
+  seed_files s;
+  seed_init(&s);
+  run_result r = run_cli("run", "linear", SEED_INS(s), "--json", NULL);
+  expect_ok(&r);
+  check_seed_json(r.out, 24);
+  free_result(&r);
+  r = run_cli("run", "linear", SEED_INS(s), "--json", "--set", "chip.cores=4", NULL);
+  expect_ok(&r);
+  check_seed_json(r.out, 4);
+  free_result(&r);
+  tmp_free(&s.t);
+}
+
+static void test_cli_run_check(void **state) {
+  (void)state;
+  seed_files s;
+  seed_init(&s);
+  run_result r = run_cli("run", "linear", SEED_INS(s), "--check", NULL);
+  expect_ok(&r);
+  assert_non_null(strstr(r.out, "\ncheck against the host reference: every output bit-exact\n"));
+  free_result(&r);
+  r = run_cli("run", "linear", SEED_INS(s), "--check", "--json", NULL);
+  expect_ok(&r);
+  jc_doc *doc = jc_parse(r.out, strlen(r.out), NULL);
+  assert_non_null(doc);
+  const jc_value *root = jc_root(doc);
+  assert_int_equal(u64(root, "check.mismatches"), 0);
+  assert_int_equal(u64(root, "check.output.compared"), 6);
+  assert_int_equal(u64(root, "check.output.mismatches"), 0);
+  assert_true(jc_is(jc_get(root, "check.output.first"), JC_NULL));
+  jc_free(doc);
+  free_result(&r);
+  tmp_free(&s.t);
+}
+
+/* --trace: a Chrome trace with one complete event per instruction; the one mmad is there. */
+static void test_cli_run_trace(void **state) {
+  (void)state;
+  seed_files s;
+  seed_init(&s);
+  const char *trace = tmp_path(&s.t, 4, "t.json");
+  run_result r = run_cli("run", "linear", SEED_INS(s), "--trace", trace, "--set", "chip.cores=2", NULL);
+  expect_ok(&r);
+  char want[256];
+  snprintf(want, sizeof want, "\ntrace written to %s (open it in https://ui.perfetto.dev)\n", trace);
+  assert_non_null(strstr(r.out, want));
+  free_result(&r);
+  jc_error je;
+  jc_doc *doc = jc_parse_file(trace, &je);
+  if (!doc) fail_msg("trace: %s at %u:%u", je.msg, je.line, je.column);
+  const jc_value *ev = jc_get(jc_root(doc), "traceEvents");
+  assert_true(jc_is(ev, JC_ARRAY));
+  unsigned mmads = 0, complete = 0;
+  for (size_t i = 0; i < jc_count(ev); i++) {
+    const char *ph = jc_get_string(jc_at(ev, i), "ph"), *name = jc_get_string(jc_at(ev, i), "name");
+    if (ph && strcmp(ph, "X") == 0) complete++;
+    if (ph && name && strcmp(ph, "X") == 0 && strcmp(name, "mmad") == 0) mmads++;
+  }
+  assert_int_equal(mmads, 1);
+  assert_true(complete > 5);
+  assert_true(jc_is(jc_get(jc_root(doc), "otherData"), JC_OBJECT));
+  jc_free(doc);
+  /* a failed run leaves no trace behind */
+  const char *trace2 = tmp_path(&s.t, 5, "t2.json");
+  r = run_cli("run", "linear", SEED_INS(s), "--attr", "base_k=4064", "--trace", trace2, NULL);
+  assert_int_equal(r.status, 2);
+  assert_false(exists(trace2));
+  char tmpname[200];
+  snprintf(tmpname, sizeof tmpname, "%s.tmp", trace2);
+  assert_false(exists(tmpname));
+  free_result(&r);
+  tmp_free(&s.t);
+}
+
+/* Generated inputs follow the shape attributes; the same seed gives the same data, another seed
+ * other data; a timing-only run takes exactly as many cycles. */
+static void test_cli_run_generated_inputs(void **state) {
+  (void)state;
+  tmp t;
+  tmp_init(&t);
+  char o1[200], o2[200], o3[200];
+  snprintf(o1, sizeof o1, "output=%s", tmp_path(&t, 0, "a.npy"));
+  snprintf(o2, sizeof o2, "output=%s", tmp_path(&t, 1, "b.npy"));
+  snprintf(o3, sizeof o3, "output=%s", tmp_path(&t, 2, "c.npy"));
+  run_result r = run_cli("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+                         "--json", "--check", "--out", o1, NULL);
+  expect_ok(&r);
+  jc_doc *doc = jc_parse(r.out, strlen(r.out), NULL);
+  assert_non_null(doc);
+  const jc_value *root = jc_root(doc);
+  assert_int_equal(u64(root, "inputs.x.shape[0]"), 24);
+  assert_int_equal(u64(root, "inputs.x.shape[1]"), 64);
+  assert_int_equal(u64(root, "inputs.weight.shape[0]"), 64);
+  assert_int_equal(u64(root, "inputs.weight.shape[1]"), 40);
+  assert_int_equal(u64(root, "inputs.bias.shape[0]"), 40);
+  assert_int_equal(u64(root, "inputs.deq_scale.shape[0]"), 40);
+  assert_int_equal(u64(root, "outputs.output.shape[0]"), 24);
+  assert_int_equal(u64(root, "outputs.output.shape[1]"), 40);
+  assert_int_equal(u64(root, "check.mismatches"), 0);
+  uint64_t cycles = u64(root, "total_cycles");
+  jc_free(doc);
+  free_result(&r);
+  r = run_cli("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+              "--seed", "1", "--out", o2, NULL);
+  expect_ok(&r);
+  free_result(&r);
+  r = run_cli("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+              "--seed", "2", "--out", o3, NULL);
+  expect_ok(&r);
+  free_result(&r);
+  /* the same run with --opt=VALUE words */
+  char o4[220];
+  snprintf(o4, sizeof o4, "--out=output=%s", tmp_path(&t, 3, "d.npy"));
+  r = run_cli("run", "linear", "--attr=m=24", "--attr=n=40", "--attr=k=64", "--set=chip.cores=4", "--seed=1", o4, NULL);
+  expect_ok(&r);
+  free_result(&r);
+  cs_npy a, b, c;
+  read_npy(t.path[3], &a);
+  read_npy(t.path[1], &b);
+  assert_int_equal(a.data_bytes, b.data_bytes);
+  assert_memory_equal(a.data, b.data, a.data_bytes);
+  cs_npy_free(&a);
+  cs_npy_free(&b);
+  read_npy(t.path[0], &a);
+  read_npy(t.path[1], &b);
+  read_npy(t.path[2], &c);
+  assert_int_equal(a.data_bytes, 24 * 40 * 2);
+  assert_memory_equal(a.data, b.data, a.data_bytes);
+  assert_true(memcmp(a.data, c.data, a.data_bytes) != 0);
+  cs_npy_free(&a);
+  cs_npy_free(&b);
+  cs_npy_free(&c);
+  r = run_cli("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+              "--timing-only", "--json", NULL);
+  expect_ok(&r);
+  doc = jc_parse(r.out, strlen(r.out), NULL);
+  assert_non_null(doc);
+  assert_int_equal(u64(jc_root(doc), "total_cycles"), cycles);
+  jc_free(doc);
+  free_result(&r);
+  /* the other kernels generate their inputs too, and agree with their references */
+  const char *kernels[4][3] = {{"matmul", "in_dtype=int4", "relu=true"},
+                               {"matmul", "in_dtype=bf16", "out_dtype=bf16"},
+                               {"matmul_quant", "out_dtype=uint8", "has_bias=true"},
+                               {"matmul_requant", "relu=true", "has_bias=true"}};
+  for (int i = 0; i < 4; i++) {
+    r = run_cli("run", kernels[i][0], "--attr", "m=20", "--attr", "n=36", "--attr", "k=70", "--attr", kernels[i][1],
+                "--attr", kernels[i][2], "--set", "chip.cores=4", "--check", NULL);
+    expect_ok(&r);
+    assert_non_null(strstr(r.out, "every output bit-exact"));
+    free_result(&r);
+  }
+  tmp_free(&t);
+}
+
+/* ---- bad input: one line, status 2, no output file ------------------------------------------- */
+
+typedef struct bad_case {
+  const char *args[16];
+  const char *want; /* the whole stderr; %s: the temporary directory */
+} bad_case;
+
+static void test_cli_run_bad_inputs(void **state) {
+  (void)state;
+  seed_files s;
+  seed_init(&s);
+  tmp *t = &s.t;
+  /* extra files: a float x, a weight with k = 4, a zero scale, a scale for matmul_quant */
+  const float xf[4] = {1, 2, 3, 4}, zero_scale[3] = {1, 0, 3}, q_scale[3] = {1, 0, 1};
+  const int8_t w43[12] = {0};
+  const uint16_t h6[6] = {0x3C00, 0x3C00, 0x3C00, 0x3C00, 0x3C00, 0x3C00};
+  const size_t s22[2] = {2, 2}, s43[2] = {4, 3}, s3[1] = {3}, s23[2] = {2, 3}, s33[2] = {3, 3};
+  write_npy(tmp_path(t, 4, "xf.npy"), CS_NPY_F32, 2, s22, xf);
+  write_npy(tmp_path(t, 5, "w43.npy"), CS_NPY_I8, 2, s43, w43);
+  write_npy(tmp_path(t, 6, "zero.npy"), CS_NPY_F32, 1, s3, zero_scale);
+  write_npy(tmp_path(t, 7, "qs.npy"), CS_NPY_F32, 1, s3, q_scale);
+  char xf_in[256], w_in[256], z_in[256], y_in[256], out[256], ha[256], hb[256], qs_in[256], missing[256];
+  snprintf(xf_in, sizeof xf_in, "x=%s", t->path[4]);
+  snprintf(w_in, sizeof w_in, "weight=%s", t->path[5]);
+  snprintf(z_in, sizeof z_in, "deq_scale=%s", t->path[6]);
+  snprintf(y_in, sizeof y_in, "y=%s", t->path[0]);
+  snprintf(qs_in, sizeof qs_in, "scale=%s", t->path[7]);
+  snprintf(missing, sizeof missing, "x=%s/missing.npy", t->dir);
+  char outpath[200];
+  snprintf(outpath, sizeof outpath, "%s/out.npy", t->dir);
+  snprintf(out, sizeof out, "output=%s", outpath);
+  /* fp16 a [2, 3] and b [3, 3] for matmul_quant, reusing one file per shape */
+  char hapath[200], hbpath[200];
+  snprintf(hapath, sizeof hapath, "%s/ha.npy", t->dir);
+  snprintf(hbpath, sizeof hbpath, "%s/hb.npy", t->dir);
+  write_npy(hapath, CS_NPY_F16, 2, s23, h6);
+  uint16_t h9[9];
+  for (int i = 0; i < 9; i++) h9[i] = 0x3C00;
+  write_npy(hbpath, CS_NPY_F16, 2, s33, h9);
+  snprintf(ha, sizeof ha, "a=%s", hapath);
+  snprintf(hb, sizeof hb, "b=%s", hbpath);
+  char cout[256];
+  snprintf(cout, sizeof cout, "c=%s", outpath);
+
+  char want_missing[400], want_y[400], want_xf[400];
+  snprintf(want_y, sizeof want_y, "cubesim run: error: %s: linear has no input 'y'\n", t->path[0]);
+  snprintf(want_xf, sizeof want_xf, "cubesim run: error: %s: linear: input 'x' is fp32, expected one of int8\n", t->path[4]);
+  snprintf(want_missing, sizeof want_missing, "cubesim run: error: %s/missing.npy", t->dir);
+
+  const bad_case cases[] = {
+      {{"run", "linearr", SEED_INS(s), "--out", out}, "cubesim run: error: unknown kernel 'linearr' (cubesim kernels lists them)\n"},
+      {{"run", "linear", SEED_INS(s), "--attr", "transpose_c=true", "--out", out},
+       "cubesim run: error: linear has no attribute 'transpose_c' (it has: transpose_a, transpose_b, weight_format, "
+       "out_dtype, m, n, k, batch, has_bias, quant_mode, deq_scale_dtype, base_m, base_n, base_k, step_k)\n"},
+      {{"run", "linear", SEED_INS(s), "--attr", "transpose_a=maybe", "--out", out},
+       "cubesim run: error: attribute transpose_a: 'maybe' is not a boolean (true or false)\n"},
+      {{"run", "linear", SEED_INS(s), "--attr", "m", "--out", out}, "cubesim run: error: --attr 'm': expected NAME=VALUE\n"},
+      {{"run", "linear", SEED_INS(s), "--in", y_in, "--out", out}, want_y},
+      {{"run", "linear", SEED_INS(s), "--in", xf_in, "--out", out}, want_xf},
+      {{"run", "linear", SEED_INS(s), "--in", w_in, "--out", out},
+       "cubesim run: error: weight: shape [4, 3] has k = 4 but x has k = 2\n"},
+      {{"run", "linear", SEED_INS(s), "--in", z_in, "--out", out},
+       "cubesim run: error: deq_scale[1] = 0: a dequant scale must be finite and non-zero\n"},
+      {{"run", "linear", SEED_INS(s), "--timing-only", "--out", out},
+       "cubesim run: error: --out output: a --timing-only run computes no data\n"},
+      {{"run", "linear", SEED_INS(s), "--timing-only", "--check"}, "cubesim run: error: --check needs data: drop --timing-only\n"},
+      {{"run", "linear", SEED_INS(s), "--out", "result=x.npy"},
+       "cubesim run: error: --out result: linear has no output of that name\n"},
+      {{"run", "linear", SEED_INS(s), "--attr", "base_k=4064", "--out", out},
+       "cubesim run: error: tiling: L1 needs 585472 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, slots 3/3/2/1) "
+       "but has 524288\n"},
+      {{"run", "linear", SEED_INS(s), "--attr", "base_m=8", "--out", out},
+       "cubesim run: error: tiling: base_m = 8 and base_n = 16 must be positive multiples of 16\n"},
+      {{"run", "matmul_quant", "--in", ha, "--in", hb, "--in", qs_in, "--out", cout},
+       "cubesim run: error: scale: channel 1: scale 0 (fp32 0x00000000) is zero: the quant scale must be a finite, "
+       "non-zero, normal fp32\n"},
+      {{"run", "linear", "--in", missing, "--out", out}, want_missing},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *const *a = cases[i].args;
+    run_result r = run_cli(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
+                           a[14], a[15], NULL);
+    if (r.status != 2) fail_msg("case %zu: status %d, stderr %s", i, r.status, r.err);
+    assert_string_equal(r.out, "");
+    if (i + 1 == sizeof cases / sizeof cases[0]) { /* the system's reason follows the path */
+      assert_true(strncmp(r.err, cases[i].want, strlen(cases[i].want)) == 0);
+    } else {
+      assert_string_equal(r.err, cases[i].want);
+    }
+    char *nl = strchr(r.err, '\n');
+    assert_non_null(nl);
+    assert_string_equal(nl, "\n"); /* exactly one line */
+    assert_false(exists(outpath));
+    free_result(&r);
+  }
+  tmp_free(t);
+}
+
+/* ---- cubesim kernels ------------------------------------------------------------------------- */
+
+typedef struct kernel_desc {
+  const char *name;
+  const char *inputs;  /* comma-separated, in order */
+  const char *attrs;
+  const char *outputs;
+} kernel_desc;
+
+#define COMMON_ATTRS "transpose_a,transpose_b,relu,m,n,k,batch,has_bias,base_m,base_n,base_k,step_k"
+static const kernel_desc kernels[4] = {
+    {"linear", "x,weight,bias,deq_scale",
+     "transpose_a,transpose_b,weight_format,out_dtype,m,n,k,batch,has_bias,quant_mode,deq_scale_dtype,base_m,base_n,"
+     "base_k,step_k",
+     "output"},
+    {"matmul", "a,b,bias", "in_dtype,out_dtype," COMMON_ATTRS, "c"},
+    {"matmul_quant", "a,b,bias,quant,scale,offset", "in_dtype,out_dtype," COMMON_ATTRS, "c"},
+    {"matmul_requant", "a,b,bias,quant,scale,offset", "out_dtype," COMMON_ATTRS, "c"},
+};
+
+/* The names of an array of {"name": ...} objects, comma-separated. */
+static void names_of(const jc_value *arr, char *out, size_t n) {
+  out[0] = '\0';
+  size_t used = 0;
+  for (size_t i = 0; i < jc_count(arr); i++)
+    used += (size_t)snprintf(out + used, n - used, "%s%s", i ? "," : "", jc_get_string(jc_at(arr, i), "name"));
+}
+
+static void check_kernels_json(const char *text) {
+  jc_error je;
+  jc_doc *doc = jc_parse(text, strlen(text), &je);
+  if (!doc) fail_msg("JSON: %s at %u:%u", je.msg, je.line, je.column);
+  const jc_value *root = jc_root(doc);
+  assert_true(jc_is(root, JC_ARRAY));
+  assert_int_equal(jc_count(root), 4);
+  for (int i = 0; i < 4; i++) {
+    const jc_value *k = jc_at(root, (size_t)i);
+    char got[512];
+    assert_string_equal(jc_get_string(k, "name"), kernels[i].name);
+    bool sim = false;
+    assert_true(jc_bool(jc_get(k, "simulated"), &sim) && sim);
+    names_of(jc_get(k, "inputs"), got, sizeof got);
+    assert_string_equal(got, kernels[i].inputs);
+    names_of(jc_get(k, "attributes"), got, sizeof got);
+    assert_string_equal(got, kernels[i].attrs);
+    names_of(jc_get(k, "outputs"), got, sizeof got);
+    assert_string_equal(got, kernels[i].outputs);
+  }
+  /* a few descriptors in full */
+  bool opt = false;
+  assert_string_equal(jc_get_string(root, "[0].inputs[3].dtypes"), "fp32,int64,uint64");
+  assert_true(jc_bool(jc_get(root, "[0].inputs[2].optional"), &opt) && opt);
+  assert_true(jc_bool(jc_get(root, "[0].inputs[0].optional"), &opt) && !opt);
+  assert_string_equal(jc_get_string(root, "[0].attributes[3].kind"), "enum");
+  assert_string_equal(jc_get_string(root, "[0].attributes[3].default"), "fp16");
+  assert_string_equal(jc_get_string(root, "[0].attributes[3].choices"), "fp16,bf16,float16,bfloat16");
+  assert_true(jc_is(jc_get(root, "[0].attributes[11].default"), JC_NULL)); /* base_m: chosen */
+  assert_string_equal(jc_get_string(root, "[1].attributes[5].kind"), "int");
+  assert_string_equal(jc_get_string(root, "[2].outputs[0].dtypes"), "fp32,fp16,bf16,int32,int8,uint8");
+  assert_string_equal(jc_get_string(root, "[3].inputs[0].dtypes"), "int8");
+  jc_free(doc);
+}
+
+static void test_cli_kernels_lists_every_kernel(void **state) {
+  (void)state;
+  run_result r = run_cli("kernels", NULL);
+  expect_ok(&r);
+  assert_true(strncmp(r.out, "linear  (simulated)\n", 20) == 0);
+  assert_non_null(strstr(r.out, "\n\nmatmul  (simulated)\n"));
+  assert_non_null(strstr(r.out, "\n\nmatmul_quant  (simulated)\n"));
+  assert_non_null(strstr(r.out, "\n\nmatmul_requant  (simulated)\n"));
+  assert_non_null(strstr(r.out, "\n    in     deq_scale              fp32,int64,uint64  [n], [1, n], [batch, n] (per channel) "
+                                "or [1] (per tensor); float scales, or packed words\n"));
+  assert_non_null(strstr(r.out, "\n    in     bias                   int32              (optional) [n], [1, n] or [batch, n]\n"));
+  assert_non_null(strstr(r.out, "\n    attr   weight_format          nd,nz              layout of weight (default nd)\n"));
+  assert_non_null(strstr(r.out, "\n    attr   base_k                 int                tiling: K per mmad\n"));
+  assert_non_null(strstr(r.out, "\n    out    output                 fp16,bf16          [m, n] or [batch, m, n] (bf16 written as fp32 .npy)\n"));
+  /* every input, attribute and output of every kernel has its line */
+  for (int i = 0; i < 4; i++) {
+    const char *lists[3] = {kernels[i].inputs, kernels[i].attrs, kernels[i].outputs};
+    const char *what[3] = {"in", "attr", "out"};
+    const char *from = strstr(r.out, kernels[i].name);
+    for (int l = 0; l < 3; l++) {
+      char buf[512];
+      snprintf(buf, sizeof buf, "%s", lists[l]);
+      for (char *name = strtok(buf, ","); name; name = strtok(NULL, ",")) {
+        char line[96];
+        snprintf(line, sizeof line, "\n    %-6s %-22s ", what[l], name);
+        if (!strstr(from, line)) fail_msg("%s: no line '%s'", kernels[i].name, line + 1);
+      }
+    }
+  }
+  free_result(&r);
+  r = run_cli("kernels", "--json", NULL);
+  expect_ok(&r);
+  check_kernels_json(r.out);
+  free_result(&r);
+  r = run_cli("kernels", "--xml", NULL);
+  assert_int_equal(r.status, 2);
+  assert_string_equal(r.err, "cubesim kernels: error: unknown argument '--xml'\n");
+  free_result(&r);
+}
+
+/* ---- the real binary --------------------------------------------------------------------------- */
+
+static int run_shell(const char *cmd, char *out, size_t n) {
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  size_t used = 0, got;
+  while (used + 1 < n && (got = fread(out + used, 1, n - 1 - used, p)) > 0) used += got;
+  out[used] = '\0';
+  int st = pclose(p);
+  assert_true(WIFEXITED(st));
+  return WEXITSTATUS(st);
+}
+
+static void test_cli_run_real_binary(void **state) {
+  (void)state;
+  seed_files s;
+  seed_init(&s);
+  const char *outpath = tmp_path(&s.t, 4, "out.npy");
+  char cmd[2048];
+  const size_t out_bytes = 1 << 20;
+  char *out = malloc(out_bytes);
+  assert_non_null(out);
+  snprintf(cmd, sizeof cmd, "'%s' run linear --in '%s' --in '%s' --in '%s' --in '%s' --out 'output=%s' --json 2>&1",
+           CUBESIM_BINARY, s.in[0], s.in[1], s.in[2], s.in[3], outpath);
+  assert_int_equal(run_shell(cmd, out, out_bytes), 0);
+  check_seed_json(out, 24);
+  cs_npy a;
+  read_npy(outpath, &a);
+  for (int i = 0; i < 6; i++) assert_int_equal(((const uint16_t *)a.data)[i], seed_fp16[i]);
+  cs_npy_free(&a);
+  /* an error: status 2, one line on stderr, nothing on stdout, no file */
+  const char *bad = tmp_path(&s.t, 5, "bad.npy");
+  snprintf(cmd, sizeof cmd, "'%s' run linear --in '%s' --in '%s' --in '%s' --in '%s' --attr base_k=4064 --out 'output=%s' 2>/dev/null",
+           CUBESIM_BINARY, s.in[0], s.in[1], s.in[2], s.in[3], bad);
+  assert_int_equal(run_shell(cmd, out, out_bytes), 2);
+  assert_string_equal(out, "");
+  snprintf(cmd, sizeof cmd, "'%s' run linear --in '%s' --in '%s' --in '%s' --in '%s' --attr base_k=4064 --out 'output=%s' 2>&1 >/dev/null",
+           CUBESIM_BINARY, s.in[0], s.in[1], s.in[2], s.in[3], bad);
+  assert_int_equal(run_shell(cmd, out, out_bytes), 2);
+  assert_string_equal(out, "cubesim run: error: tiling: L1 needs 585472 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, "
+                           "slots 3/3/2/1) but has 524288\n");
+  assert_false(exists(bad));
+  snprintf(cmd, sizeof cmd, "'%s' kernels --json", CUBESIM_BINARY);
+  assert_int_equal(run_shell(cmd, out, out_bytes), 0);
+  check_kernels_json(out);
+  free(out);
+  tmp_free(&s.t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cli_run_seed_example_to_out),
+      cmocka_unit_test(test_cli_run_json),
+      cmocka_unit_test(test_cli_run_check),
+      cmocka_unit_test(test_cli_run_trace),
+      cmocka_unit_test(test_cli_run_generated_inputs),
+      cmocka_unit_test(test_cli_run_bad_inputs),
+      cmocka_unit_test(test_cli_kernels_lists_every_kernel),
+      cmocka_unit_test(test_cli_run_real_binary),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,175 @@
+/* ref_num — independent numeric references for the kernel tests (see ref_num.h). */
+#include "ref_num.h"
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+uint32_t ref_f32_bits(float f) {
+  uint32_t b;
+  memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+float ref_f32_of_bits(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+double ref_f16_value(uint16_t h) {
+  int exp = (h >> 10) & 31, mant = h & 1023;
+  double sign = (h & 0x8000) ? -1.0 : 1.0;
+  if (exp == 31) return mant ? NAN : sign * INFINITY;
+  if (exp == 0) return sign * ldexp(mant, -24);
+  return sign * ldexp(1024 + mant, exp - 25);
+}
+
+float ref_bf16_value(uint16_t b) { return ref_f32_of_bits((uint32_t)b << 16); }
+
+/* Rounds |f| to a binary format with `digits` significand bits, minimum normal exponent emin
+ * and overflow threshold `limit` (the midpoint above the largest finite value), and encodes it
+ * with exponent bias `bias`. The value is scaled to an integer count of quanta (exact in
+ * double), rounded with nearbyint (ties to even in the default mode), then encoded. */
+static uint16_t round_small(float f, int digits, int emin, int bias, double limit, uint16_t max_finite,
+                            uint16_t inf, uint16_t qnan, bool saturate) {
+  uint16_t sign = signbit(f) ? 0x8000 : 0;
+  if (isnan(f)) return saturate ? 0 : (uint16_t)(sign | qnan);
+  double a = fabs((double)f);
+  if (isinf(f) || a >= limit) return (uint16_t)(sign | (saturate ? max_finite : inf));
+  if (a == 0) return sign;
+  int e2;
+  frexp(a, &e2);
+  int e = e2 - 1; /* a in [2^e, 2^(e+1)) */
+  if (e < emin) e = emin;
+  double quantum = ldexp(1.0, e - (digits - 1));
+  double r = nearbyint(a / quantum);
+  double top = ldexp(1.0, digits); /* 2^digits: carried into the next binade */
+  if (r >= top) {
+    r /= 2;
+    e += 1;
+  }
+  uint32_t hidden = 1u << (digits - 1);
+  uint32_t bits;
+  if (r < hidden) bits = (uint32_t)r; /* subnormal: exponent field 0 */
+  else bits = ((uint32_t)(e + bias) << (digits - 1)) | ((uint32_t)r - hidden);
+  return (uint16_t)(sign | bits);
+}
+
+uint16_t ref_f16_rne(float f, bool saturate) {
+  /* fp16: 11 significand bits, emin -14, bias 15, max 65504, overflow from 65520 */
+  return round_small(f, 11, -14, 15, 65520.0, 0x7BFF, 0x7C00, 0x7E00, saturate);
+}
+
+uint16_t ref_bf16_rne(float f, bool saturate) {
+  /* bf16: 8 significand bits, emin -126, bias 127, overflow from (2 - 2^-8) * 2^127 */
+  return round_small(f, 8, -126, 127, ldexp(2.0 - ldexp(1.0, -8), 127), 0x7F7F, 0x7F80, 0x7FC0, saturate);
+}
+
+/* ---- exact sums ---------------------------------------------------------------------------- */
+
+#define REF_LIMBS 48 /* 32-bit limbs: 1536 bits, enough for any span of fp32-range products */
+
+float ref_exact_sum_f32(const double *terms, size_t n) {
+  int emin = INT_MAX;
+  for (size_t i = 0; i < n; i++) {
+    if (terms[i] == 0) continue;
+    int e;
+    frexp(terms[i], &e);
+    if (e - 53 < emin) emin = e - 53;
+  }
+  if (emin == INT_MAX) return 0.0f;
+  /* value = sum(acc[i] * 2^(32 i)) * 2^emin; each term is m * 2^(e - 53), |m| < 2^53 */
+  int64_t acc[REF_LIMBS];
+  memset(acc, 0, sizeof acc);
+  for (size_t i = 0; i < n; i++) {
+    if (terms[i] == 0) continue;
+    int e;
+    double fr = frexp(terms[i], &e);
+    int64_t m = (int64_t)ldexp(fr, 53);
+    int64_t sign = m < 0 ? -1 : 1;
+    uint64_t mag = (uint64_t)(m < 0 ? -m : m);
+    int sh = e - 53 - emin, q = sh / 32, r = sh % 32;
+    if (q + 2 >= REF_LIMBS) return NAN; /* a span this wide never comes from fp16/bf16 products */
+    uint64_t lo = (mag & 0xFFFFFFFFu) << r, hi = (mag >> 32) << r;
+    acc[q] += sign * (int64_t)(lo & 0xFFFFFFFFu);
+    acc[q + 1] += sign * (int64_t)(lo >> 32) + sign * (int64_t)(hi & 0xFFFFFFFFu);
+    acc[q + 2] += sign * (int64_t)(hi >> 32);
+  }
+  /* carries: every limb but the top one into [0, 2^32) */
+  bool neg = false;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i + 1 < REF_LIMBS; i++) {
+      int64_t low = acc[i] & INT64_C(0xFFFFFFFF);
+      acc[i + 1] += (acc[i] - low) / INT64_C(4294967296);
+      acc[i] = low;
+    }
+    if (acc[REF_LIMBS - 1] >= 0) break;
+    neg = true; /* negative: negate every limb and normalise again */
+    for (int i = 0; i < REF_LIMBS; i++) acc[i] = -acc[i];
+  }
+  int top = REF_LIMBS - 1;
+  while (top >= 0 && acc[top] == 0) top--;
+  if (top < 0) return 0.0f; /* an exact zero is +0 */
+  int len = 32 * top;
+  for (uint64_t v = (uint64_t)acc[top]; v; v >>= 1) len++;
+#define BIT(j) ((int)(((uint64_t)acc[(j) / 32] >> ((j) % 32)) & 1u))
+  uint64_t mant = 0;
+  int exp = emin;
+  if (len <= 24) {
+    for (int j = len - 1; j >= 0; j--) mant = mant << 1 | (uint64_t)BIT(j);
+  } else {
+    int s = len - 24;
+    for (int j = len - 1; j >= s; j--) mant = mant << 1 | (uint64_t)BIT(j);
+    bool round = BIT(s - 1), sticky = false;
+    for (int j = s - 2; j >= 0 && !sticky; j--) sticky = BIT(j);
+    if (round && (sticky || (mant & 1))) mant++;
+    exp += s;
+  }
+#undef BIT
+  double d = ldexp((double)mant, exp);
+  if (d > FLT_MAX) return neg ? -INFINITY : INFINITY;
+  if (d < FLT_MIN) return NAN; /* fp32 subnormal sums: not produced by these tests' data */
+  return (float)(neg ? -d : d);
+}
+
+/* ---- quant words --------------------------------------------------------------------------- */
+
+float ref_word_fp19(uint64_t word) { return ref_f32_of_bits((uint32_t)word & 0xFFFFE000u); }
+
+uint64_t ref_pack_word(float scale, bool has_offset, float offset) {
+  uint64_t w = (uint64_t)(ref_f32_bits(scale) & 0xFFFFE000u) | (UINT64_C(1) << 46);
+  if (has_offset) {
+    double o = round((double)offset); /* C's round: half away from zero */
+    if (o < -256) o = -256;
+    if (o > 255) o = 255;
+    int64_t oi = (int64_t)o;
+    w = (w & UINT64_C(0x4000FFFFFFFF)) | (((uint64_t)oi & 0x1FFu) << 37);
+  }
+  return w;
+}
+
+uint8_t ref_b8(float y, int offset, bool s) {
+  double r = isnan(y) ? 0.0 : nearbyint((double)y);
+  if (r < -256) r = -256;
+  if (r > 255) r = 255;
+  int q = (int)r + offset;
+  if (s) {
+    if (q < -128) q = -128;
+    if (q > 127) q = 127;
+    return (uint8_t)(int8_t)q;
+  }
+  if (q < 0) q = 0;
+  if (q > 255) q = 255;
+  return (uint8_t)q;
+}
+
+uint64_t ref_rand(uint64_t *state) {
+  *state = *state * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+  return *state >> 11;
+}
+
+int ref_rand_int(uint64_t *state, int lo, int hi) {
+  return lo + (int)(ref_rand(state) % (uint64_t)(hi - lo + 1));
+}

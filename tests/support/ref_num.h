@@ -1,0 +1,47 @@
+/* ref_num — independent numeric references for the kernel tests: fp16/bf16 rounding, exact
+ * block sums, the quant word's fp19 scale and packer, and the fixpipe's int8 rule.
+ *
+ * Written from DESIGN.md §3, §5 and docs/ISA.md with a different method than isa/ uses (isa/
+ * works on bit patterns; here values are scaled doubles rounded with nearbyint, and sums are
+ * exact multi-word integers), so a test comparing the two checks both. Nothing here calls isa/.
+ */
+#ifndef REF_NUM_H
+#define REF_NUM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exact values of fp16 and bf16 bit patterns (finite ones; Inf and NaN as their doubles). */
+double ref_f16_value(uint16_t h);
+float ref_bf16_value(uint16_t b);
+uint32_t ref_f32_bits(float f);
+float ref_f32_of_bits(uint32_t bits);
+
+/* fp32 -> fp16 / bf16, round to nearest, ties to even. saturate: overflow (and Inf) gives
+ * +-max finite and NaN gives +0 (the fixpipe's saturation mode); otherwise IEEE (+-Inf, quiet
+ * NaN). */
+uint16_t ref_f16_rne(float f, bool saturate);
+uint16_t ref_bf16_rne(float f, bool saturate);
+
+/* Sum of n finite doubles, computed exactly and rounded once to fp32 (nearest, ties to even);
+ * an exact zero is +0 and a sum beyond fp32's range is +-Inf. The terms are the cube's exact
+ * products (docs/ISA.md, mmad). */
+float ref_exact_sum_f32(const double *terms, size_t n);
+
+/* The fp19 scale M1 of a quant word: bits 31..13 of its low word, as an fp32. */
+float ref_word_fp19(uint64_t word);
+/* The documented packer (DESIGN.md §5.1): (bits(scale) & 0xFFFFE000) | 1 << 46, then with an
+ * offset clamp(round_half_away(offset), -256, 255) in bits 37..45. */
+uint64_t ref_pack_word(float scale, bool has_offset, float offset);
+
+/* The REQ8 / QF322B8 element rule from the product y = fp32(x) * M (DESIGN.md §5.2):
+ * q = clamp(rne(y), -256, 255) + offset; S ? clamp(q, -128, 127) : clamp(q, 0, 255); returns the
+ * output byte. NaN rounds to 0. */
+uint8_t ref_b8(float y, int offset, bool s);
+
+/* Deterministic pseudo-random numbers (a 64-bit LCG; not the kernels' generator). */
+uint64_t ref_rand(uint64_t *state);
+int ref_rand_int(uint64_t *state, int lo, int hi);
+
+#endif
