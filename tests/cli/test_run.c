@@ -453,8 +453,8 @@ static void test_cli_run_bad_inputs(void **state) {
       {{"run", "linear", SEED_INS(s), "--out", "result=x.npy"},
        "cubesim run: error: --out result: linear has no output of that name\n"},
       {{"run", "linear", SEED_INS(s), "--attr", "base_k=4064", "--out", out},
-       "cubesim run: error: tiling: L1 needs 585472 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, slots 3/3/2/1) "
-       "but has 524288\n"},
+       "cubesim run: error: tiling: L0A needs 130048 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, slots 2/2/2/1) "
+       "but has 65536\n"},
       {{"run", "linear", SEED_INS(s), "--attr", "base_m=8", "--out", out},
        "cubesim run: error: tiling: base_m = 8 and base_n = 16 must be positive multiples of 16\n"},
       {{"run", "matmul_quant", "--in", ha, "--in", hb, "--in", qs_in, "--out", cout},
@@ -516,11 +516,13 @@ static void check_kernels_json(const char *text) {
   if (!doc) fail_msg("JSON: %s at %u:%u", je.msg, je.line, je.column);
   const jc_value *root = jc_root(doc);
   assert_true(jc_is(root, JC_ARRAY));
-  assert_int_equal(jc_count(root), 4);
+  assert_int_equal(jc_count(root), 11); /* these four and the seven quantization operators */
   for (int i = 0; i < 4; i++) {
-    const jc_value *k = jc_at(root, (size_t)i);
+    const jc_value *k = NULL;
+    for (size_t e = 0; e < jc_count(root) && !k; e++)
+      if (strcmp(jc_get_string(jc_at(root, e), "name"), kernels[i].name) == 0) k = jc_at(root, e);
+    if (!k) fail_msg("kernels --json lists no %s", kernels[i].name);
     char got[512];
-    assert_string_equal(jc_get_string(k, "name"), kernels[i].name);
     bool sim = false;
     assert_true(jc_bool(jc_get(k, "simulated"), &sim) && sim);
     names_of(jc_get(k, "inputs"), got, sizeof got);
@@ -530,18 +532,18 @@ static void check_kernels_json(const char *text) {
     names_of(jc_get(k, "outputs"), got, sizeof got);
     assert_string_equal(got, kernels[i].outputs);
   }
-  /* a few descriptors in full */
+  /* a few descriptors in full (index 0 is dml_quantized_linear_matmul) */
   bool opt = false;
-  assert_string_equal(jc_get_string(root, "[0].inputs[3].dtypes"), "fp32,int64,uint64");
-  assert_true(jc_bool(jc_get(root, "[0].inputs[2].optional"), &opt) && opt);
-  assert_true(jc_bool(jc_get(root, "[0].inputs[0].optional"), &opt) && !opt);
-  assert_string_equal(jc_get_string(root, "[0].attributes[3].kind"), "enum");
-  assert_string_equal(jc_get_string(root, "[0].attributes[3].default"), "fp16");
-  assert_string_equal(jc_get_string(root, "[0].attributes[3].choices"), "fp16,bf16,float16,bfloat16");
-  assert_true(jc_is(jc_get(root, "[0].attributes[11].default"), JC_NULL)); /* base_m: chosen */
-  assert_string_equal(jc_get_string(root, "[1].attributes[5].kind"), "int");
-  assert_string_equal(jc_get_string(root, "[2].outputs[0].dtypes"), "fp32,fp16,bf16,int32,int8,uint8");
-  assert_string_equal(jc_get_string(root, "[3].inputs[0].dtypes"), "int8");
+  assert_string_equal(jc_get_string(root, "[1].inputs[3].dtypes"), "fp32,int64,uint64");
+  assert_true(jc_bool(jc_get(root, "[1].inputs[2].optional"), &opt) && opt);
+  assert_true(jc_bool(jc_get(root, "[1].inputs[0].optional"), &opt) && !opt);
+  assert_string_equal(jc_get_string(root, "[1].attributes[3].kind"), "enum");
+  assert_string_equal(jc_get_string(root, "[1].attributes[3].default"), "fp16");
+  assert_string_equal(jc_get_string(root, "[1].attributes[3].choices"), "fp16,bf16,float16,bfloat16");
+  assert_true(jc_is(jc_get(root, "[1].attributes[11].default"), JC_NULL)); /* base_m: chosen */
+  assert_string_equal(jc_get_string(root, "[2].attributes[5].kind"), "int");
+  assert_string_equal(jc_get_string(root, "[3].outputs[0].dtypes"), "fp32,fp16,bf16,int32,int8,uint8");
+  assert_string_equal(jc_get_string(root, "[4].inputs[0].dtypes"), "int8");
   jc_free(doc);
 }
 
@@ -549,7 +551,9 @@ static void test_cli_kernels_lists_every_kernel(void **state) {
   (void)state;
   run_result r = run_cli("kernels", NULL);
   expect_ok(&r);
-  assert_true(strncmp(r.out, "linear  (simulated)\n", 20) == 0);
+  /* alphabetical: the DirectML operator comes first */
+  assert_true(strncmp(r.out, "dml_quantized_linear_matmul  (simulated)\n", 41) == 0);
+  assert_non_null(strstr(r.out, "\n\nlinear  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n\nmatmul  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n\nmatmul_quant  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n\nmatmul_requant  (simulated)\n"));
@@ -624,8 +628,8 @@ static void test_cli_run_real_binary(void **state) {
   snprintf(cmd, sizeof cmd, "'%s' run linear --in '%s' --in '%s' --in '%s' --in '%s' --attr base_k=4064 --out 'output=%s' 2>&1 >/dev/null",
            CUBESIM_BINARY, s.in[0], s.in[1], s.in[2], s.in[3], bad);
   assert_int_equal(run_shell(cmd, out, out_bytes), 2);
-  assert_string_equal(out, "cubesim run: error: tiling: L1 needs 585472 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, "
-                           "slots 3/3/2/1) but has 524288\n");
+  assert_string_equal(out, "cubesim run: error: tiling: L0A needs 130048 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, "
+                           "slots 2/2/2/1) but has 65536\n");
   assert_false(exists(bad));
   snprintf(cmd, sizeof cmd, "'%s' kernels --json", CUBESIM_BINARY);
   assert_int_equal(run_shell(cmd, out, out_bytes), 0);

@@ -35,13 +35,18 @@ typedef struct runner {
   cs_err err;
 } runner;
 
-static void runner_init(runner *r) {
+/* A context on test_cfg(), with `ub_bytes` of UB when non-zero (the context copies its
+ * configuration when it is created). */
+static void runner_init_ub(runner *r, uint64_t ub_bytes) {
   memset(r, 0, sizeof *r);
   r->cfg = test_cfg();
+  if (ub_bytes) r->cfg.buffers_ub_bytes = ub_bytes;
   r->opt.cfg = &r->cfg;
   r->opt.seed = 1;
   assert_int_equal(kn_ctx_create(kn_op_find("linear"), &r->opt, &r->ctx, &r->err), CS_OK);
 }
+
+static void runner_init(runner *r) { runner_init_ub(r, 0); }
 
 static void runner_free(runner *r) { kn_ctx_destroy(r->ctx); }
 
@@ -314,8 +319,7 @@ static uint32_t lin_expected(const lin_case *c, const lin_data *d, uint32_t b, u
  * Returns how many fp16 elements would differ had the full fp32 scale been used (0 for bf16). */
 static unsigned run_case(const lin_case *c) {
   runner r;
-  runner_init(&r);
-  if (c->ub_bytes) r.cfg.buffers_ub_bytes = c->ub_bytes; /* read when the run creates its chip */
+  runner_init_ub(&r, c->ub_bytes);
   lin_data d;
   lin_build(&r, c, &d);
   run_ok(&r);
@@ -437,8 +441,7 @@ static void test_linear_bf16_epilogue_in_row_chunks(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
   /* a UB without room for one row is a fault that says so */
   runner r;
-  runner_init(&r);
-  r.cfg.buffers_ub_bytes = 1024;
+  runner_init_ub(&r, 1024);
   lin_case c = cases[0];
   lin_data d;
   lin_build(&r, &c, &d);
@@ -700,7 +703,8 @@ static void test_linear_error_tiling_does_not_fit(void **state) {
   runner_init(&r);
   put_seed(&r, false);
   set_attr(&r, "base_k", "4064");
-  run_fails(&r, CS_EINVAL, "tiling: L1 needs 585472 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, slots 3/3/2/1) but has 524288");
+  /* two 16 x 4064 int8 slots of L0A: 2 x 127 fractals x 512 B (L1 first shrank to fit) */
+  run_fails(&r, CS_EINVAL, "tiling: L0A needs 130048 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, slots 2/2/2/1) but has 65536");
   runner_free(&r);
   runner_init(&r);
   put_seed(&r, false);

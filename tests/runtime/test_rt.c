@@ -166,7 +166,7 @@ static void test_rt_launch_fault_skips_later_blocks_of_that_core(void **state) {
   L.fail_block = 1;
   cs_err err;
   assert_int_equal(rt_launch(s, LAUNCH_BLOCKS, launch_kernel, &L, &err), CS_EFAULT);
-  assert_string_equal(err.msg, "core 1, after instruction 1: block 1 gives up [runtime]");
+  assert_string_equal(err.msg, "core 1, after instruction 0: block 1 gives up [runtime]");
   /* blocks 5 and 9 (core 1) never ran; the other cores went on */
   assert_int_equal(L.ran, LAUNCH_BLOCKS - 2);
   for (unsigned i = 0; i < L.ran; i++) assert_true(L.order[i] != 5 && L.order[i] != 9);
@@ -245,7 +245,7 @@ static void test_rt_buf_alloc_does_not_fit(void **state) {
   (void)state;
   bool ok_after_full = false;
   expect_fault(buf_full_kernel, &ok_after_full,
-               "core 0, after instruction 0: buffer 'one more' of 1 bytes does not fit in VECCALC (UB): "
+               "core 0, before its first instruction: buffer 'one more' of 1 bytes does not fit in VECCALC (UB): "
                "196608 of 196608 bytes are already taken [runtime]");
   assert_true(ok_after_full);
 }
@@ -260,7 +260,7 @@ static void buf_l0a_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_buf_alloc_rounds_to_the_alignment(void **state) {
   (void)state;
   expect_fault(buf_l0a_kernel, NULL,
-               "core 0, after instruction 0: buffer 'big' of 65025 bytes does not fit in A2 (L0A): "
+               "core 0, before its first instruction: buffer 'big' of 65025 bytes does not fit in A2 (L0A): "
                "512 of 65536 bytes are already taken [runtime]");
 }
 
@@ -272,7 +272,7 @@ static void buf_gm_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_buf_alloc_refuses_gm(void **state) {
   (void)state;
   expect_fault(buf_gm_kernel, NULL,
-               "core 0, after instruction 0: buffer 'g': GM is not a core buffer (allocate GM tensors on "
+               "core 0, before its first instruction: buffer 'g': GM is not a core buffer (allocate GM tensors on "
                "the host) [runtime]");
 }
 
@@ -300,7 +300,7 @@ static void test_rt_event_alloc_exhausts_eight_ids(void **state) {
   ev_log L;
   memset(&L, 0, sizeof L);
   expect_fault(ev_kernel, &L,
-               "core 0, after instruction 0: no free event id for MTE2 -> MTE1: all 8 are taken (fewer "
+               "core 0, before its first instruction: no free event id for MTE2 -> MTE1: all 8 are taken (fewer "
                "queues or slots between these pipes) [runtime]");
   for (int i = 0; i < 8; i++) assert_int_equal(L.ids[i], i);
   assert_int_equal(L.other, 0);
@@ -558,7 +558,7 @@ static void deque_empty_kernel(rt_ctx *ctx, void *args) {
 
 static void test_rt_queue_deque_of_empty_queue(void **state) {
   (void)state;
-  expect_fault(deque_empty_kernel, NULL, "core 0, after instruction 0: queue 'in': deque with nothing enqueued [runtime]");
+  expect_fault(deque_empty_kernel, NULL, "core 0, before its first instruction: queue 'in': deque with nothing enqueued [runtime]");
 }
 
 static void free_undequeued_kernel(rt_ctx *ctx, void *args) {
@@ -573,7 +573,7 @@ static void free_undequeued_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_queue_free_of_slot_not_dequeued(void **state) {
   (void)state;
   expect_fault(free_undequeued_kernel, NULL,
-               "core 0, after instruction 1: queue 'in': free of slot 1, which is allocated [runtime]");
+               "core 0, after instruction 0: queue 'in': free of slot 1, which is allocated [runtime]");
 }
 
 static void free_enqueued_kernel(rt_ctx *ctx, void *args) {
@@ -587,7 +587,7 @@ static void free_enqueued_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_queue_free_of_enqueued_slot(void **state) {
   (void)state;
   expect_fault(free_enqueued_kernel, NULL,
-               "core 0, after instruction 1: queue 'in': free of slot 0, which is enqueued [runtime]");
+               "core 0, after instruction 0: queue 'in': free of slot 0, which is enqueued [runtime]");
 }
 
 static void enque_plain_buffer_kernel(rt_ctx *ctx, void *args) {
@@ -602,7 +602,7 @@ static void enque_plain_buffer_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_queue_enque_of_a_plain_buffer(void **state) {
   (void)state;
   expect_fault(enque_plain_buffer_kernel, NULL,
-               "core 0, after instruction 0: queue 'in': enque of a tensor that does not come from this "
+               "core 0, before its first instruction: queue 'in': enque of a tensor that does not come from this "
                "queue [runtime]");
 }
 
@@ -620,7 +620,7 @@ static void enque_other_queue_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_queue_enque_of_another_queues_slot(void **state) {
   (void)state;
   expect_fault(enque_other_queue_kernel, NULL,
-               "core 0, after instruction 0: queue 'a': enque of a tensor that does not come from this "
+               "core 0, before its first instruction: queue 'a': enque of a tensor that does not come from this "
                "queue [runtime]");
 }
 
@@ -637,7 +637,7 @@ static void enque_other_pos_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_queue_enque_of_another_positions_slot(void **state) {
   (void)state;
   expect_fault(enque_other_pos_kernel, NULL,
-               "core 0, after instruction 0: queue 'a': enque of a tensor that does not come from this "
+               "core 0, before its first instruction: queue 'a': enque of a tensor that does not come from this "
                "queue [runtime]");
 }
 
@@ -652,7 +652,7 @@ static void alloc_in_use_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_queue_alloc_of_slot_in_use(void **state) {
   (void)state;
   expect_fault(alloc_in_use_kernel, NULL,
-               "core 0, after instruction 0: queue 'in': alloc of slot 0, which is still in use (free it "
+               "core 0, before its first instruction: queue 'in': alloc of slot 0, which is still in use (free it "
                "first) [runtime]");
 }
 
@@ -666,7 +666,7 @@ static void end_enqueued_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_queue_block_ends_with_slot_enqueued(void **state) {
   (void)state;
   expect_fault(end_enqueued_kernel, NULL,
-               "core 0, after instruction 1: queue 'in': the block ended with slot 0 enqueued and never "
+               "core 0, after instruction 0: queue 'in': the block ended with slot 0 enqueued and never "
                "dequeued [runtime]");
 }
 
@@ -682,7 +682,7 @@ static void end_unfreed_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_queue_block_ends_with_slot_not_freed(void **state) {
   (void)state;
   expect_fault(end_unfreed_kernel, NULL,
-               "core 0, after instruction 2: queue 'in': the block ended with slot 0 never freed [runtime]");
+               "core 0, after instruction 1: queue 'in': the block ended with slot 0 never freed [runtime]");
 }
 
 static void bad_slots_kernel(rt_ctx *ctx, void *args) {
@@ -692,7 +692,7 @@ static void bad_slots_kernel(rt_ctx *ctx, void *args) {
 
 static void test_rt_queue_slot_count_limits(void **state) {
   (void)state;
-  expect_fault(bad_slots_kernel, NULL, "core 0, after instruction 0: queue 'five': 5 slots, a queue has 1 to 4 [runtime]");
+  expect_fault(bad_slots_kernel, NULL, "core 0, before its first instruction: queue 'five': 5 slots, a queue has 1 to 4 [runtime]");
 }
 
 /* Five double-buffered VECIN queues need ten MTE2 -> V ids: the fifth runs out. */
@@ -709,7 +709,7 @@ static void test_rt_queue_runs_out_of_event_ids(void **state) {
   (void)state;
   int made = 0;
   expect_fault(too_many_events_kernel, &made,
-               "core 0, after instruction 0: no free event id for MTE2 -> V: all 8 are taken (fewer queues "
+               "core 0, before its first instruction: no free event id for MTE2 -> V: all 8 are taken (fewer queues "
                "or slots between these pipes) [runtime]");
   assert_int_equal(made, 4);
 }
@@ -726,7 +726,7 @@ static void too_many_queues_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_queue_too_many_queues(void **state) {
   (void)state;
   expect_fault(too_many_queues_kernel, NULL,
-               "core 0, after instruction 0: queue 'q32': too many queues in one block (at most 32) [runtime]");
+               "core 0, before its first instruction: queue 'q32': too many queues in one block (at most 32) [runtime]");
 }
 
 /* After a fault the core ignores everything: no instruction is recorded. */
@@ -746,7 +746,7 @@ static void test_rt_fault_stops_the_core(void **state) {
   sim *s = make_sim(1);
   cs_err err;
   assert_int_equal(rt_launch(s, 1, after_fault_kernel, &any, &err), CS_EFAULT);
-  assert_string_equal(err.msg, "core 0, after instruction 0: stop [runtime]");
+  assert_string_equal(err.msg, "core 0, before its first instruction: stop [runtime]");
   assert_false(any);
   assert_int_equal(sim_core_stream_len(sim_get_core(s, 0)), 0);
   sim_destroy(s);
