@@ -12,6 +12,7 @@
 
 #include "isa/isa_insn.h"
 #include "support/isa_testmach.h"
+#include "support/insn_build.h"
 
 /* Deterministic 64-bit LCG (Knuth's MMIX constants); the state lives with the caller. */
 static uint64_t rnd(uint64_t *state, uint64_t n) {
@@ -162,20 +163,6 @@ static void test_insn_field_ptr_reaches_member(void **state) {
 
 /* ---- generic checks -------------------------------------------------------------------- */
 
-static isa_insn copy_insn(isa_op op, isa_mem dst, uint64_t dst_off, isa_mem src, uint64_t src_off,
-                          uint32_t count, uint32_t len, uint32_t src_gap, uint32_t dst_gap) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.copy.dst = (isa_addr){dst, dst_off};
-  in.u.copy.src = (isa_addr){src, src_off};
-  in.u.copy.block_count = count;
-  in.u.copy.block_len_bytes = len;
-  in.u.copy.src_gap_bytes = src_gap;
-  in.u.copy.dst_gap_bytes = dst_gap;
-  return in;
-}
-
 static isa_insn load_insn(isa_op op, uint32_t repeat) {
   isa_insn in;
   memset(&in, 0, sizeof in);
@@ -184,24 +171,6 @@ static isa_insn load_insn(isa_op op, uint32_t repeat) {
   in.u.load2d.src = (isa_addr){ISA_MEM_L1, 0};
   in.u.load2d.dtype = ISA_FP16;
   in.u.load2d.repeat_times = repeat;
-  return in;
-}
-
-static isa_insn flag_insn(isa_op op, isa_pipe src, isa_pipe dst, uint32_t id) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.flag.src_pipe = src;
-  in.u.flag.dst_pipe = dst;
-  in.u.flag.event_id = id;
-  return in;
-}
-
-static isa_insn barrier_insn(uint32_t pipe) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_PIPE_BARRIER;
-  in.u.barrier.pipe = pipe;
   return in;
 }
 
@@ -227,7 +196,7 @@ static void assert_ok(const isa_insn *in) {
 static void test_insn_field_range_boundaries(void **state) {
   (void)state;
   /* copy: block_count [1, 4095] */
-  isa_insn in = copy_insn(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, 0, 0, 32, 0, 0);
+  isa_insn in = ib_copy_bursts(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, 0, 0, 32, 0, 0);
   assert_fault(&in, ISA_FAULT_FIELD_RANGE, "block_count", 0, 1,
                "copy_gm_l1: block_count = 0 is out of range [1, 4095]");
   in.u.copy.block_count = 1;
@@ -239,7 +208,7 @@ static void test_insn_field_range_boundaries(void **state) {
                "copy_gm_l1: block_count = 4096 is out of range [1, 4095]");
 
   /* copy: block_len_bytes [1, 2097152] */
-  in = copy_insn(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0, ISA_MEM_UB, 0, 1, 0, 0, 0);
+  in = ib_copy_bursts(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0, ISA_MEM_UB, 0, 1, 0, 0, 0);
   assert_fault(&in, ISA_FAULT_FIELD_RANGE, "block_len_bytes", 0, 1,
                "copy_ub_gm: block_len_bytes = 0 is out of range [1, 2097152]");
   in.u.copy.block_len_bytes = 1;
@@ -268,33 +237,33 @@ static void test_insn_field_range_boundaries(void **state) {
                "load_l0b: if_transpose = 2 is out of range [0, 1]");
 
   /* flag: event_id [0, 7]; pipes [0, 6] (ALL is not a flag pipe) */
-  in = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0);
+  in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0);
   assert_ok(&in);
   in.u.flag.event_id = 7;
   assert_ok(&in);
   in.u.flag.event_id = 8;
   assert_fault(&in, ISA_FAULT_FIELD_RANGE, "event_id", 8, 7,
                "set_flag: event_id = 8 is out of range [0, 7]");
-  in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_ALL, ISA_PIPE_MTE1, 0);
+  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_ALL, ISA_PIPE_MTE1, 0);
   assert_fault(&in, ISA_FAULT_FIELD_RANGE, "src_pipe", 7, 6,
                "wait_flag: src_pipe = 7 is out of range [0, 6]");
 
   /* barrier: pipe [0, ALL] */
-  in = barrier_insn(ISA_PIPE_ALL);
+  in = ib_barrier(ISA_PIPE_ALL);
   assert_ok(&in);
-  in = barrier_insn(ISA_PIPE_S);
+  in = ib_barrier(ISA_PIPE_S);
   assert_ok(&in);
-  in = barrier_insn(ISA_PIPE_ALL + 1);
+  in = ib_barrier(ISA_PIPE_ALL + 1);
   assert_fault(&in, ISA_FAULT_FIELD_RANGE, "pipe", 8, 7,
                "pipe_barrier: pipe = 8 is out of range [0, 7]");
 }
 
 static void test_insn_bad_memory(void **state) {
   (void)state;
-  isa_insn in = copy_insn(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_L1, 0, 1, 32, 0, 0);
+  isa_insn in = ib_copy_bursts(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_L1, 0, 1, 32, 0, 0);
   assert_fault(&in, ISA_FAULT_BAD_MEM, "src", ISA_MEM_L1, ISA_MEMBIT(GM),
                "copy_gm_l1: operand src names L1, which copy_gm_l1 cannot access");
-  in = copy_insn(ISA_OP_COPY_GM_UB, ISA_MEM_L1, 0, ISA_MEM_GM, 0, 1, 32, 0, 0);
+  in = ib_copy_bursts(ISA_OP_COPY_GM_UB, ISA_MEM_L1, 0, ISA_MEM_GM, 0, 1, 32, 0, 0);
   assert_fault(&in, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_L1, ISA_MEMBIT(UB),
                "copy_gm_ub: operand dst names L1, which copy_gm_ub cannot access");
   in = load_insn(ISA_OP_LOAD_L0A, 1);
@@ -302,7 +271,7 @@ static void test_insn_bad_memory(void **state) {
   assert_fault(&in, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_L0B, ISA_MEMBIT(L0A),
                "load_l0a: operand dst names L0B, which load_l0a cannot access");
   /* a memory number beyond the table */
-  in = copy_insn(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0, (isa_mem)99, 0, 1, 32, 0, 0);
+  in = ib_copy_bursts(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0, (isa_mem)99, 0, 1, 32, 0, 0);
   assert_fault(&in, ISA_FAULT_BAD_MEM, "src", 99, ISA_MEMBIT(UB),
                "copy_ub_gm: operand src names ?, which copy_ub_gm cannot access");
 }
@@ -324,19 +293,19 @@ static void test_insn_bad_opcode_and_enums(void **state) {
 
 static void test_insn_pipes(void **state) {
   (void)state;
-  isa_insn in = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 3);
+  isa_insn in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 3);
   assert_int_equal(isa_insn_pipe(&in), ISA_PIPE_MTE2);
-  in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 3);
+  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 3);
   assert_int_equal(isa_insn_pipe(&in), ISA_PIPE_MTE1);
-  in = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_FIX, ISA_PIPE_V, 0);
+  in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_FIX, ISA_PIPE_V, 0);
   assert_int_equal(isa_insn_pipe(&in), ISA_PIPE_FIX);
-  in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_FIX, ISA_PIPE_V, 0);
+  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_FIX, ISA_PIPE_V, 0);
   assert_int_equal(isa_insn_pipe(&in), ISA_PIPE_V);
-  in = barrier_insn(ISA_PIPE_M);
+  in = ib_barrier(ISA_PIPE_M);
   assert_int_equal(isa_insn_pipe(&in), ISA_PIPE_M);
-  in = barrier_insn(ISA_PIPE_ALL);
+  in = ib_barrier(ISA_PIPE_ALL);
   assert_int_equal(isa_insn_pipe(&in), ISA_PIPE_ALL);
-  in = copy_insn(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0, ISA_MEM_UB, 0, 1, 32, 0, 0);
+  in = ib_copy_bursts(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0, ISA_MEM_UB, 0, 1, 32, 0, 0);
   assert_int_equal(isa_insn_pipe(&in), ISA_PIPE_MTE3);
   in = load_insn(ISA_OP_LOAD_L0B, 1);
   assert_int_equal(isa_insn_pipe(&in), ISA_PIPE_MTE1);
@@ -469,7 +438,7 @@ static void test_insn_copy_exec_ranges_work(void **state) {
     uint32_t count = 1 + (uint32_t)rnd(&rng, 6), len = 1 + (uint32_t)rnd(&rng, 40);
     uint32_t sgap = (uint32_t)rnd(&rng, 50), dgap = (uint32_t)rnd(&rng, 50);
     uint64_t soff = rnd(&rng, 300), doff = rnd(&rng, 300);
-    isa_insn in = copy_insn(copies[c].op, copies[c].dst, doff, copies[c].src, soff, count, len, sgap, dgap);
+    isa_insn in = ib_copy_bursts(copies[c].op, copies[c].dst, doff, copies[c].src, soff, count, len, sgap, dgap);
     fill_pattern(t, &rng);
     uint8_t *d = itm_mem(t, copies[c].dst), *s = itm_mem(t, copies[c].src);
     uint64_t dsize = itm_size(t, copies[c].dst), ssize = itm_size(t, copies[c].src);
@@ -512,7 +481,7 @@ static void test_insn_copy_exec_ranges_work(void **state) {
 /* The largest gaps: strides are 64-bit sums, never wrapped to 32 bits. */
 static void test_insn_copy_ranges_largest_gaps(void **state) {
   (void)state;
-  isa_insn in = copy_insn(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 64, ISA_MEM_GM, 1u << 20, 3, 2097152,
+  isa_insn in = ib_copy_bursts(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 64, ISA_MEM_GM, 1u << 20, 3, 2097152,
                           4294967295u, 0);
   assert_ok(&in);
   isa_range r[ISA_MAX_RANGES];
@@ -538,7 +507,7 @@ static void test_insn_copy_out_of_bounds_on_machine(void **state) {
   (void)state;
   isa_testmach *t = small_machine();
   /* BT is 1024 bytes: 4 bursts of 64 bytes 256 apart from 256 end at 256 + 3*256 + 64 = 1088 */
-  isa_insn in = copy_insn(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 256, ISA_MEM_L1, 0, 4, 64, 0, 192);
+  isa_insn in = ib_copy_bursts(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 256, ISA_MEM_L1, 0, 4, 64, 0, 192);
   isa_fault f;
   assert_false(itm_run(t, &in, &f));
   assert_int_equal(f.cause, ISA_FAULT_OUT_OF_BOUNDS);
@@ -555,11 +524,11 @@ static void test_insn_copy_out_of_bounds_on_machine(void **state) {
 
 static void test_insn_flag_same_pipe_faults(void **state) {
   (void)state;
-  isa_insn in = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_MTE1, ISA_PIPE_MTE1, 2);
+  isa_insn in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE1, ISA_PIPE_MTE1, 2);
   assert_fault(&in, ISA_FAULT_FIELD_RANGE, "dst_pipe", ISA_PIPE_MTE1, ISA_PIPE_MTE1,
                "set_flag: src_pipe and dst_pipe are both MTE1; a flag joins two pipes (use "
                "pipe_barrier within one pipe)");
-  in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_V, ISA_PIPE_V, 0);
+  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_V, ISA_PIPE_V, 0);
   assert_fault(&in, ISA_FAULT_FIELD_RANGE, "dst_pipe", ISA_PIPE_V, ISA_PIPE_V,
                "wait_flag: src_pipe and dst_pipe are both V; a flag joins two pipes (use "
                "pipe_barrier within one pipe)");
@@ -572,10 +541,10 @@ static void test_insn_sync_no_data(void **state) {
   uint64_t rng = 3;
   fill_pattern(t, &rng);
   isa_insn ins[] = {
-      flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 7),
-      flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0),
-      barrier_insn(ISA_PIPE_ALL),
-      barrier_insn(ISA_PIPE_V),
+      ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 7),
+      ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0),
+      ib_barrier(ISA_PIPE_ALL),
+      ib_barrier(ISA_PIPE_V),
   };
   for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
     isa_range r[ISA_MAX_RANGES];

@@ -8,20 +8,7 @@
 #include <string.h>
 
 #include "support/isa_testmach.h"
-
-static isa_insn copy_insn(isa_op op, isa_mem dst, uint64_t dst_off, isa_mem src, uint64_t src_off,
-                          uint32_t count, uint32_t len, uint32_t src_gap, uint32_t dst_gap) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.copy.dst = (isa_addr){dst, dst_off};
-  in.u.copy.src = (isa_addr){src, src_off};
-  in.u.copy.block_count = count;
-  in.u.copy.block_len_bytes = len;
-  in.u.copy.src_gap_bytes = src_gap;
-  in.u.copy.dst_gap_bytes = dst_gap;
-  return in;
-}
+#include "support/insn_build.h"
 
 static void test_testmach_sizes_and_zeroed_memories(void **state) {
   (void)state;
@@ -47,7 +34,7 @@ static void test_testmach_run_executes_and_refuses_out_of_bounds(void **state) {
   sizes[ISA_MEM_L1] = 64;
   isa_testmach *t = itm_create(sizes);
   for (int i = 0; i < 64; i++) itm_mem(t, ISA_MEM_GM)[i] = (uint8_t)(i + 1);
-  isa_insn in = copy_insn(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 32, ISA_MEM_GM, 8, 2, 4, 4, 0);
+  isa_insn in = ib_copy_bursts(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 32, ISA_MEM_GM, 8, 2, 4, 4, 0);
   isa_fault f;
   assert_true(itm_run(t, &in, &f));
   const uint8_t want[8] = {9, 10, 11, 12, 17, 18, 19, 20};
@@ -56,9 +43,9 @@ static void test_testmach_run_executes_and_refuses_out_of_bounds(void **state) {
   assert_int_equal(itm_mem(t, ISA_MEM_L1)[40], 0);
 
   /* last byte written: 60 + 4 = 64 fits; 61 + 4 = 65 does not */
-  in = copy_insn(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 60, ISA_MEM_GM, 0, 1, 4, 0, 0);
+  in = ib_copy_bursts(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 60, ISA_MEM_GM, 0, 1, 4, 0, 0);
   assert_true(itm_run(t, &in, &f));
-  in = copy_insn(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 61, ISA_MEM_GM, 0, 1, 4, 0, 0);
+  in = ib_copy_bursts(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 61, ISA_MEM_GM, 0, 1, 4, 0, 0);
   memset(&f, 0, sizeof f);
   assert_false(itm_run(t, &in, &f));
   assert_int_equal(f.cause, ISA_FAULT_OUT_OF_BOUNDS);

@@ -19,6 +19,7 @@
 #include "sim/sim.h"
 #include "sim/sim_trace.h"
 #include "support/json_check.h"
+#include "support/insn_build.h"
 
 /* The configuration with round numbers of tests/sim/test_engine.c (1000 MHz, so 1 GB/s is
  * 1 byte/cycle):
@@ -150,35 +151,6 @@ static void assert_times(const fixture *f, unsigned idx, uint64_t start, uint64_
 }
 
 /* ---- instruction builders ----------------------------------------------------------------- */
-
-static isa_insn copy(isa_op op, isa_mem dm, uint64_t doff, isa_mem sm, uint64_t soff, uint32_t bytes) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.copy.dst = (isa_addr){dm, doff};
-  in.u.copy.src = (isa_addr){sm, soff};
-  in.u.copy.block_count = 1;
-  in.u.copy.block_len_bytes = bytes;
-  return in;
-}
-
-static isa_insn flag(isa_op op, isa_pipe src, isa_pipe dst, uint32_t id) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.flag.src_pipe = src;
-  in.u.flag.dst_pipe = dst;
-  in.u.flag.event_id = id;
-  return in;
-}
-
-static isa_insn barrier(isa_pipe p) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_PIPE_BARRIER;
-  in.u.barrier.pipe = p;
-  return in;
-}
 
 static isa_insn mmad(isa_dtype t, uint32_t m, uint32_t n, uint32_t k) {
   isa_insn in;
@@ -399,7 +371,7 @@ static void test_sim_cube_bias_table_and_fixpipe_buffer_copies(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     fixture f;
     setup(&f);
-    issue(&f, copy(cases[i].op, cases[i].mem, 0, ISA_MEM_L1, 0, cases[i].bytes));
+    issue(&f, ib_copy(cases[i].op, cases[i].mem, 0, ISA_MEM_L1, 0, cases[i].bytes));
     assert_int_equal(run(&f), CS_OK);
     assert_times(&f, 0, 1, cases[i].busy, cases[i].end);
     assert_int_equal(f.res.total_cycles, cases[i].end);
@@ -549,16 +521,16 @@ static void test_sim_cube_vector_ops_use_the_vector_rate(void **state) {
 static void build_tile(fixture *f) {
   issue(f, nd2nz(0, f->a, 16, 64));
   issue(f, nd2nz(0x1000, f->b, 64, 32));
-  issue(f, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
-  issue(f, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+  issue(f, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+  issue(f, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
   issue(f, load(ISA_OP_LOAD_L0A, 0, 0, 0, 2, 1, 0));
   issue(f, load(ISA_OP_LOAD_L0B, 0, 0x1000, 0, 1, 4, 1));
   issue(f, load(ISA_OP_LOAD_L0B, 1024, 0x1000, 2, 1, 4, 1));
-  issue(f, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE1, ISA_PIPE_M, 0));
-  issue(f, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE1, ISA_PIPE_M, 0));
+  issue(f, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE1, ISA_PIPE_M, 0));
+  issue(f, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE1, ISA_PIPE_M, 0));
   issue(f, mmad(ISA_INT8, 16, 32, 64));
-  issue(f, flag(ISA_OP_SET_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0));
-  issue(f, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0));
+  issue(f, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0));
+  issue(f, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0));
   issue(f, fixpipe(ISA_MEM_GM, f->c, ISA_QUANT_DEQF16, ISA_FP16, 16, 32));
 }
 
@@ -609,11 +581,11 @@ static void test_sim_cube_set_flag_does_not_block_its_pipe(void **state) {
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 1024));
-  issue(&f, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
-  issue(&f, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.b, 1024));
-  issue(&f, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
-  issue(&f, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
+  issue(&f, ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 1024));
+  issue(&f, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+  issue(&f, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.b, 1024));
+  issue(&f, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+  issue(&f, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
   assert_int_equal(run(&f), CS_OK);
   assert_times(&f, 0, 1, 17, 127);
   assert_times(&f, 1, 127, 127, 127);
@@ -636,10 +608,10 @@ static void test_sim_cube_pipe_barrier_holds_one_pipe(void **state) {
   for (int with_barrier = 1; with_barrier >= 0; with_barrier--) {
     fixture f;
     setup(&f);
-    issue(&f, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1024));
-    issue(&f, with_barrier ? barrier(ISA_PIPE_MTE2) : flag(ISA_OP_SET_FLAG, ISA_PIPE_S, ISA_PIPE_V, 0));
-    issue(&f, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x400, ISA_MEM_GM, f.b, 64));
-    issue(&f, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
+    issue(&f, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1024));
+    issue(&f, with_barrier ? ib_barrier(ISA_PIPE_MTE2) : ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_S, ISA_PIPE_V, 0));
+    issue(&f, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x400, ISA_MEM_GM, f.b, 64));
+    issue(&f, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
     assert_int_equal(run(&f), CS_OK);
     assert_times(&f, 0, 1, 17, 127);
     if (with_barrier) {
@@ -668,9 +640,9 @@ static void test_sim_cube_full_queue_deadlocks(void **state) {
     c.scalar_queue_depth = depth;
     fixture f;
     setup_with(&f, &c);
-    issue(&f, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
-    issue(&f, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
-    issue(&f, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+    issue(&f, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+    issue(&f, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
+    issue(&f, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
     if (depth == 2) {
       assert_int_equal(run(&f), CS_OK);
       assert_times(&f, 0, 3, 3, 3);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sim/sim.h"
+#include "support/insn_build.h"
 
 /* A configuration with round numbers (1000 MHz, so 1 GB/s = 1 byte/cycle):
  *   dispatch 1 cycle, queues of 16;
@@ -71,35 +72,6 @@ static void teardown(fixture *f) {
   sim_destroy(f->s);
 }
 
-static isa_insn copy(isa_op op, isa_mem dm, uint64_t doff, isa_mem sm, uint64_t soff, uint32_t bytes) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.copy.dst = (isa_addr){dm, doff};
-  in.u.copy.src = (isa_addr){sm, soff};
-  in.u.copy.block_count = 1;
-  in.u.copy.block_len_bytes = bytes;
-  return in;
-}
-
-static isa_insn flag(isa_op op, isa_pipe src, isa_pipe dst, uint32_t id) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.flag.src_pipe = src;
-  in.u.flag.dst_pipe = dst;
-  in.u.flag.event_id = id;
-  return in;
-}
-
-static isa_insn barrier(isa_pipe p) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_PIPE_BARRIER;
-  in.u.barrier.pipe = p;
-  return in;
-}
-
 static void issue(fixture *f, unsigned core, isa_insn in) {
   cs_status st = sim_core_issue(sim_get_core(f->s, core), &in);
   if (st != CS_OK) {
@@ -121,7 +93,7 @@ static void test_sim_engine_one_copy_is_latency_plus_bytes_over_bandwidth(void *
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1000));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1000));
   assert_int_equal(run(&f, false), CS_OK);
   assert_int_equal(f.res.total_cycles, 127);
   assert_int_equal(f.res.stats.core[0].pipe_busy_cycles[ISA_PIPE_MTE2], 16);
@@ -136,12 +108,12 @@ static void test_sim_engine_copy_rounds_cycles_up_at_the_boundary(void **state) 
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1024));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1024));
   assert_int_equal(run(&f, false), CS_OK);
   assert_int_equal(f.res.total_cycles, 1 + 16 + 110);
   teardown(&f);
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1025));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1025));
   assert_int_equal(run(&f, false), CS_OK);
   assert_int_equal(f.res.total_cycles, 1 + 17 + 110);
   teardown(&f);
@@ -152,7 +124,7 @@ static void test_sim_engine_onchip_copy_uses_the_link_rate(void **state) {
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
   assert_int_equal(run(&f, false), CS_OK);
   assert_int_equal(f.res.total_cycles, 8);
   assert_int_equal(f.res.stats.core[0].pipe_busy_cycles[ISA_PIPE_MTE1], 2);
@@ -168,10 +140,10 @@ static void test_sim_engine_flag_joins_two_pipes(void **state) {
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 1024));
-  issue(&f, 0, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
-  issue(&f, 0, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
-  issue(&f, 0, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 1024));
+  issue(&f, 0, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+  issue(&f, 0, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
   assert_int_equal(run(&f, false), CS_OK);
   assert_int_equal(f.res.total_cycles, 134);
   assert_int_equal(f.res.hazard_count, 0);
@@ -184,8 +156,8 @@ static void test_sim_engine_independent_pipes_overlap(void **state) {
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 1024));
-  issue(&f, 0, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 4096, 64));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 1024));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 4096, 64));
   assert_int_equal(run(&f, false), CS_OK);
   assert_int_equal(f.res.total_cycles, 127);
   assert_int_equal(f.res.stats.core[0].finish_cycles, 127);
@@ -208,8 +180,8 @@ static void test_sim_engine_full_queue_stalls_dispatch(void **state) {
     c.scalar_queue_depth = (uint64_t)depth;
     fixture f;
     setup_with(&f, &c);
-    for (int i = 0; i < 5; i++) issue(&f, 0, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 256));
-    issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 64));
+    for (int i = 0; i < 5; i++) issue(&f, 0, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 256));
+    issue(&f, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 64));
     assert_int_equal(run(&f, false), CS_OK);
     assert_int_equal(f.res.total_cycles, depth == 2 ? 129 : 117);
     assert_int_equal(f.res.stats.core[0].stall_cycles, depth == 2 ? 12 : 0);
@@ -231,7 +203,7 @@ static void test_sim_engine_two_cores_share_gm_bandwidth(void **state) {
     fixture f;
     setup_with(&f, &c);
     for (unsigned k = 0; k < cores; k++)
-      issue(&f, k, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, k ? f.b : f.a, 2048));
+      issue(&f, k, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, k ? f.b : f.a, 2048));
     assert_int_equal(run(&f, false), CS_OK);
     assert_int_equal(f.res.total_cycles, cores == 1 ? 143 : 175);
     for (unsigned k = 0; k < cores; k++)
@@ -251,8 +223,8 @@ static void test_sim_engine_rates_are_recomputed_when_a_transfer_ends(void **sta
   c.gm_hbm_gb_per_s = 64;
   fixture f;
   setup_with(&f, &c);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1024));
-  issue(&f, 1, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.b, 3072));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1024));
+  issue(&f, 1, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.b, 3072));
   assert_int_equal(run(&f, false), CS_OK);
   assert_int_equal(f.res.stats.core[0].finish_cycles, 33 + 110);
   assert_int_equal(f.res.stats.core[1].finish_cycles, 65 + 110);
@@ -272,9 +244,9 @@ static void test_sim_engine_second_read_hits_l2(void **state) {
   c.mte2_gm_bytes_per_cycle = 128;
   fixture f;
   setup_with(&f, &c);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1024));
-  issue(&f, 0, barrier(ISA_PIPE_MTE2));
-  issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 1024, ISA_MEM_GM, f.a, 1024));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 1024));
+  issue(&f, 0, ib_barrier(ISA_PIPE_MTE2));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 1024, ISA_MEM_GM, f.a, 1024));
   assert_int_equal(run(&f, false), CS_OK);
   assert_int_equal(f.res.total_cycles, 165);
   assert_int_equal(f.res.stats.l2_miss_bytes, 1024);
@@ -290,9 +262,9 @@ static void test_sim_engine_barrier_all_drains_every_pipe(void **state) {
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 1024));
-  issue(&f, 0, barrier(ISA_PIPE_ALL));
-  issue(&f, 0, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 1024));
+  issue(&f, 0, ib_barrier(ISA_PIPE_ALL));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
   assert_int_equal(run(&f, false), CS_OK);
   assert_int_equal(f.res.total_cycles, 135);
   assert_int_equal(f.res.hazard_count, 0);
@@ -305,8 +277,8 @@ static void test_sim_engine_missing_flag_is_a_raw_hazard(void **state) {
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 1024));
-  issue(&f, 0, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 512, 64));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 1024));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 512, 64));
   assert_int_equal(run(&f, false), CS_EHAZARD);
   assert_int_equal(f.res.hazard_count, 1);
   const sim_hazard *h = &f.res.hazards[0];
@@ -347,12 +319,12 @@ static void test_sim_engine_reuse_before_read_is_a_war_hazard(void **state) {
     test_config(&c);
     c.buffers_bt_bytes = 1024;
     setup_with(&f, &c);
-    issue(&f, 0, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 1024));
+    issue(&f, 0, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 1024));
     if (with_flag) {
-      issue(&f, 0, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE1, ISA_PIPE_MTE2, 3));
-      issue(&f, 0, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE1, ISA_PIPE_MTE2, 3));
+      issue(&f, 0, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE1, ISA_PIPE_MTE2, 3));
+      issue(&f, 0, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE1, ISA_PIPE_MTE2, 3));
     }
-    issue(&f, 0, copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 256, ISA_MEM_GM, f.a, 256));
+    issue(&f, 0, ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 256, ISA_MEM_GM, f.a, 256));
     assert_int_equal(run(&f, true), CS_OK);
     if (with_flag) {
       assert_int_equal(f.res.hazard_count, 0);
@@ -373,9 +345,9 @@ static void test_sim_engine_gm_and_ub_hazards_across_mte_pipes(void **state) {
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 512));
-  issue(&f, 0, copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, f.b, ISA_MEM_UB, 4096, 512));
-  issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 8192, ISA_MEM_GM, f.b + 128, 64));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 512));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, f.b, ISA_MEM_UB, 4096, 512));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 8192, ISA_MEM_GM, f.b + 128, 64));
   assert_int_equal(run(&f, true), CS_OK);
   /* the last copy reads GM b[128, 192) that MTE3 is still writing: RAW on GM */
   assert_int_equal(f.res.hazard_count, 1);
@@ -383,8 +355,8 @@ static void test_sim_engine_gm_and_ub_hazards_across_mte_pipes(void **state) {
   assert_int_equal(f.res.hazards[0].mem, ISA_MEM_GM);
   teardown(&f);
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, f.b, ISA_MEM_UB, 0, 512));
-  issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 512));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, f.b, ISA_MEM_UB, 0, 512));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 512));
   assert_int_equal(run(&f, true), CS_OK);
   /* MTE2 writes UB [0, 512) that MTE3 is still reading: WAR */
   assert_int_equal(f.res.hazard_count, 1);
@@ -414,7 +386,7 @@ static void test_sim_engine_vector_pipe_needs_its_own_barrier(void **state) {
     fixture f;
     setup(&f);
     issue(&f, 0, vadd(0, 4096, 8192, 256));
-    if (with_barrier) issue(&f, 0, barrier(ISA_PIPE_V));
+    if (with_barrier) issue(&f, 0, ib_barrier(ISA_PIPE_V));
     issue(&f, 0, vadd(12288, 0, 8192, 256));
     assert_int_equal(run(&f, true), CS_OK);
     if (with_barrier) {
@@ -438,7 +410,7 @@ static void test_sim_engine_unordered_writes_are_a_waw_hazard(void **state) {
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 512));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f.a, 512));
   issue(&f, 0, vadd(256, 4096, 8192, 128));
   assert_int_equal(run(&f, true), CS_OK);
   assert_int_equal(f.res.hazard_count, 1);
@@ -454,9 +426,9 @@ static void test_sim_engine_wait_without_set_deadlocks(void **state) {
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, 0, copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 64));
-  issue(&f, 0, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 5));
-  issue(&f, 0, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 64));
+  issue(&f, 0, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 5));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
   assert_int_equal(run(&f, false), CS_EDEADLOCK);
   assert_true(f.res.deadlocked);
   assert_int_equal(f.res.deadlock.core, 0);
@@ -476,10 +448,10 @@ static void test_sim_engine_wait_on_scalar_holds_dispatch(void **state) {
   setup(&f);
   /* copy done at 1 + 1 + 110 = 112; set MTE2 -> S fires at 112; the S wait passes at 112 and
    * takes a dispatch slot; the BT copy enters at 113: 113 + 2 + 5 = 120. */
-  issue(&f, 0, copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 64));
-  issue(&f, 0, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 0));
-  issue(&f, 0, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 0));
-  issue(&f, 0, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, f.a, 64));
+  issue(&f, 0, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 0));
+  issue(&f, 0, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 0));
+  issue(&f, 0, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 64));
   assert_int_equal(run(&f, false), CS_OK);
   assert_int_equal(f.res.total_cycles, 120);
   assert_int_equal(f.res.hazard_count, 0);
@@ -497,8 +469,8 @@ static void test_sim_engine_two_simulators_are_independent(void **state) {
   fixture f1, f2;
   setup_with(&f1, &c1);
   setup_with(&f2, &c2);
-  issue(&f1, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f1.a, 1024));
-  issue(&f2, 0, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f2.a, 1024));
+  issue(&f1, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f1.a, 1024));
+  issue(&f2, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, f2.a, 1024));
   assert_int_equal(run(&f2, false), CS_OK);
   assert_int_equal(run(&f1, false), CS_OK);
   assert_int_equal(f1.res.total_cycles, 1 + 16 + 10 + 100);
@@ -517,10 +489,10 @@ static void test_sim_engine_record_phase_moves_data(void **state) {
   setup(&f);
   uint8_t *a = sim_gm_ptr(f.s, f.a, 256), *b = sim_gm_ptr(f.s, f.b, 256);
   for (int i = 0; i < 256; i++) a[i] = (uint8_t)(i * 7 + 1);
-  issue(&f, 1, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 64, ISA_MEM_GM, f.a, 256));
-  issue(&f, 1, flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0));
-  issue(&f, 1, flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0));
-  issue(&f, 1, copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, f.b, ISA_MEM_UB, 64, 256));
+  issue(&f, 1, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 64, ISA_MEM_GM, f.a, 256));
+  issue(&f, 1, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0));
+  issue(&f, 1, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0));
+  issue(&f, 1, ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, f.b, ISA_MEM_UB, 64, 256));
   assert_memory_equal(a, b, 256);
   assert_int_equal(sim_core_stream_len(sim_get_core(f.s, 1)), 4);
   assert_int_equal(sim_core_stream_len(sim_get_core(f.s, 0)), 0);

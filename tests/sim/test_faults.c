@@ -15,6 +15,7 @@
 
 #include "isa/isa_text.h"
 #include "sim/sim.h"
+#include "support/insn_build.h"
 
 /* Buffers small enough to reach their ends with small instructions, round in hex:
  *   L1 8192 (0x2000), L0A 4096 (0x1000), L0B 4096, L0C 8192 (0x2000), UB 4096, BT 1024 (0x400),
@@ -60,17 +61,6 @@ static sim *default_sim(void) {
 }
 
 /* ---- instruction builders (every field the check reads is set; the rest is zero) ----------- */
-
-static isa_insn copy(isa_op op, isa_mem dm, uint64_t doff, isa_mem sm, uint64_t soff, uint32_t bytes) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.copy.dst = (isa_addr){dm, doff};
-  in.u.copy.src = (isa_addr){sm, soff};
-  in.u.copy.block_count = 1;
-  in.u.copy.block_len_bytes = bytes;
-  return in;
-}
 
 /* load_l0a / load_l0b of `repeat` int8 fractals from L1:src_off, without transpose. */
 static isa_insn load(isa_op op, uint64_t dst_off, uint64_t src_off, uint32_t repeat) {
@@ -122,24 +112,6 @@ static isa_insn fixpipe(void) {
   return in;
 }
 
-static isa_insn flag(isa_op op, isa_pipe src, isa_pipe dst, uint32_t id) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.flag.src_pipe = src;
-  in.u.flag.dst_pipe = dst;
-  in.u.flag.event_id = id;
-  return in;
-}
-
-static isa_insn barrier(uint32_t pipe) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_PIPE_BARRIER;
-  in.u.barrier.pipe = pipe;
-  return in;
-}
-
 /* An int8 16 x 32 ND -> NZ copy from GM a to L1:0. */
 static isa_insn nd2nz(void) {
   isa_insn in;
@@ -188,7 +160,7 @@ static isa_insn vcast(isa_dtype from, isa_dtype to) {
 }
 
 /* A harmless instruction every test issues first: 32 bytes of GM a to UB:0. */
-static isa_insn good(void) { return copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, GM_A, 32); }
+static isa_insn good(void) { return ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, GM_A, 32); }
 
 /* ---- expectations ------------------------------------------------------------------------- */
 
@@ -295,7 +267,7 @@ static void test_sim_faults_misaligned_in_each_onchip_memory(void **state) {
     isa_insn in;
     want w;
   } cases[] = {
-      {copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0x10, ISA_MEM_GM, GM_A, 32),
+      {ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0x10, ISA_MEM_GM, GM_A, 32),
        W(ISA_FAULT_MISALIGNED, "misaligned", "dst", 0x10, 32, "copy_gm_l1",
          "copy_gm_l1: operand dst = L1:0x10 is not 32-byte aligned")},
       {load(ISA_OP_LOAD_L0A, 0x100, 0, 1),
@@ -307,16 +279,16 @@ static void test_sim_faults_misaligned_in_each_onchip_memory(void **state) {
       {load(ISA_OP_LOAD_L0B, 0x300, 0, 1),
        W(ISA_FAULT_MISALIGNED, "misaligned", "dst", 0x300, 512, "load_l0b",
          "load_l0b: operand dst = L0B:0x300 is not 512-byte aligned")},
-      {copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x8, ISA_MEM_GM, GM_A, 32),
+      {ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x8, ISA_MEM_GM, GM_A, 32),
        W(ISA_FAULT_MISALIGNED, "misaligned", "dst", 0x8, 32, "copy_gm_ub",
          "copy_gm_ub: operand dst = UB:0x8 is not 32-byte aligned")},
-      {copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, GM_B, ISA_MEM_UB, 0x4, 32),
+      {ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, GM_B, ISA_MEM_UB, 0x4, 32),
        W(ISA_FAULT_MISALIGNED, "misaligned", "src", 0x4, 32, "copy_ub_gm",
          "copy_ub_gm: operand src = UB:0x4 is not 32-byte aligned")},
-      {copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x20, ISA_MEM_L1, 0, 64),
+      {ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x20, ISA_MEM_L1, 0, 64),
        W(ISA_FAULT_MISALIGNED, "misaligned", "dst", 0x20, 64, "copy_l1_bt",
          "copy_l1_bt: operand dst = BT:0x20 is not 64-byte aligned")},
-      {copy(ISA_OP_COPY_L1_FB, ISA_MEM_FB, 0x20, ISA_MEM_L1, 0, 64),
+      {ib_copy(ISA_OP_COPY_L1_FB, ISA_MEM_FB, 0x20, ISA_MEM_L1, 0, 64),
        W(ISA_FAULT_MISALIGNED, "misaligned", "dst", 0x20, 64, "copy_l1_fb",
          "copy_l1_fb: operand dst = FB:0x20 is not 64-byte aligned")},
   };
@@ -365,12 +337,12 @@ static void test_sim_faults_misaligned_in_each_onchip_memory(void **state) {
   expect_fault(in, &w);
 
   /* the aligned neighbours of each are accepted */
-  expect_ok(copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0x20, ISA_MEM_GM, GM_A, 32));
+  expect_ok(ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0x20, ISA_MEM_GM, GM_A, 32));
   expect_ok(load(ISA_OP_LOAD_L0A, 0x200, 0x20, 1));
   expect_ok(load(ISA_OP_LOAD_L0B, 0x400, 0, 1));
-  expect_ok(copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x20, ISA_MEM_GM, GM_A, 32));
-  expect_ok(copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x40, ISA_MEM_L1, 0, 64));
-  expect_ok(copy(ISA_OP_COPY_L1_FB, ISA_MEM_FB, 0x40, ISA_MEM_L1, 0, 64));
+  expect_ok(ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x20, ISA_MEM_GM, GM_A, 32));
+  expect_ok(ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x40, ISA_MEM_L1, 0, 64));
+  expect_ok(ib_copy(ISA_OP_COPY_L1_FB, ISA_MEM_FB, 0x40, ISA_MEM_L1, 0, 64));
   in = mmad(16, 16, 32);
   in.u.mmad.dst.off = 0x400;
   in.u.mmad.a.off = 0x200;
@@ -392,17 +364,17 @@ static void test_sim_faults_alignment_follows_the_config(void **state) {
   sim *s = make_sim(&c, false);
   want w = W(ISA_FAULT_MISALIGNED, "misaligned", "dst", 0x40, 128, "copy_l1_bt",
              "copy_l1_bt: operand dst = BT:0x40 is not 128-byte aligned");
-  expect_fault_in(s, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x40, ISA_MEM_L1, 0, 64), &w);
-  expect_ok_in(s, copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x80, ISA_MEM_L1, 0, 64));
+  expect_fault_in(s, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x40, ISA_MEM_L1, 0, 64), &w);
+  expect_ok_in(s, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x80, ISA_MEM_L1, 0, 64));
   sim_destroy(s);
   s = make_sim(&c, false);
   w = (want)W(ISA_FAULT_MISALIGNED, "misaligned", "src", 0x410, 32, "copy_gm_ub",
               "copy_gm_ub: operand src = GM:0x410 is not 32-byte aligned");
-  expect_fault_in(s, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, GM_B + 0x10, 32), &w);
-  expect_ok_in(s, copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, GM_B + 0x20, 32));
+  expect_fault_in(s, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, GM_B + 0x10, 32), &w);
+  expect_ok_in(s, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, GM_B + 0x20, 32));
   sim_destroy(s);
   /* with the default GM alignment (1) any byte address is fine */
-  expect_ok(copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, GM_B + 0x11, 32));
+  expect_ok(ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, GM_B + 0x11, 32));
 }
 
 /* ---- bounds ------------------------------------------------------------------------------- */
@@ -416,13 +388,13 @@ static void test_sim_faults_out_of_bounds_in_each_onchip_memory(void **state) {
     want w;
   } cases[] = {
       /* L1 8192: 64 bytes at 0x1fc0 end at 0x2000 */
-      {copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0x1fc0, ISA_MEM_GM, GM_A, 64),
-       copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0x1fc0, ISA_MEM_GM, GM_A, 65),
+      {ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0x1fc0, ISA_MEM_GM, GM_A, 64),
+       ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0x1fc0, ISA_MEM_GM, GM_A, 65),
        W(ISA_FAULT_OUT_OF_BOUNDS, "out-of-bounds", "", 0x2001, 8192, "copy_gm_l1",
          "write of L1 [0x1fc0, 0x2001) goes past its 8192 bytes")},
       /* L1 as a source: 32 bytes at 0x1fe0 */
-      {copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0x1fe0, 32),
-       copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0x1fe0, 33),
+      {ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0x1fe0, 32),
+       ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0x1fe0, 33),
        W(ISA_FAULT_OUT_OF_BOUNDS, "out-of-bounds", "", 0x2001, 8192, "copy_l1_bt",
          "read of L1 [0x1fe0, 0x2001) goes past its 8192 bytes")},
       /* L0A 4096: one fractal at 0xe00 ends at 0x1000; two end at 0x1200 */
@@ -434,18 +406,18 @@ static void test_sim_faults_out_of_bounds_in_each_onchip_memory(void **state) {
        W(ISA_FAULT_OUT_OF_BOUNDS, "out-of-bounds", "", 0x1200, 4096, "load_l0b",
          "write of L0B [0xe00, 0x1200) goes past its 4096 bytes")},
       /* UB 4096: 32 bytes at 0xfe0 */
-      {copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0xfe0, ISA_MEM_GM, GM_A, 32),
-       copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0xfe0, ISA_MEM_GM, GM_A, 33),
+      {ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0xfe0, ISA_MEM_GM, GM_A, 32),
+       ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0xfe0, ISA_MEM_GM, GM_A, 33),
        W(ISA_FAULT_OUT_OF_BOUNDS, "out-of-bounds", "", 0x1001, 4096, "copy_gm_ub",
          "write of UB [0xfe0, 0x1001) goes past its 4096 bytes")},
       /* BT 1024: 64 bytes at 0x3c0 */
-      {copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x3c0, ISA_MEM_L1, 0, 64),
-       copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x3c0, ISA_MEM_L1, 0, 65),
+      {ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x3c0, ISA_MEM_L1, 0, 64),
+       ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x3c0, ISA_MEM_L1, 0, 65),
        W(ISA_FAULT_OUT_OF_BOUNDS, "out-of-bounds", "", 0x401, 1024, "copy_l1_bt",
          "write of BT [0x3c0, 0x401) goes past its 1024 bytes")},
       /* FB 2048: 64 bytes at 0x7c0 */
-      {copy(ISA_OP_COPY_L1_FB, ISA_MEM_FB, 0x7c0, ISA_MEM_L1, 0, 64),
-       copy(ISA_OP_COPY_L1_FB, ISA_MEM_FB, 0x7c0, ISA_MEM_L1, 0, 65),
+      {ib_copy(ISA_OP_COPY_L1_FB, ISA_MEM_FB, 0x7c0, ISA_MEM_L1, 0, 64),
+       ib_copy(ISA_OP_COPY_L1_FB, ISA_MEM_FB, 0x7c0, ISA_MEM_L1, 0, 65),
        W(ISA_FAULT_OUT_OF_BOUNDS, "out-of-bounds", "", 0x801, 2048, "copy_l1_fb",
          "write of FB [0x7c0, 0x801) goes past its 2048 bytes")},
   };
@@ -455,7 +427,7 @@ static void test_sim_faults_out_of_bounds_in_each_onchip_memory(void **state) {
   }
 
   /* a strided write: the second of two 32-byte bursts 4064 bytes apart ends at 0x1000 in UB */
-  isa_insn ok = copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, GM_A, 32);
+  isa_insn ok = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, GM_A, 32);
   ok.u.copy.block_count = 2;
   ok.u.copy.dst_gap_bytes = 4032;
   expect_ok(ok);
@@ -466,7 +438,7 @@ static void test_sim_faults_out_of_bounds_in_each_onchip_memory(void **state) {
   expect_fault(bad, &w);
 
   /* an address so large that the end wraps around 2^64 */
-  bad = copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0xffffffffffffffe0ull, ISA_MEM_GM, GM_A, 64);
+  bad = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0xffffffffffffffe0ull, ISA_MEM_GM, GM_A, 64);
   w = (want)W(ISA_FAULT_OUT_OF_BOUNDS, "out-of-bounds", "", 0xffffffffffffffe0ull, 4096,
               "copy_gm_ub", "write of UB at 0xffffffffffffffe0 overflows the address space");
   expect_fault(bad, &w);
@@ -535,27 +507,27 @@ static void test_sim_faults_gm_outside_tensors(void **state) {
   (void)state;
   want w = W(ISA_FAULT_GM_UNMAPPED, "gm-unmapped", "", 0x100000, 0, "copy_gm_ub",
              "GM read at 0x100000 is outside every allocated tensor");
-  expect_fault(copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, 0x100000, 32), &w);
+  expect_fault(ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, 0x100000, 32), &w);
   /* a ends at 0x3e8, b starts at 0x400: the gap belongs to nobody */
   w = (want)W(ISA_FAULT_GM_UNMAPPED, "gm-unmapped", "", 0x3e8, 0, "copy_gm_ub",
               "GM read at 0x3e8 is outside every allocated tensor");
-  expect_fault(copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, 0x3e8, 1), &w);
+  expect_fault(ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, 0x3e8, 1), &w);
   w = (want)W(ISA_FAULT_GM_UNMAPPED, "gm-unmapped", "", 0x1400, 0, "copy_ub_gm",
               "GM write at 0x1400 is outside every allocated tensor");
-  expect_fault(copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0x1400, ISA_MEM_UB, 0, 32), &w);
+  expect_fault(ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0x1400, ISA_MEM_UB, 0, 32), &w);
 
   /* the last 32 bytes of a are fine; 33 run one byte past its end */
-  expect_ok(copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, 0x3c8, 32));
+  expect_ok(ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, 0x3c8, 32));
   w = (want)W(ISA_FAULT_GM_UNMAPPED, "gm-unmapped", "", 0x3e9, 0x3e8, "copy_gm_ub",
               "GM read [0x3c8, 0x3e9) runs past the end of tensor 'a' [0x0, 0x3e8)");
-  expect_fault(copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, 0x3c8, 33), &w);
+  expect_fault(ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, 0x3c8, 33), &w);
   /* writes: the last 32 bytes of b, then 33 */
-  expect_ok(copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0x13e0, ISA_MEM_UB, 0, 32));
+  expect_ok(ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0x13e0, ISA_MEM_UB, 0, 32));
   w = (want)W(ISA_FAULT_GM_UNMAPPED, "gm-unmapped", "", 0x1401, 0x1400, "copy_ub_gm",
               "GM write [0x13e0, 0x1401) runs past the end of tensor 'b' [0x400, 0x1400)");
-  expect_fault(copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0x13e0, ISA_MEM_UB, 0, 33), &w);
+  expect_fault(ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0x13e0, ISA_MEM_UB, 0, 33), &w);
   /* two bursts of a, the second at 0x400: inside b, but one access never spans two tensors */
-  isa_insn in = copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, GM_A, 32);
+  isa_insn in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x40, ISA_MEM_GM, GM_A, 32);
   in.u.copy.block_count = 2;
   in.u.copy.src_gap_bytes = 0x400 - 32;
   w = (want)W(ISA_FAULT_GM_UNMAPPED, "gm-unmapped", "", 0x420, 0x3e8, "copy_gm_ub",
@@ -578,7 +550,7 @@ static void test_sim_faults_wrong_memory(void **state) {
   (void)state;
   want w = W(ISA_FAULT_BAD_MEM, "bad-memory", "dst", ISA_MEM_UB, ISA_MEMBIT(L1), "copy_gm_l1",
              "copy_gm_l1: operand dst names UB, which copy_gm_l1 cannot access");
-  expect_fault(copy(ISA_OP_COPY_GM_L1, ISA_MEM_UB, 0, ISA_MEM_GM, GM_A, 32), &w);
+  expect_fault(ib_copy(ISA_OP_COPY_GM_L1, ISA_MEM_UB, 0, ISA_MEM_GM, GM_A, 32), &w);
   isa_insn in = load(ISA_OP_LOAD_L0A, 0, 0, 1);
   in.u.load2d.src = (isa_addr){ISA_MEM_GM, GM_A};
   w = (want)W(ISA_FAULT_BAD_MEM, "bad-memory", "src", ISA_MEM_GM, ISA_MEMBIT(L1), "load_l0a",
@@ -620,7 +592,7 @@ static void test_sim_faults_wrong_memory(void **state) {
   /* copies between memories no copy path joins */
   w = (want)W(ISA_FAULT_BAD_MEM, "bad-memory", "dst", ISA_MEM_FB, ISA_MEMBIT(BT), "copy_l1_bt",
               "copy_l1_bt: operand dst names FB, which copy_l1_bt cannot access");
-  expect_fault(copy(ISA_OP_COPY_L1_BT, ISA_MEM_FB, 0, ISA_MEM_L1, 0, 64), &w);
+  expect_fault(ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_FB, 0, ISA_MEM_L1, 0, 64), &w);
 }
 
 static void test_sim_faults_field_out_of_range(void **state) {
@@ -643,25 +615,25 @@ static void test_sim_faults_field_out_of_range(void **state) {
   /* event ids 0..7 */
   w = (want)W(ISA_FAULT_FIELD_RANGE, "field-range", "event_id", 8, 7, "set_flag",
               "set_flag: event_id = 8 is out of range [0, 7]");
-  expect_fault(flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 8), &w);
+  expect_fault(ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 8), &w);
   w = (want)W(ISA_FAULT_FIELD_RANGE, "field-range", "event_id", 8, 7, "wait_flag",
               "wait_flag: event_id = 8 is out of range [0, 7]");
-  expect_fault(flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 8), &w);
-  expect_ok(flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 7));
+  expect_fault(ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 8), &w);
+  expect_ok(ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 7));
   /* a flag joins two different pipes; ALL is for barriers only */
   w = (want)W(ISA_FAULT_FIELD_RANGE, "field-range", "dst_pipe", ISA_PIPE_MTE2, ISA_PIPE_MTE2,
               "set_flag",
               "set_flag: src_pipe and dst_pipe are both MTE2; a flag joins two pipes (use "
               "pipe_barrier within one pipe)");
-  expect_fault(flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE2, 0), &w);
+  expect_fault(ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE2, 0), &w);
   w = (want)W(ISA_FAULT_FIELD_RANGE, "field-range", "dst_pipe", ISA_PIPE_ALL, ISA_PIPE_COUNT - 1,
               "wait_flag", "wait_flag: dst_pipe = 7 is out of range [0, 6]");
-  expect_fault(flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_ALL, 0), &w);
+  expect_fault(ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_ALL, 0), &w);
   w = (want)W(ISA_FAULT_FIELD_RANGE, "field-range", "pipe", 8, 7, "pipe_barrier",
               "pipe_barrier: pipe = 8 is out of range [0, 7]");
-  expect_fault(barrier(ISA_PIPE_ALL + 1), &w);
+  expect_fault(ib_barrier(ISA_PIPE_ALL + 1), &w);
   /* burst counts and repeats */
-  in = copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, GM_A, 1);
+  in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, GM_A, 1);
   in.u.copy.block_count = 4096;
   w = (want)W(ISA_FAULT_FIELD_RANGE, "field-range", "block_count", 4096, 4095, "copy_gm_ub",
               "copy_gm_ub: block_count = 4096 is out of range [1, 4095]");
@@ -771,7 +743,7 @@ static void test_sim_faults_nothing_is_applied(void **state) {
   assert_non_null(a);
   for (unsigned i = 0; i < GM_A_BYTES; i++) a[i] = (uint8_t)(i * 13 + 5);
   sim_core *c = sim_get_core(s, 0);
-  isa_insn bad = copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0xfe0, ISA_MEM_GM, GM_A, 33);
+  isa_insn bad = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0xfe0, ISA_MEM_GM, GM_A, 33);
   assert_int_equal(sim_core_issue(c, &bad), CS_EFAULT);
   const uint8_t *ub = sim_core_buf(c, ISA_MEM_UB);
   assert_non_null(ub);
@@ -864,13 +836,13 @@ static void test_sim_faults_do_not_leak_between_cores_or_simulators(void **state
   sim *s1 = default_sim(), *s2 = default_sim();
   uint8_t *a1 = sim_gm_ptr(s1, GM_A, 64), *a2 = sim_gm_ptr(s2, GM_A, 64);
   for (int i = 0; i < 64; i++) a1[i] = a2[i] = (uint8_t)(200 - i);
-  isa_insn bad = copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x8, ISA_MEM_GM, GM_A, 32);
+  isa_insn bad = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x8, ISA_MEM_GM, GM_A, 32);
   assert_int_equal(sim_core_issue(sim_get_core(s1, 0), &bad), CS_EFAULT);
   isa_insn prog[4] = {
-      copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, GM_A, 64),
-      flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0),
-      flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0),
-      copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, GM_B, ISA_MEM_UB, 0, 64),
+      ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, GM_A, 64),
+      ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0),
+      ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0),
+      ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, GM_B, ISA_MEM_UB, 0, 64),
   };
   for (int i = 0; i < 4; i++) {
     assert_int_equal(sim_core_issue(sim_get_core(s1, 1), &prog[i]), CS_OK);

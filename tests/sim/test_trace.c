@@ -21,6 +21,7 @@
 #include "sim/sim.h"
 #include "sim/sim_trace.h"
 #include "support/json_check.h"
+#include "support/insn_build.h"
 
 #define CHIP_PID 1000000u
 
@@ -65,36 +66,6 @@ static void issue(sim *s, unsigned core, const isa_insn *in) {
   assert_int_equal(sim_core_issue(sim_get_core(s, core), in), CS_OK);
 }
 
-static isa_insn copy_insn(isa_op op, isa_mem dst, uint64_t dst_off, isa_mem src, uint64_t src_off,
-                          uint32_t bytes) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.copy.dst = (isa_addr){dst, dst_off};
-  in.u.copy.src = (isa_addr){src, src_off};
-  in.u.copy.block_count = 1;
-  in.u.copy.block_len_bytes = bytes;
-  return in;
-}
-
-static isa_insn flag_insn(isa_op op, isa_pipe src, isa_pipe dst, uint32_t id) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.flag.src_pipe = src;
-  in.u.flag.dst_pipe = dst;
-  in.u.flag.event_id = id;
-  return in;
-}
-
-static isa_insn barrier_insn(isa_pipe p) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_PIPE_BARRIER;
-  in.u.barrier.pipe = p;
-  return in;
-}
-
 /* The program of the main test, on 2 cores with the default configuration:
  *   core 0: copy_gm_ub 4096 B (A -> UB:0); set_flag MTE2->MTE3 #0; wait_flag MTE2->MTE3 #0;
  *           copy_ub_gm 4096 B (UB:0 -> B)
@@ -111,23 +82,23 @@ static void build_program(sim *s, prog *p) {
   assert_int_equal(sim_gm_alloc(s, "C", 2048, &p->c, &err), CS_OK);
   assert_int_equal(sim_gm_alloc(s, "D", 2048, &p->d, &err), CS_OK);
   isa_insn in;
-  in = copy_insn(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, p->a, 4096);
+  in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, p->a, 4096);
   issue(s, 0, &in);
-  in = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
+  in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
   issue(s, 0, &in);
-  in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
+  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
   issue(s, 0, &in);
-  in = copy_insn(ISA_OP_COPY_UB_GM, ISA_MEM_GM, p->b, ISA_MEM_UB, 0, 4096);
+  in = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, p->b, ISA_MEM_UB, 0, 4096);
   issue(s, 0, &in);
-  in = copy_insn(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, p->c, 2048);
+  in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, p->c, 2048);
   issue(s, 1, &in);
-  in = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
+  in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
   issue(s, 1, &in);
-  in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
+  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
   issue(s, 1, &in);
-  in = copy_insn(ISA_OP_COPY_UB_GM, ISA_MEM_GM, p->d, ISA_MEM_UB, 0, 2048);
+  in = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, p->d, ISA_MEM_UB, 0, 2048);
   issue(s, 1, &in);
-  in = barrier_insn(ISA_PIPE_ALL);
+  in = ib_barrier(ISA_PIPE_ALL);
   issue(s, 1, &in);
 }
 
@@ -490,7 +461,7 @@ static void test_trace_of_one_instruction_is_valid_json(void **state) {
   uint64_t a;
   cs_err err;
   assert_int_equal(sim_gm_alloc(s, "A", 512, &a, &err), CS_OK);
-  isa_insn in = copy_insn(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x200, ISA_MEM_GM, a, 512);
+  isa_insn in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x200, ISA_MEM_GM, a, 512);
   issue(s, 0, &in);
   sim_result r;
   run_traced(s, td.path, true, &r);
@@ -603,7 +574,7 @@ static void test_trace_timestamps_exact_for_large_cycles_and_any_clock(void **st
     sim_trace *t = NULL;
     assert_int_equal(sim_trace_open(td.path, &cfg, &t, &err), CS_OK);
     sim_trace_begin(t, 1);
-    isa_insn in = barrier_insn(ISA_PIPE_MTE2);
+    isa_insn in = ib_barrier(ISA_PIPE_MTE2);
     isa_work w;
     memset(&w, 0, sizeof w);
     for (size_t k = 0; k < sizeof cycles / sizeof cycles[0]; k++) {
@@ -646,7 +617,7 @@ static void test_trace_flow_follows_its_slice(void **state) {
   sim_trace *t = NULL;
   assert_int_equal(sim_trace_open(td.path, &cfg, &t, &err), CS_OK);
   sim_trace_begin(t, 1);
-  isa_insn set = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_V, 3);
+  isa_insn set = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_V, 3);
   isa_work w;
   memset(&w, 0, sizeof w);
   sim_trace_flow(t, 0, ISA_PIPE_MTE2, 100, 42, true);

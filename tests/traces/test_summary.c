@@ -20,6 +20,7 @@
 #include "sim/sim.h"
 #include "support/json_check.h"
 #include "traces/trc_summary.h"
+#include "support/insn_build.h"
 
 /* ---- the program ------------------------------------------------------------------------ */
 
@@ -38,28 +39,6 @@ static void issue(sim *s, unsigned core, const isa_insn *in) {
   assert_int_equal(sim_core_issue(sim_get_core(s, core), in), CS_OK);
 }
 
-static isa_insn copy_insn(isa_op op, isa_mem dst, uint64_t dst_off, isa_mem src, uint64_t src_off,
-                          uint32_t bytes) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.copy.dst = (isa_addr){dst, dst_off};
-  in.u.copy.src = (isa_addr){src, src_off};
-  in.u.copy.block_count = 1;
-  in.u.copy.block_len_bytes = bytes;
-  return in;
-}
-
-static isa_insn flag_insn(isa_op op, isa_pipe src, isa_pipe dst, uint32_t id) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.flag.src_pipe = src;
-  in.u.flag.dst_pipe = dst;
-  in.u.flag.event_id = id;
-  return in;
-}
-
 /* core 0: copy_gm_ub 4096 B; set_flag MTE2->MTE3; wait_flag MTE2->MTE3; copy_ub_gm 4096 B
  * core 1: copy_gm_ub 2048 B; set_flag MTE2->S; wait_flag MTE2->S; copy_ub_gm 2048 B;
  *         pipe_barrier ALL
@@ -74,21 +53,21 @@ static void build_program(sim *s) {
   assert_int_equal(sim_gm_alloc(s, "C", 2048, &c, &err), CS_OK);
   assert_int_equal(sim_gm_alloc(s, "D", 2048, &d, &err), CS_OK);
   isa_insn in;
-  in = copy_insn(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, a, 4096);
+  in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, a, 4096);
   issue(s, 0, &in);
-  in = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
+  in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
   issue(s, 0, &in);
-  in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
+  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
   issue(s, 0, &in);
-  in = copy_insn(ISA_OP_COPY_UB_GM, ISA_MEM_GM, b, ISA_MEM_UB, 0, 4096);
+  in = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, b, ISA_MEM_UB, 0, 4096);
   issue(s, 0, &in);
-  in = copy_insn(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, c, 2048);
+  in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, c, 2048);
   issue(s, 1, &in);
-  in = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
+  in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
   issue(s, 1, &in);
-  in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
+  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
   issue(s, 1, &in);
-  in = copy_insn(ISA_OP_COPY_UB_GM, ISA_MEM_GM, d, ISA_MEM_UB, 0, 2048);
+  in = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, d, ISA_MEM_UB, 0, 2048);
   issue(s, 1, &in);
   memset(&in, 0, sizeof in);
   in.op = ISA_OP_PIPE_BARRIER;
@@ -454,7 +433,7 @@ static void test_summary_ideal_cube_cycles_per_dtype(void **state) {
   s[1] = mmad(ISA_INT8, 16, 16, 64);    /* 16384 / 8192 = 2 */
   s[2] = mmad(ISA_INT4, 1, 1, 1);       /* 1 / 16384: no padding to fractals */
   s[3] = mmad(ISA_BF16, 17, 3, 5);      /* 255 / 4096 */
-  s[4] = flag_insn(ISA_OP_SET_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0); /* not an mmad */
+  s[4] = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0); /* not an mmad */
   s[5] = mmad(ISA_UINT8, 32, 32, 32);   /* 32768 / 8192 = 4 */
   double want = 512.0 + 2.0 + 1.0 / 16384.0 + 255.0 / 4096.0 + 4.0;
   assert_true(fabs(trc_ideal_cube_cycles(&cfg, s, 6) - want) < 1e-12);
@@ -485,9 +464,9 @@ static void test_summary_reports_hazards(void **state) {
   assert_int_equal(sim_gm_alloc(s, "A", 1024, &a, &err), CS_OK);
   assert_int_equal(sim_gm_alloc(s, "B", 1024, &b, &err), CS_OK);
   /* reads UB before the copy into it completes: no flag between MTE2 and MTE3 */
-  isa_insn in = copy_insn(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, a, 1024);
+  isa_insn in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, a, 1024);
   issue(s, 0, &in);
-  in = copy_insn(ISA_OP_COPY_UB_GM, ISA_MEM_GM, b, ISA_MEM_UB, 0, 1024);
+  in = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, b, ISA_MEM_UB, 0, 1024);
   issue(s, 0, &in);
   sim_run_options opt = {NULL, true};
   sim_result r;
@@ -524,7 +503,7 @@ static void test_summary_reports_hazards(void **state) {
 static void test_summary_reports_deadlock(void **state) {
   (void)state;
   sim *s = make_sim(1);
-  isa_insn in = flag_insn(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 5);
+  isa_insn in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 5);
   issue(s, 0, &in);
   cs_err err;
   sim_result r;
