@@ -359,7 +359,13 @@ cs_status kn_ctx_run(kn_ctx *c, cs_err *err) {
     if (!c->in[i].present && !c->op->inputs[i].optional)
       return cs_err_set(err, CS_EINVAL, "%s: input '%s' is required (--in %s=FILE.npy)",
                         c->op->name, c->op->inputs[i].name, c->op->inputs[i].name);
-  return c->op->run(c, err);
+  cs_status st = c->op->run(c, err);
+  for (uint32_t i = 0; st != CS_OK && i < c->op->noutputs; i++) /* a failed run produces no output */
+    if (c->out[i].present) {
+      kn_tensor_free(&c->out[i].t);
+      c->out[i].present = false;
+    }
+  return st;
 }
 
 cs_status kn_ctx_reference(kn_ctx *c, cs_err *err) {

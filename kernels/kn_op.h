@@ -149,7 +149,7 @@ const kn_op *kn_ctx_op(const kn_ctx *ctx);
 /* Sets an attribute from text; unknown names and values of the wrong kind are errors. */
 cs_status kn_ctx_set_attr(kn_ctx *ctx, const char *name, const char *value, cs_err *err);
 /* Generates the inputs when none was given (make_inputs), checks every required input is
- * there, and runs. */
+ * there, and runs. A failed run leaves no output (kn_ctx_output is NULL). */
 cs_status kn_ctx_run(kn_ctx *ctx, cs_err *err);
 /* Runs the host reference into the reference outputs. */
 cs_status kn_ctx_reference(kn_ctx *ctx, cs_err *err);

@@ -246,7 +246,9 @@ cs_status kn_qmatmul_simulate(kn_ctx *ctx, const kn_qmm *q, isa_dtype a_t, isa_d
   if (st == CS_OK && !timing_only && d.row)
     kn_note(ctx, "note: the zero points leave a per-row correction, added to the int32 result on the host");
   if (st == CS_OK && !timing_only && requant && prec == KN_PRECISION_FIXPIPE && exact) {
-    /* what the engineer came for: how the fixpipe's requantization differs from the exact one */
+    /* what the engineer came for: how the fixpipe's requantization differs from the exact one. The
+     * clamp to [-256, 255] before the offset is no cause: with an offset in the output type's range
+     * both orders saturate alike (docs/QUANT_OPS.md, "On the simulated cube"). */
     uint64_t diff = 0, hist[7] = {0}; /* -3 or less, -2, -1, 0, +1, +2, +3 or more */
     int64_t maxd = 0;
     for (uint64_t e = 0; e < total; e++) {
@@ -267,8 +269,8 @@ cs_status kn_qmatmul_simulate(kn_ctx *ctx, const kn_qmm *q, isa_dtype a_t, isa_d
           used += (size_t)snprintf(h + used, sizeof h - used, "%s%s: %" PRIu64, used ? ", " : "", labels[i], hist[i]);
       kn_note(ctx,
               "precision=fixpipe: %" PRIu64 " of %" PRIu64 " elements (%.3f%%) differ from the exact requantization, "
-              "by at most %" PRId64 " (%s); causes: the fp19 multiplier (truncated), the fp32 product, and the clamp "
-              "to [-256, 255] before the offset",
+              "by at most %" PRId64 " (%s); causes: the fp19 multiplier (truncated) and the fp32 product (the int32 "
+              "accumulator rounded to fp32 first)",
               diff, total, 100.0 * (double)diff / (double)total, maxd, h);
     }
   }
