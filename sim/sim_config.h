@@ -131,10 +131,6 @@
   X(scalar, dispatch_cycles, U64, 4, 1, 10000, ANY, "cycles", ASSUMED,                       \
     "not published; a few in-order scalar operations of address arithmetic per intrinsic",   \
     "cycles the scalar unit spends issuing one instruction, address arithmetic included")    \
-  X(scalar, queue_depth, U64, 16, 1, 4096, ANY, "instructions", ASSUMED,                     \
-    "not published; deep enough for double-buffered loops to run ahead of a slow pipe, "     \
-    "shallow enough that a stalled pipe soon stalls dispatch",                               \
-    "instruction queue of each pipe; dispatch stalls while the target queue is full")        \
   /* ---- mte2 ---- */                                                                       \
   X(mte2, gm_bytes_per_cycle, U64, 84, 1, 65536, ANY, "B/cycle", ASSUMED,                    \
     "not published; calibrated on Huawei's 910B fp16 8192^3 sample (DESIGN.md §6): with 84 "   \
@@ -143,6 +139,10 @@
   X(mte2, latency_cycles, U64, 32, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; descriptor decode and burst set-up of a DMA engine",                     \
     "fixed cost of one MTE2 instruction, added to the L2/HBM latency and the transfer")      \
+  X(mte2, queue_depth, U64, 16, 1, 4096, ANY, "instructions", ASSUMED,                     \
+    "not published; deep enough for double-buffered loops to run ahead of a slow pipe, "     \
+    "shallow enough that a stalled pipe soon stalls dispatch",                               \
+    "MTE2's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- mte1 ---- */                                                                       \
   X(mte1, l0a_bytes_per_cycle, U64, 256, 1, 65536, ANY, "B/cycle", DOC,                      \
     "910B: L1 -> L0A 256 B/cycle (DESIGN.md §6)", "width of the L1 -> L0A link")             \
@@ -155,6 +155,10 @@
   X(mte1, latency_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; a short on-core path, half of MTE2's fixed cost",                        \
     "cycles from the end of an MTE1 transfer's occupancy until its data is usable")          \
+  X(mte1, queue_depth, U64, 16, 1, 4096, ANY, "instructions", ASSUMED,                     \
+    "not published; deep enough for double-buffered loops to run ahead of a slow pipe, "     \
+    "shallow enough that a stalled pipe soon stalls dispatch",                               \
+    "MTE1's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- cube ---- */                                                                       \
   X(cube, macs_per_cycle_fp16, U64, 4096, 256, 1048576, X256, "MACs/cycle", DOC,             \
     "910B cube: 16x16x16 fp16 per cycle (DESIGN.md §6)",                                     \
@@ -175,6 +179,10 @@
   X(cube, latency_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; a short pipeline from the last fractal product to L0C",                  \
     "cycles from the end of an mmad's occupancy until its result is in L0C")                 \
+  X(cube, queue_depth, U64, 16, 1, 4096, ANY, "instructions", ASSUMED,                     \
+    "not published; deep enough for double-buffered loops to run ahead of a slow pipe, "     \
+    "shallow enough that a stalled pipe soon stalls dispatch",                               \
+    "the M pipe's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- fixpipe ---- */                                                                    \
   X(fixpipe, elements_per_cycle, U64, 64, 1, 65536, ANY, "elements/cycle", DOC,              \
     "910B: fixpipe 64 elements/cycle (DESIGN.md §6)",                                        \
@@ -182,13 +190,21 @@
   X(fixpipe, latency_cycles, U64, 32, 0, 100000, ANY, "cycles", ASSUMED,                     \
     "not published; a few stages (quantization, ReLU, conversion, layout) before the write", \
     "cycles from the end of a fixpipe instruction's occupancy until its data is written")    \
+  X(fixpipe, queue_depth, U64, 16, 1, 4096, ANY, "instructions", ASSUMED,                     \
+    "not published; deep enough for double-buffered loops to run ahead of a slow pipe, "     \
+    "shallow enough that a stalled pipe soon stalls dispatch",                               \
+    "FIX's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- mte3 ---- */                                                                       \
   X(mte3, gm_bytes_per_cycle, U64, 128, 1, 65536, ANY, "B/cycle", ASSUMED,                   \
-    "not published; taken equal to MTE2's read cap",                                         \
+    "not published; one 128-byte burst per cycle",                                           \
     "per-core cap on GM writes from UB; the share of the chip's bandwidth may give less")    \
   X(mte3, latency_cycles, U64, 32, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; taken equal to MTE2's",                                                  \
     "fixed cost of one MTE3 instruction, added to the L2/HBM latency and the transfer")      \
+  X(mte3, queue_depth, U64, 16, 1, 4096, ANY, "instructions", ASSUMED,                     \
+    "not published; deep enough for double-buffered loops to run ahead of a slow pipe, "     \
+    "shallow enough that a stalled pipe soon stalls dispatch",                               \
+    "MTE3's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- vector ---- */                                                                     \
   X(vector, bytes_per_cycle, U64, 256, 1, 65536, ANY, "B/cycle", ASSUMED,                    \
     "Ascend C: one vector repeat covers 256 B (8 blocks of 32 B); one repeat per cycle is "  \
@@ -197,6 +213,10 @@
   X(vector, latency_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                      \
     "not published; a short arithmetic pipeline, like the cube's",                           \
     "cycles from the end of a vector instruction's occupancy until its result is in UB")     \
+  X(vector, queue_depth, U64, 16, 1, 4096, ANY, "instructions", ASSUMED,                     \
+    "not published; deep enough for double-buffered loops to run ahead of a slow pipe, "     \
+    "shallow enough that a stalled pipe soon stalls dispatch",                               \
+    "V's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- gm ---- */                                                                         \
   X(gm, hbm_gb_per_s, F64, 1800.0, 1.0, 1000000.0, ANY, "GB/s", DOC,                         \
     "910B: HBM about 1.8 TB/s (DESIGN.md §6)",                                               \

@@ -794,6 +794,19 @@ static void describe_deadlock(engine *e) {
   }
 }
 
+/* The instruction queue of each pipe (S has none: the dispatcher runs its instructions). */
+static uint64_t queue_depth(const sim_config *c, isa_pipe p) {
+  switch (p) {
+    case ISA_PIPE_MTE2: return c->mte2_queue_depth;
+    case ISA_PIPE_MTE1: return c->mte1_queue_depth;
+    case ISA_PIPE_M: return c->cube_queue_depth;
+    case ISA_PIPE_FIX: return c->fixpipe_queue_depth;
+    case ISA_PIPE_MTE3: return c->mte3_queue_depth;
+    case ISA_PIPE_V: return c->vector_queue_depth;
+    default: return 1;
+  }
+}
+
 static void engine_free(engine *e) {
   if (e->cores)
     for (unsigned c = 0; c < e->s->ncores; c++) {
@@ -839,7 +852,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->st = calloc(k->n ? k->n : 1, sizeof *k->st);
     if (!k->st) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay of core %u", c);
     for (int p = 0; p < ISA_PIPE_COUNT; p++) {
-      k->pipes[p].qcap = s->cfg.scalar_queue_depth;
+      k->pipes[p].qcap = queue_depth(&s->cfg, (isa_pipe)p);
       k->pipes[p].q = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].q);
       if (!k->pipes[p].q) return cs_err_set(err, CS_ENOMEM, "no host memory for pipe queues");
     }

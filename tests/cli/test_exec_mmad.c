@@ -152,7 +152,7 @@ static void write_program(const files *f, bool with_wait_m) {
  * byte/cycle); the keys the program does not use keep their defaults. */
 static const char chip_yaml[] =
     "chip:\n  cores: 1\n  clock_mhz: 1000\n"
-    "scalar:\n  dispatch_cycles: 1\n  queue_depth: 16\n"
+    "scalar:\n  dispatch_cycles: 1\n"
     "mte2:\n  gm_bytes_per_cycle: 64\n  latency_cycles: 10\n"
     "mte1:\n  l0a_bytes_per_cycle: 256\n  l0b_bytes_per_cycle: 128\n  latency_cycles: 5\n"
     "cube:\n  head_cycles: 2\n  latency_cycles: 3\n"

@@ -254,7 +254,9 @@ static void test_sim_config_teaching_file_loads_with_its_values(void **state) {
   assert_true(c.buffers_ub_bytes == 32768);
   assert_true(c.buffers_gm_capacity_bytes == 1024ull * 1024 * 1024);
   assert_true(c.scalar_dispatch_cycles == 1);
-  assert_true(c.scalar_queue_depth == 4);
+  assert_true(c.mte2_queue_depth == 4);
+  assert_true(c.mte1_queue_depth == 4);
+  assert_true(c.cube_queue_depth == 16); /* not in the file: the default */
   assert_true(c.mte2_gm_bytes_per_cycle == 64);
   assert_true(c.mte2_latency_cycles == 10);
   assert_true(c.mte1_l0a_bytes_per_cycle == 64);
@@ -804,7 +806,7 @@ static void check_u64_boundaries(const char *section, const char *key, uint64_t 
 static void test_sim_config_range_boundaries(void **state) {
   (void)state;
   check_u64_boundaries("chip", "cores", 1, 1024);
-  check_u64_boundaries("scalar", "queue_depth", 1, 4096);
+  check_u64_boundaries("mte1", "queue_depth", 1, 4096);
   check_u64_boundaries("l2", "ways", 1, 1024);
   check_u64_boundaries("mte2", "gm_bytes_per_cycle", 1, 65536);
   check_u64_boundaries("cube", "head_cycles", 0, 100000);

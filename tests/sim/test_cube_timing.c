@@ -36,7 +36,8 @@ static void test_config(sim_config *c) {
   c->chip_cores = 1;
   c->chip_clock_mhz = 1000;
   c->scalar_dispatch_cycles = 1;
-  c->scalar_queue_depth = 16;
+  c->mte2_queue_depth = c->mte1_queue_depth = c->cube_queue_depth = 16;
+  c->fixpipe_queue_depth = c->mte3_queue_depth = c->vector_queue_depth = 16;
   c->mte2_gm_bytes_per_cycle = 64;
   c->mte2_latency_cycles = 10;
   c->mte3_gm_bytes_per_cycle = 64;
@@ -637,7 +638,8 @@ static void test_sim_cube_full_queue_deadlocks(void **state) {
   for (uint64_t depth = 1; depth <= 2; depth++) {
     sim_config c;
     test_config(&c);
-    c.scalar_queue_depth = depth;
+    c.mte2_queue_depth = c.mte1_queue_depth = c.cube_queue_depth = depth;
+    c.fixpipe_queue_depth = c.mte3_queue_depth = c.vector_queue_depth = depth;
     fixture f;
     setup_with(&f, &c);
     issue(&f, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));

@@ -24,7 +24,8 @@ static void test_config(sim_config *c) {
   c->chip_cores = 2;
   c->chip_clock_mhz = 1000;
   c->scalar_dispatch_cycles = 1;
-  c->scalar_queue_depth = 16;
+  c->mte2_queue_depth = c->mte1_queue_depth = c->cube_queue_depth = 16;
+  c->fixpipe_queue_depth = c->mte3_queue_depth = c->vector_queue_depth = 16;
   c->mte2_gm_bytes_per_cycle = 64;
   c->mte2_latency_cycles = 10;
   c->mte3_gm_bytes_per_cycle = 64;
@@ -177,7 +178,8 @@ static void test_sim_engine_full_queue_stalls_dispatch(void **state) {
   sim_config c;
   for (int depth = 2; depth <= 16; depth += 14) {
     test_config(&c);
-    c.scalar_queue_depth = (uint64_t)depth;
+    c.mte2_queue_depth = c.mte1_queue_depth = c.cube_queue_depth = (uint64_t)depth;
+    c.fixpipe_queue_depth = c.mte3_queue_depth = c.vector_queue_depth = (uint64_t)depth;
     fixture f;
     setup_with(&f, &c);
     for (int i = 0; i < 5; i++) issue(&f, 0, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 256));
