@@ -65,17 +65,6 @@ static footprint slots_of(const rt_matmul_types *ty, const rt_tiling *t) {
 
 static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
-void rt_tiling_footprint(const rt_matmul_types *ty, const rt_tiling *t, uint64_t bytes[ISA_MEM_COUNT]) {
-  footprint f = slots_of(ty, t);
-  memset(bytes, 0, sizeof(uint64_t) * ISA_MEM_COUNT);
-  bytes[ISA_MEM_L1] = f.a1 * t->depth_a1 + f.b1 * t->depth_b1 + 2 * f.c1;
-  bytes[ISA_MEM_L0A] = f.a2 * t->l0_slots;
-  bytes[ISA_MEM_L0B] = f.b2 * t->l0_slots;
-  bytes[ISA_MEM_L0C] = f.co1 * t->l0c_slots;
-  bytes[ISA_MEM_BT] = ty->has_bias ? f.bt : 0; /* the bias table queue exists only with a bias */
-  bytes[ISA_MEM_FB] = f.fb;
-}
-
 static uint64_t capacity(const sim_config *c, isa_mem m, uint64_t *align) {
   switch (m) {
     case ISA_MEM_L1: *align = c->buffers_l1_align_bytes; return c->buffers_l1_bytes;
@@ -88,19 +77,33 @@ static uint64_t capacity(const sim_config *c, isa_mem m, uint64_t *align) {
   }
 }
 
-/* What each buffer needs with the per-slot alignment the queues apply. */
-static void needs(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, uint64_t need[ISA_MEM_COUNT]) {
+/* Whether the types' fixpipe mode can take per-column quant words (the FB queue exists then). */
+static bool uses_words(const rt_matmul_types *ty) { return mode_needs_word(rt_matmul_quant_mode(ty, true)); }
+
+/* What each buffer needs, every slot rounded up to `align` (all ones: the bare footprint). */
+static void buffer_bytes(const rt_matmul_types *ty, const rt_tiling *t, const uint64_t align[ISA_MEM_COUNT],
+                         uint64_t need[ISA_MEM_COUNT]) {
   footprint f = slots_of(ty, t);
+  memset(need, 0, sizeof(uint64_t) * ISA_MEM_COUNT);
+  need[ISA_MEM_L1] = align_up(f.a1, align[ISA_MEM_L1]) * t->depth_a1 + align_up(f.b1, align[ISA_MEM_L1]) * t->depth_b1 +
+                     2 * align_up(f.c1, align[ISA_MEM_L1]);
+  need[ISA_MEM_L0A] = align_up(f.a2, align[ISA_MEM_L0A]) * t->l0_slots;
+  need[ISA_MEM_L0B] = align_up(f.b2, align[ISA_MEM_L0B]) * t->l0_slots;
+  need[ISA_MEM_L0C] = align_up(f.co1, align[ISA_MEM_L0C]) * t->l0c_slots;
+  need[ISA_MEM_BT] = ty->has_bias ? align_up(f.bt, align[ISA_MEM_BT]) : 0; /* queues exist only when used */
+  need[ISA_MEM_FB] = uses_words(ty) ? align_up(f.fb, align[ISA_MEM_FB]) : 0;
+}
+
+void rt_tiling_footprint(const rt_matmul_types *ty, const rt_tiling *t, uint64_t bytes[ISA_MEM_COUNT]) {
+  uint64_t ones[ISA_MEM_COUNT];
+  for (int m = 0; m < ISA_MEM_COUNT; m++) ones[m] = 1;
+  buffer_bytes(ty, t, ones, bytes);
+}
+
+static void needs(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, uint64_t need[ISA_MEM_COUNT]) {
   uint64_t al[ISA_MEM_COUNT];
   for (int m = 0; m < ISA_MEM_COUNT; m++) capacity(cfg, (isa_mem)m, &al[m]);
-  memset(need, 0, sizeof(uint64_t) * ISA_MEM_COUNT);
-  need[ISA_MEM_L1] = align_up(f.a1, al[ISA_MEM_L1]) * t->depth_a1 + align_up(f.b1, al[ISA_MEM_L1]) * t->depth_b1 +
-                     2 * align_up(f.c1, al[ISA_MEM_L1]);
-  need[ISA_MEM_L0A] = align_up(f.a2, al[ISA_MEM_L0A]) * t->l0_slots;
-  need[ISA_MEM_L0B] = align_up(f.b2, al[ISA_MEM_L0B]) * t->l0_slots;
-  need[ISA_MEM_L0C] = align_up(f.co1, al[ISA_MEM_L0C]) * t->l0c_slots;
-  need[ISA_MEM_BT] = ty->has_bias ? align_up(f.bt, al[ISA_MEM_BT]) : 0;
-  need[ISA_MEM_FB] = align_up(f.fb, al[ISA_MEM_FB]);
+  buffer_bytes(ty, t, al, need);
 }
 
 cs_status rt_tiling_check(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, cs_err *err) {
@@ -262,7 +265,7 @@ rt_matmul *rt_matmul_init(rt_ctx *ctx, const rt_matmul_types *ty, const rt_tilin
   mm->qco1 = rt_queue_init(ctx, RT_POS_CO1, t->l0c_slots, f.co1, "CO1");
   mm->qc1 = rt_queue_init(ctx, RT_POS_C1, 2, f.c1, "C1");
   if (ty->has_bias) mm->qbt = rt_queue_init(ctx, RT_POS_C2, 1, f.bt, "C2 (bias)");
-  mm->qfb = rt_queue_init(ctx, RT_POS_C2PIPE2GM, 1, f.fb, "C2PIPE2GM (quant)");
+  if (uses_words(ty)) mm->qfb = rt_queue_init(ctx, RT_POS_C2PIPE2GM, 1, f.fb, "C2PIPE2GM (quant)");
   return rt_ok(ctx) ? mm : NULL;
 }
 
@@ -293,6 +296,11 @@ void rt_matmul_set_quant_scalar(rt_matmul *mm, uint64_t word) {
 }
 void rt_matmul_set_quant_vector(rt_matmul *mm, rt_gtensor words) {
   if (!mm) return;
+  if (!mm->qfb) {
+    rt_fail(mm->ctx, "matmul: SetQuantVector, but %s inputs to %s output take no quant words",
+            isa_dtype_name(mm->ty.a), isa_dtype_name(mm->ty.c));
+    return;
+  }
   mm->qvec = words;
   mm->has_qvec = true;
   mm->has_qscalar = false;

@@ -317,10 +317,19 @@ static void test_rt_tiling_check_buffer_overflow(void **state) {
   t = tiling(64, 512, 64, 16, 512, 16, 1, 3, 2, 1);
   check_fails(&cfg, &ty, &t,
                "tiling: BT needs 2048 bytes (base_m 16, base_n 512, base_k 16, step_k 1, slots 3/3/2/1) but has 1024");
-  /* FB: 512 words x 8 B */
+  /* FB: fp32 output takes no quant words, so no FB at all, even 512 columns wide */
   ty.has_bias = false;
+  cs_err err;
+  assert_int_equal(rt_tiling_check(&cfg, &ty, &t, &err), CS_OK);
+  uint64_t fp[ISA_MEM_COUNT];
+  rt_tiling_footprint(&ty, &t, fp);
+  assert_int_equal(fp[ISA_MEM_FB], 0);
+  /* int8 output takes one word per column: 256 x 8 B over a 1 KiB FB */
+  ty = types(ISA_FP16, ISA_INT8);
+  cfg.buffers_fb_bytes = 1024;
+  t = tiling(64, 256, 64, 16, 256, 16, 1, 3, 2, 1);
   check_fails(&cfg, &ty, &t,
-               "tiling: FB needs 4096 bytes (base_m 16, base_n 512, base_k 16, step_k 1, slots 3/3/2/1) but has 2048");
+               "tiling: FB needs 2048 bytes (base_m 16, base_n 256, base_k 16, step_k 1, slots 3/3/2/1) but has 1024");
 }
 
 /* Every slot of A1, B1 and C1 (2) takes an MTE2 -> MTE1 event id: 3 + 3 + 2 is the whole budget
