@@ -14,17 +14,9 @@
 
 #include "isa/isa_insn.h"
 #include "support/isa_testmach.h"
+#include "support/rng.h"
 
 #define BUF_BYTES 65536u
-
-static uint64_t rnd(uint64_t *state, uint64_t n) {
-  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-  return (*state >> 33) % n;
-}
-
-static void fill_random(uint8_t *p, size_t n, uint64_t *rng) {
-  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)rnd(rng, 256);
-}
 
 static uint64_t elem_get(const uint8_t *p, unsigned bits, uint64_t i) {
   if (bits == 4) return i % 2 == 0 ? (p[i / 2] & 0xFu) : (p[i / 2] >> 4);
@@ -55,7 +47,7 @@ static isa_testmach *machine(uint64_t *rng) {
   isa_testmach *t = itm_create(sizes);
   assert_non_null(t);
   /* garbage everywhere: nothing may depend on a buffer's previous contents */
-  for (int m = 0; m < ISA_MEM_COUNT; m++) fill_random(itm_mem(t, (isa_mem)m), itm_size(t, (isa_mem)m), rng);
+  for (int m = 0; m < ISA_MEM_COUNT; m++) rng_lcg_bytes(rng, itm_mem(t, (isa_mem)m), itm_size(t, (isa_mem)m));
   return t;
 }
 

@@ -18,6 +18,7 @@
 #include "isa/isa_insn.h"
 #include "isa/isa_quant.h"
 #include "support/isa_testmach.h"
+#include "support/rng.h"
 
 #define GM_BYTES (32u * 1024u)
 #define L1_BYTES (32u * 1024u)
@@ -27,11 +28,6 @@
 #define BT_BYTES 4096u
 #define FB_BYTES 4096u
 #define FILL 0xA5u /* what the destination holds before the instruction */
-
-static uint64_t lcg(uint64_t *s) {
-  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-  return *s >> 11;
-}
 
 static uint32_t f32_bits(float f) {
   uint32_t b;
@@ -207,7 +203,7 @@ static isa_insn case_insn(const fp_case *c, uint64_t scalar) {
 }
 
 static uint32_t random_l0c(int is_float, uint64_t *seed) {
-  uint64_t r = lcg(seed);
+  uint64_t r = rng_lcg(seed);
   unsigned kind = (unsigned)(r % 16);
   r >>= 4;
   if (!is_float) {
@@ -227,7 +223,7 @@ static uint32_t random_l0c(int is_float, uint64_t *seed) {
 /* A random word: scale 2^-7 .. 2^7 (some negative), random low bits (truncated), N, MCB,
  * offset, S, and garbage in the ignored bits 47..63. */
 static uint64_t random_word(uint64_t *seed) {
-  uint64_t r = lcg(seed), r2 = lcg(seed);
+  uint64_t r = rng_lcg(seed), r2 = rng_lcg(seed);
   uint32_t scale = (uint32_t)((120 + r % 15) << 23) | (uint32_t)(r2 & 0x7FFFFFu);
   if ((r >> 8) % 8 == 0) scale |= 0x80000000u;
   uint64_t w = scale;

@@ -13,12 +13,7 @@
 #include "isa/isa_insn.h"
 #include "support/isa_testmach.h"
 #include "support/insn_build.h"
-
-/* Deterministic 64-bit LCG (Knuth's MMIX constants); the state lives with the caller. */
-static uint64_t rnd(uint64_t *state, uint64_t n) {
-  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-  return (*state >> 33) % n;
-}
+#include "support/rng.h"
 
 /* ---- the table ------------------------------------------------------------------------- */
 
@@ -337,12 +332,12 @@ static bool brute_overlap(const isa_range *a, const isa_range *b) {
 /* A random range (empty ones too: no bytes, or no rows); often a regular pattern, so that runs of the two ranges
  * interleave and touch. */
 static isa_range random_range(uint64_t *rng) {
-  isa_range r = {ISA_MEM_L1, 0, rnd(rng, 64), rnd(rng, 9), 0, rnd(rng, 7)};
-  switch (rnd(rng, 4)) {
-    case 0: r.stride_bytes = r.row_bytes; break;             /* contiguous */
-    case 1: r.stride_bytes = 2 * r.row_bytes; break;         /* gaps as wide as the runs */
-    case 2: r.stride_bytes = r.row_bytes + rnd(rng, 3); break; /* narrow gaps */
-    default: r.stride_bytes = rnd(rng, 20); break;           /* anything, overlapping runs too */
+  isa_range r = {ISA_MEM_L1, 0, rng_lcg_below(rng, 64), rng_lcg_below(rng, 9), 0, rng_lcg_below(rng, 7)};
+  switch (rng_lcg_below(rng, 4)) {
+    case 0: r.stride_bytes = r.row_bytes; break;                       /* contiguous */
+    case 1: r.stride_bytes = 2 * r.row_bytes; break;                   /* gaps as wide as the runs */
+    case 2: r.stride_bytes = r.row_bytes + rng_lcg_below(rng, 3); break; /* narrow gaps */
+    default: r.stride_bytes = rng_lcg_below(rng, 20); break;             /* anything, overlapping runs too */
   }
   return r;
 }
@@ -353,7 +348,7 @@ static void test_insn_range_overlap_brute_force(void **state) {
   unsigned overlapping = 0, touching = 0;
   for (int it = 0; it < 40000; it++) {
     isa_range a = random_range(&rng), b = random_range(&rng);
-    switch (rnd(&rng, 5)) {
+    switch (rng_lcg_below(&rng, 5)) {
       case 0: /* b's runs fill a's gaps exactly: they touch on both sides */
         b = a;
         b.base = a.base + a.row_bytes;
@@ -416,7 +411,7 @@ static isa_testmach *small_machine(void) {
 
 static void fill_pattern(isa_testmach *t, uint64_t *rng) {
   for (int m = 0; m < ISA_MEM_COUNT; m++)
-    for (uint64_t i = 0; i < itm_size(t, (isa_mem)m); i++) itm_mem(t, (isa_mem)m)[i] = (uint8_t)rnd(rng, 256);
+    rng_lcg_bytes(rng, itm_mem(t, (isa_mem)m), itm_size(t, (isa_mem)m));
 }
 
 static void test_insn_copy_exec_ranges_work(void **state) {
@@ -435,9 +430,9 @@ static void test_insn_copy_exec_ranges_work(void **state) {
   assert_non_null(src_before);
   for (int it = 0; it < 400; it++) {
     const size_t c = (size_t)it % (sizeof copies / sizeof copies[0]);
-    uint32_t count = 1 + (uint32_t)rnd(&rng, 6), len = 1 + (uint32_t)rnd(&rng, 40);
-    uint32_t sgap = (uint32_t)rnd(&rng, 50), dgap = (uint32_t)rnd(&rng, 50);
-    uint64_t soff = rnd(&rng, 300), doff = rnd(&rng, 300);
+    uint32_t count = 1 + (uint32_t)rng_lcg_below(&rng, 6), len = 1 + (uint32_t)rng_lcg_below(&rng, 40);
+    uint32_t sgap = (uint32_t)rng_lcg_below(&rng, 50), dgap = (uint32_t)rng_lcg_below(&rng, 50);
+    uint64_t soff = rng_lcg_below(&rng, 300), doff = rng_lcg_below(&rng, 300);
     isa_insn in = ib_copy_bursts(copies[c].op, copies[c].dst, doff, copies[c].src, soff, count, len, sgap, dgap);
     fill_pattern(t, &rng);
     uint8_t *d = itm_mem(t, copies[c].dst), *s = itm_mem(t, copies[c].src);

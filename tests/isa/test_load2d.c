@@ -11,18 +11,10 @@
 
 #include "isa/isa_insn.h"
 #include "support/isa_testmach.h"
+#include "support/rng.h"
 
 #define BUF_BYTES 65536u
 #define FRACTAL 512u
-
-static uint64_t rnd(uint64_t *state, uint64_t n) {
-  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-  return (*state >> 33) % n;
-}
-
-static void fill_random(uint8_t *p, size_t n, uint64_t *rng) {
-  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)rnd(rng, 256);
-}
 
 /* Element i of a packed array: int4 low nibble first, wider types little-endian. */
 static uint64_t elem_get(const uint8_t *p, unsigned bits, uint64_t i) {
@@ -271,21 +263,21 @@ static void test_load2d_exec_random_against_reference(void **state) {
   unsigned transposed = 0;
   for (int it = 0; it < 500; it++) {
     load_args a;
-    a.op = rnd(&rng, 2) ? ISA_OP_LOAD_L0B : ISA_OP_LOAD_L0A;
-    a.t = load_types[rnd(&rng, sizeof load_types / sizeof load_types[0])];
-    a.transpose = isa_dtype_bits(a.t) < 32 && rnd(&rng, 3) != 0;
+    a.op = rng_lcg_below(&rng, 2) ? ISA_OP_LOAD_L0B : ISA_OP_LOAD_L0A;
+    a.t = load_types[rng_lcg_below(&rng, sizeof load_types / sizeof load_types[0])];
+    a.transpose = isa_dtype_bits(a.t) < 32 && rng_lcg_below(&rng, 3) != 0;
     transposed += a.transpose;
-    a.src_off = 32 * rnd(&rng, 16);
-    a.dst_off = 512 * rnd(&rng, 4);
-    a.start = (uint32_t)rnd(&rng, 20);
-    a.repeat = 1 + (uint32_t)rnd(&rng, 8);
-    a.src_stride = (uint32_t)rnd(&rng, 6); /* squares may overlap in the source */
-    a.dst_gap = (uint32_t)rnd(&rng, 3);
+    a.src_off = 32 * rng_lcg_below(&rng, 16);
+    a.dst_off = 512 * rng_lcg_below(&rng, 4);
+    a.start = (uint32_t)rng_lcg_below(&rng, 20);
+    a.repeat = 1 + (uint32_t)rng_lcg_below(&rng, 8);
+    a.src_stride = (uint32_t)rng_lcg_below(&rng, 6); /* squares may overlap in the source */
+    a.dst_gap = (uint32_t)rng_lcg_below(&rng, 3);
     isa_insn in = load(&a);
     isa_mem dm = a.op == ISA_OP_LOAD_L0A ? ISA_MEM_L0A : ISA_MEM_L0B;
 
-    fill_random(itm_mem(t, ISA_MEM_L1), BUF_BYTES, &rng);
-    fill_random(itm_mem(t, dm), BUF_BYTES, &rng);
+    rng_lcg_bytes(&rng, itm_mem(t, ISA_MEM_L1), BUF_BYTES);
+    rng_lcg_bytes(&rng, itm_mem(t, dm), BUF_BYTES);
     memcpy(l1_before, itm_mem(t, ISA_MEM_L1), BUF_BYTES);
     memcpy(want, itm_mem(t, dm), BUF_BYTES);
     memset(rset, 0, BUF_BYTES);
@@ -333,7 +325,7 @@ static void test_load2d_transpose_twice_is_identity(void **state) {
   uint64_t rng = 1;
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
     unsigned q = isa_dtype_c0(types[i]) / 16;
-    fill_random(itm_mem(t, ISA_MEM_L1), BUF_BYTES, &rng);
+    rng_lcg_bytes(&rng, itm_mem(t, ISA_MEM_L1), BUF_BYTES);
     load_args a = {ISA_OP_LOAD_L0B, types[i], 0, 0, 0, 3, q, 0, 1};
     isa_insn in = load(&a);
     isa_fault f;

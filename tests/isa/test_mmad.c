@@ -16,6 +16,7 @@
 #include "isa/isa_insn.h"
 #include "isa/isa_mmad.h"
 #include "support/isa_testmach.h"
+#include "support/rng.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -30,11 +31,6 @@ __extension__ typedef unsigned __int128 u128;
 #define B_OFF 1024u
 #define C_OFF 2048u
 #define BIAS_OFF 64u
-
-static uint64_t lcg(uint64_t *s) {
-  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-  return *s >> 11;
-}
 
 static isa_testmach *new_machine(void) {
   uint64_t sizes[ISA_MEM_COUNT] = {0};
@@ -130,8 +126,8 @@ static void prob_load(const prob *p, isa_testmach *t, uint64_t *seed) {
   size_t a_bytes = (size_t)p->mb * p->kb * 512, b_bytes = (size_t)p->kb * p->nb * 512;
   assert_true(A_OFF + a_bytes <= L0A_BYTES && B_OFF + b_bytes <= L0B_BYTES);
   assert_true(C_OFF + (size_t)p->mb * p->nb * 1024 <= L0C_BYTES);
-  for (size_t i = 0; i < a_bytes; i++) a[i] = (uint8_t)(i % 7 == 0 ? 0xFF : lcg(seed));
-  for (size_t i = 0; i < b_bytes; i++) b[i] = (uint8_t)(i % 5 == 0 ? 0x7C : lcg(seed));
+  for (size_t i = 0; i < a_bytes; i++) a[i] = (uint8_t)(i % 7 == 0 ? 0xFF : rng_lcg(seed));
+  for (size_t i = 0; i < b_bytes; i++) b[i] = (uint8_t)(i % 5 == 0 ? 0x7C : rng_lcg(seed));
   for (uint32_t i = 0; i < p->m; i++)
     for (uint32_t kk = 0; kk < p->k; kk++) put_elem(a, p->bits, a_pos(p, i, kk), p->a[(size_t)i * p->k + kk]);
   for (uint32_t kk = 0; kk < p->k; kk++)
@@ -289,7 +285,7 @@ static void run_and_compare(const prob *p, uint64_t *seed) {
  * (subnormals to 65504), bf16 finite with exponents in [-24, 24] (so products fit the
  * reference's 2^-64 grid). */
 static uint32_t random_elem(isa_dtype dt, uint64_t *seed) {
-  uint64_t r = lcg(seed);
+  uint64_t r = rng_lcg(seed);
   switch (dt) {
     case ISA_INT8: return (uint32_t)(int32_t)(int8_t)r;
     case ISA_INT4: return (uint32_t)((int32_t)(r % 16) - 8);
@@ -367,7 +363,7 @@ static void test_mmad_accumulate(void **state) {
     fill_random(&p, &seed);
     p.init_c = 0;
     for (size_t i = 0; i < (size_t)p.mb * p.nb * 256; i++) {
-      uint32_t r = (uint32_t)lcg(&seed);
+      uint32_t r = (uint32_t)rng_lcg(&seed);
       if (dts[d] == ISA_FP16 || dts[d] == ISA_BF16) {
         float f = (float)((int32_t)(r % 2000001) - 1000000) / 64.0f;
         r = i % 9 == 0 ? 0x80000000u : f32_bits(f); /* -0.0 becomes +0.0 after any addition */
@@ -389,7 +385,7 @@ static void test_mmad_bias(void **state) {
     fill_random(&p, &seed);
     p.bias_en = 1;
     for (uint32_t j = 0; j < p.n; j++) {
-      uint32_t r = (uint32_t)lcg(&seed);
+      uint32_t r = (uint32_t)rng_lcg(&seed);
       p.bias[j] = dts[d] == ISA_FP16 || dts[d] == ISA_BF16
                       ? f32_bits((float)((int32_t)(r % 20001) - 10000) / 8.0f)
                       : r;
@@ -632,12 +628,12 @@ static void test_mmad_exact_sum_f32_random(void **state) {
   uint64_t seed = 77;
   for (int iter = 0; iter < 20000; iter++) {
     double terms[16];
-    size_t cnt = 1 + lcg(&seed) % 16;
+    size_t cnt = 1 + rng_lcg(&seed) % 16;
     i128 sum = 0;
-    int lo = -60 + (int)(lcg(&seed) % 60), hi = lo + (int)(lcg(&seed) % (41 - lo));
+    int lo = -60 + (int)(rng_lcg(&seed) % 60), hi = lo + (int)(rng_lcg(&seed) % (41 - lo));
     for (size_t i = 0; i < cnt; i++) {
-      int64_t m = (int64_t)(lcg(&seed) % 65536) - 32768;
-      int e = lo + (int)(lcg(&seed) % (uint64_t)(hi - lo + 1));
+      int64_t m = (int64_t)(rng_lcg(&seed) % 65536) - 32768;
+      int e = lo + (int)(rng_lcg(&seed) % (uint64_t)(hi - lo + 1));
       if (iter % 4 == 0 && i % 2 == 1) { /* cancel the previous term when e allows it */
         double q = ldexp(terms[i - 1], -e);
         if (fabs(q) < 65536.0 && q == floor(q)) m = -(int64_t)q;

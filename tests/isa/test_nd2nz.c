@@ -12,14 +12,10 @@
 #include "isa/isa_insn.h"
 #include "isa/isa_nz.h"
 #include "support/isa_testmach.h"
+#include "support/rng.h"
 
 #define GM_BYTES 65536u
 #define L1_BYTES 131072u
-
-static uint64_t rnd(uint64_t *state, uint64_t n) {
-  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-  return (*state >> 33) % n;
-}
 
 /* Element i of a packed array: int4 low nibble first, wider types little-endian. */
 static uint64_t elem_get(const uint8_t *p, unsigned bits, uint64_t i) {
@@ -52,10 +48,6 @@ static isa_testmach *machine(void) {
   isa_testmach *t = itm_create(sizes);
   assert_non_null(t);
   return t;
-}
-
-static void fill_random(uint8_t *p, size_t n, uint64_t *rng) {
-  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)rnd(rng, 256);
 }
 
 typedef struct nd2nz_args {
@@ -257,7 +249,7 @@ static void test_nd2nz_ranges_bounding_fallback(void **state) {
   /* and the machine runs such an instruction correctly under its bounding ranges */
   isa_testmach *t = machine();
   uint64_t rng = 5;
-  fill_random(itm_mem(t, ISA_MEM_GM), GM_BYTES, &rng);
+  rng_lcg_bytes(&rng, itm_mem(t, ISA_MEM_GM), GM_BYTES);
   a = (nd2nz_args){ISA_INT8, 0, 0, 40, 2, 32, 100, 40, 4, 2, 256};
   in = nd2nz(&a);
   isa_fault f;
@@ -283,35 +275,35 @@ static const isa_dtype nd2nz_types[] = {ISA_INT4, ISA_INT8, ISA_UINT8, ISA_FP16,
  * result depend on an order the documents leave open). */
 static nd2nz_args random_args(uint64_t *rng) {
   nd2nz_args a;
-  a.t = nd2nz_types[rnd(rng, sizeof nd2nz_types / sizeof nd2nz_types[0])];
+  a.t = nd2nz_types[rng_lcg_below(rng, sizeof nd2nz_types / sizeof nd2nz_types[0])];
   uint32_t c0 = isa_dtype_c0(a.t), even = a.t == ISA_INT4 ? 2 : 1;
-  a.nd = 1 + (uint32_t)rnd(rng, 3);
-  a.n = 1 + (uint32_t)rnd(rng, 20);
-  a.d = 1 + (uint32_t)rnd(rng, 3 * c0);
+  a.nd = 1 + (uint32_t)rng_lcg_below(rng, 3);
+  a.n = 1 + (uint32_t)rng_lcg_below(rng, 20);
+  a.d = 1 + (uint32_t)rng_lcg_below(rng, 3 * c0);
   a.d += a.d % even;
-  a.sdv = a.d + (uint32_t)rnd(rng, 6);
+  a.sdv = a.d + (uint32_t)rng_lcg_below(rng, 6);
   a.sdv += a.sdv % even;
-  a.smst = (uint32_t)rnd(rng, (uint64_t)a.n * a.sdv + 10); /* sources may overlap */
+  a.smst = (uint32_t)rng_lcg_below(rng, (uint64_t)a.n * a.sdv + 10); /* sources may overlap */
   a.smst += a.smst % even;
   uint32_t nb = (a.d + c0 - 1) / c0;
-  switch (rnd(rng, 3)) {
+  switch (rng_lcg_below(rng, 3)) {
     case 0: /* column blocks of padded rows, one after the other */
       a.ns = 1;
-      a.dcs = a.n + (uint32_t)rnd(rng, 4);
+      a.dcs = a.n + (uint32_t)rng_lcg_below(rng, 4);
       break;
     case 1: /* the blocks of a row side by side */
       a.dcs = 1;
-      a.ns = nb + (uint32_t)rnd(rng, 3);
+      a.ns = nb + (uint32_t)rng_lcg_below(rng, 3);
       break;
     default: /* rows spread out, column blocks beyond */
-      a.ns = 1 + (uint32_t)rnd(rng, 3);
-      a.dcs = (a.n - 1) * a.ns + 1 + (uint32_t)rnd(rng, 3);
+      a.ns = 1 + (uint32_t)rng_lcg_below(rng, 3);
+      a.dcs = (a.n - 1) * a.ns + 1 + (uint32_t)rng_lcg_below(rng, 3);
       break;
   }
   uint32_t span_blocks = (nb - 1) * a.dcs + (a.n - 1) * a.ns + 1;
-  a.dmst = span_blocks * c0 + 2 * (uint32_t)rnd(rng, 5);
-  a.src_off = rnd(rng, 64);
-  a.dst_off = rnd(rng, 64);
+  a.dmst = span_blocks * c0 + 2 * (uint32_t)rng_lcg_below(rng, 5);
+  a.src_off = rng_lcg_below(rng, 64);
+  a.dst_off = rng_lcg_below(rng, 64);
   return a;
 }
 
@@ -349,8 +341,8 @@ static void test_nd2nz_exec_random_against_reference(void **state) {
     nd2nz_args a = random_args(&rng);
     per_type[a.t]++;
     isa_insn in = nd2nz(&a);
-    fill_random(itm_mem(t, ISA_MEM_GM), GM_BYTES, &rng);
-    fill_random(itm_mem(t, ISA_MEM_L1), L1_BYTES, &rng);
+    rng_lcg_bytes(&rng, itm_mem(t, ISA_MEM_GM), GM_BYTES);
+    rng_lcg_bytes(&rng, itm_mem(t, ISA_MEM_L1), L1_BYTES);
     memcpy(want, itm_mem(t, ISA_MEM_L1), L1_BYTES);
     memcpy(gm_before, itm_mem(t, ISA_MEM_GM), GM_BYTES);
     memset(rset, 0, GM_BYTES);
@@ -406,7 +398,7 @@ static void test_nd2nz_standard_params_give_fractal_nz(void **state) {
       isa_nz_geom g = isa_nz_geom_of(ty, h, w);
       size_t nz_bytes = isa_nz_bytes(&g), nd_bytes = isa_nd_bytes(&g, batch);
       isa_testmach *t = machine();
-      fill_random(itm_mem(t, ISA_MEM_GM), nd_bytes, &rng);
+      rng_lcg_bytes(&rng, itm_mem(t, ISA_MEM_GM), nd_bytes);
       uint8_t *want = calloc(batch, nz_bytes);
       assert_non_null(want);
       isa_nd_to_nz(&g, batch, itm_mem(t, ISA_MEM_GM), want);

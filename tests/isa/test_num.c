@@ -11,15 +11,7 @@
 #include <string.h>
 
 #include "isa/isa_num.h"
-
-static uint64_t xorshift64(uint64_t *s) {
-  uint64_t x = *s;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  *s = x;
-  return x;
-}
+#include "support/rng.h"
 
 static uint64_t double_bits(double d) {
   uint64_t b;
@@ -90,13 +82,13 @@ static void test_isa_num_round_random_match_libm(void **state) {
   assert_int_equal(fegetround(), FE_TONEAREST);
   uint64_t s = 0x243F6A8885A308D3ull;
   for (int i = 0; i < 400000; i++) {
-    uint64_t r = xorshift64(&s);
+    uint64_t r = rng_xorshift(&s);
     uint64_t exp = 1013u + (r >> 58); /* 2^-10 .. 2^53 */
     double x = double_from_bits((r & 0x800FFFFFFFFFFFFFull) | (exp << 52));
     assert_same_double(isa_round_half_even(x), nearbyint(x));
     assert_same_double(isa_round_half_away(x), round(x));
     /* exact ties k + 0.5 */
-    double k = (double)(xorshift64(&s) >> 12); /* < 2^52 */
+    double k = (double)(rng_xorshift(&s) >> 12); /* < 2^52 */
     double tie = ((r & 1) ? -1.0 : 1.0) * (k + 0.5);
     assert_same_double(isa_round_half_even(tie), nearbyint(tie));
     assert_same_double(isa_round_half_away(tie), round(tie));
@@ -225,7 +217,7 @@ static void test_isa_num_i32_to_f32(void **state) {
   /* every integer in [-2^22, 2^22] */
   for (int32_t v = -(1 << 22); v <= (1 << 22); v++) check_i32_to_f32(v);
   uint64_t s = 0xB7E151628AED2A6Bull;
-  for (int i = 0; i < 1000000; i++) check_i32_to_f32((int32_t)(uint32_t)(xorshift64(&s) >> 32));
+  for (int i = 0; i < 1000000; i++) check_i32_to_f32((int32_t)(uint32_t)(rng_xorshift(&s) >> 32));
 }
 
 /* ---- int4 / uint4 ---------------------------------------------------------------------------- */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "isa/isa_num.h"
+#include "support/rng.h"
 
 /* A narrow format's finite non-negative values, indexed by bit pattern; pattern `count` is +Inf.
  * `beyond` is the value pattern `count` would have if the exponent range went on (2^16 for
@@ -127,15 +128,6 @@ static void check_both_formats(const ref_tables *t, uint32_t x) {
   if (gotbs != ref_saturate(&t->bf16, wantb))
     fail_msg("bf16 sat of 0x%08x: got 0x%04x, want 0x%04x", x, gotbs,
              ref_saturate(&t->bf16, wantb));
-}
-
-static uint64_t xorshift64(uint64_t *s) {
-  uint64_t x = *s;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  *s = x;
-  return x;
 }
 
 /* ---- the reference itself, on values derived by hand ----------------------------------------- */
@@ -395,17 +387,17 @@ static void test_isa_num_random_patterns_match_reference(void **state) {
   const ref_tables *t = *state;
   uint64_t s = 0x9E3779B97F4A7C15ull;
   /* Uniform bit patterns: every exponent, NaNs and Infs included. */
-  for (int i = 0; i < 300000; i++) check_both_formats(t, (uint32_t)(xorshift64(&s) >> 16));
+  for (int i = 0; i < 300000; i++) check_both_formats(t, (uint32_t)(rng_xorshift(&s) >> 16));
   /* Exponents in and around fp16's range (2^-27 .. 2^17), where its rounding happens. */
   for (int i = 0; i < 300000; i++) {
-    uint64_t r = xorshift64(&s);
+    uint64_t r = rng_xorshift(&s);
     uint32_t exp = 100u + (uint32_t)((r >> 40) % 45u);
     uint32_t x = (uint32_t)(r & 0x807FFFFFu) | (exp << 23);
     check_both_formats(t, x);
   }
   /* Patterns with few mantissa bits: near ties of both formats. */
   for (int i = 0; i < 200000; i++) {
-    uint64_t r = xorshift64(&s);
+    uint64_t r = rng_xorshift(&s);
     uint32_t x = (uint32_t)(r >> 32);
     x &= 0xFFFFE000u | (uint32_t)(1u << (r % 13)); /* fp16's dropped bits: at most one kept */
     check_both_formats(t, x);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "isa/isa_nz.h"
+#include "support/rng.h"
 
 /* ---- test-side element access: int4 low nibble first, wider types little-endian bytes ---- */
 
@@ -32,12 +33,9 @@ static void elem_put(uint8_t *p, unsigned bits, size_t i, uint64_t v) {
   for (size_t k = 0; k < n; k++) p[i * n + k] = (uint8_t)(v >> (8 * k));
 }
 
-/* Deterministic bytes (64-bit LCG, Knuth's MMIX constants); the state lives with the caller. */
+/* Deterministic bytes: the top byte of each LCG state. */
 static void fill_random(uint8_t *p, size_t n, uint64_t *state) {
-  for (size_t i = 0; i < n; i++) {
-    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-    p[i] = (uint8_t)(*state >> 56);
-  }
+  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(rng_lcg_step(state) >> 56);
 }
 
 /* ---- the naive reference: dimensions [batch, C1, R1, R0, C0] of DESIGN.md §3 ---- */

@@ -12,13 +12,12 @@
 #include <string.h>
 
 #include "isa/isa_text.h"
+#include "support/rng.h"
 
-/* Deterministic 64-bit LCG (Knuth's MMIX constants); the state lives with the caller. */
+/* 64 random bits: the top halves of two LCG states. */
 static uint64_t rnd64(uint64_t *state) {
-  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-  uint64_t hi = *state >> 32;
-  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-  return (hi << 32) | (*state >> 32);
+  uint64_t hi = rng_lcg_step(state) >> 32;
+  return (hi << 32) | (rng_lcg_step(state) >> 32);
 }
 
 static uint64_t rnd(uint64_t *state, uint64_t n) { return rnd64(state) % n; }

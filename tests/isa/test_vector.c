@@ -15,14 +15,10 @@
 
 #include "isa/isa_insn.h"
 #include "support/isa_testmach.h"
+#include "support/rng.h"
 
 #define UB_BYTES (192u * 1024u)
 #define FILL 0x5Au
-
-static uint64_t lcg(uint64_t *s) {
-  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-  return *s >> 11;
-}
 
 static uint32_t f32_bits(float f) {
   uint32_t b;
@@ -108,7 +104,7 @@ static uint32_t ref_f16_to_f32(uint32_t h) {
 static uint32_t canon32(float f) { return f != f ? 0x7FC00000u : f32_bits(f); }
 
 static uint32_t random_f32(uint64_t *seed) {
-  uint64_t r = lcg(seed);
+  uint64_t r = rng_lcg(seed);
   static const uint32_t specials[] = {0x7FC00000u, 0xFFC12345u, 0x7F800000u, 0xFF800000u,
                                       0x80000000u, 0x00000000u, 0x477FF000u /* 65520 */,
                                       0x477FEF00u, 0x7F7FFFFFu, 0x00000001u, 0x33800000u};
@@ -147,7 +143,7 @@ static void test_vector_vdeq_random(void **state) {
     const uint32_t rows = 13, cols = 37, srs = 40, drs = 45;
     const uint64_t src = 0, scale = 8192, dst = 16384;
     for (uint32_t i = 0; i < rows * srs; i++) {
-      uint64_t r = lcg(&seed);
+      uint64_t r = rng_lcg(&seed);
       uint32_t v = r % 4 == 0 ? (uint32_t)(r >> 2) : (uint32_t)((int32_t)((r >> 2) % 200001) - 100000);
       put_le(ub + src + 4 * i, v, 4);
     }
@@ -281,7 +277,7 @@ static void test_vector_vcast_random(void **state) {
     uint8_t *ub = itm_mem(t, ISA_MEM_UB);
     unsigned sb = isa_dtype_bits(pairs[pi].from) / 8, db = isa_dtype_bits(pairs[pi].to) / 8;
     for (uint32_t i = 0; i < count; i++) {
-      uint64_t r = lcg(&seed);
+      uint64_t r = rng_lcg(&seed);
       uint32_t v = pairs[pi].from == ISA_FP32 ? random_f32(&seed)
                    : pairs[pi].from == ISA_INT32 ? (uint32_t)r
                                                  : (uint32_t)(r & 0xFFFF);
@@ -393,7 +389,7 @@ static void test_vector_vadd_random(void **state) {
     unsigned es = isa_dtype_bits(dts[d]) / 8;
     uint32_t n = es == 4 ? 8000 : 20000;
     for (uint32_t i = 0; i < n; i++) {
-      uint64_t r = lcg(&seed);
+      uint64_t r = rng_lcg(&seed);
       uint32_t a, b;
       if (dts[d] == ISA_FP16) {
         a = (uint32_t)(r & 0xFFFF);

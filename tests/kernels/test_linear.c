@@ -17,6 +17,7 @@
 
 #include "kernels/kn_op.h"
 #include "support/ref_num.h"
+#include "support/rng.h"
 
 /* ---- driver helpers ------------------------------------------------------------------------ */
 
@@ -211,14 +212,14 @@ static void lin_build(runner *r, const lin_case *c, lin_data *d) {
   d->bias = calloc((size_t)d->bb * n, 4);
   d->scale = calloc((size_t)d->sb * d->sn, 4);
   d->word = calloc((size_t)d->sb * d->sn, 8);
-  for (size_t i = 0; i < (size_t)B * m * k; i++) d->X[i] = (int8_t)ref_rand_int(&st, -128, 127);
-  for (size_t i = 0; i < (size_t)d->wb * k * n; i++) d->W[i] = (int8_t)ref_rand_int(&st, -128, 127);
-  for (size_t i = 0; i < (size_t)d->bb * n; i++) d->bias[i] = ref_rand_int(&st, -40000, 40000);
+  for (size_t i = 0; i < (size_t)B * m * k; i++) d->X[i] = (int8_t)rng_lcg_int(&st, -128, 127);
+  for (size_t i = 0; i < (size_t)d->wb * k * n; i++) d->W[i] = (int8_t)rng_lcg_int(&st, -128, 127);
+  for (size_t i = 0; i < (size_t)d->bb * n; i++) d->bias[i] = rng_lcg_int(&st, -40000, 40000);
   for (size_t i = 0; i < (size_t)d->sb * d->sn; i++) {
     /* arbitrary low mantissa bits, so the fp19 truncation shows; both signs */
     double base = c->magnitude == SCALES_HUGE ? 3.0 : 1.0 / (64.0 * 128.0 * sqrt((double)k));
-    float v = (float)(base * (0.5 + (double)ref_rand(&st) / 9007199254740992.0));
-    if (ref_rand(&st) & 1) v = -v;
+    float v = (float)(base * (0.5 + (double)rng_lcg(&st) / 9007199254740992.0));
+    if (rng_lcg(&st) & 1) v = -v;
     d->scale[i] = v;
     d->word[i] = (UINT64_C(1) << 46) | ref_f32_bits(v); /* the "no mask" host packer: 32 bits kept */
   }

@@ -18,6 +18,7 @@
 
 #include "kernels/kn_op.h"
 #include "support/ref_num.h"
+#include "support/rng.h"
 
 /* ---- driver helpers ------------------------------------------------------------------------ */
 
@@ -124,26 +125,26 @@ static bool is_int(isa_dtype t) { return t == ISA_INT8 || t == ISA_INT4; }
 static double rand_value(uint64_t *st, isa_dtype t, void *stored, size_t idx, bool inexact) {
   switch (t) {
     case ISA_INT8: {
-      int v = ref_rand_int(st, -128, 127);
+      int v = rng_lcg_int(st, -128, 127);
       ((int8_t *)stored)[idx] = (int8_t)v;
       return v;
     }
     case ISA_INT4: {
-      int v = ref_rand_int(st, -8, 7);
+      int v = rng_lcg_int(st, -8, 7);
       ((int8_t *)stored)[idx] = (int8_t)v;
       return v;
     }
     case ISA_FP16: {
-      uint16_t sign = (ref_rand(st) & 1) ? 0x8000 : 0;
-      uint16_t exp = (ref_rand(st) % 16 == 0) ? 0 : (uint16_t)ref_rand_int(st, 8, 16);
-      uint16_t h = (uint16_t)(sign | exp << 10 | (uint16_t)ref_rand_int(st, 0, 1023));
+      uint16_t sign = (rng_lcg(st) & 1) ? 0x8000 : 0;
+      uint16_t exp = (rng_lcg(st) % 16 == 0) ? 0 : (uint16_t)rng_lcg_int(st, 8, 16);
+      uint16_t h = (uint16_t)(sign | exp << 10 | (uint16_t)rng_lcg_int(st, 0, 1023));
       ((uint16_t *)stored)[idx] = h;
       return ref_f16_value(h);
     }
     default: { /* bf16 held as fp32 */
-      uint32_t sign = (ref_rand(st) & 1) ? 0x80000000u : 0;
-      uint32_t bits = sign | (uint32_t)ref_rand_int(st, 110, 128) << 23 | (uint32_t)ref_rand_int(st, 0, 127) << 16;
-      if (inexact && ref_rand(st) % 4 == 0) bits |= (uint32_t)ref_rand_int(st, 1, 0xFFFF); /* not a bf16 */
+      uint32_t sign = (rng_lcg(st) & 1) ? 0x80000000u : 0;
+      uint32_t bits = sign | (uint32_t)rng_lcg_int(st, 110, 128) << 23 | (uint32_t)rng_lcg_int(st, 0, 127) << 16;
+      if (inexact && rng_lcg(st) % 4 == 0) bits |= (uint32_t)rng_lcg_int(st, 1, 0xFFFF); /* not a bf16 */
       float f = ref_f32_of_bits(bits);
       ((float *)stored)[idx] = f;
       return ref_bf16_value(ref_bf16_rne(f, false)); /* what the kernel computes with */
@@ -198,12 +199,12 @@ static void mm_build(runner *r, const mm_case *c, mm_data *d) {
     shape[nd++] = n;
     if (is_int(c->in)) {
       d->ibias = malloc(4 * (size_t)bb * n);
-      for (size_t i = 0; i < (size_t)bb * n; i++) d->ibias[i] = ref_rand_int(&st, -5000, 5000);
+      for (size_t i = 0; i < (size_t)bb * n; i++) d->ibias[i] = rng_lcg_int(&st, -5000, 5000);
       put_ok(r, "bias", ISA_INT32, nd, shape, d->ibias);
     } else {
       d->fbias = malloc(4 * (size_t)bb * n);
       for (size_t i = 0; i < (size_t)bb * n; i++) /* arbitrary fp32 bits in [-4, 4) */
-        d->fbias[i] = ref_f32_of_bits((ref_rand(&st) & 1 ? 0x80000000u : 0) | (uint32_t)ref_rand_int(&st, 0x3C000000, 0x407FFFFF));
+        d->fbias[i] = ref_f32_of_bits((rng_lcg(&st) & 1 ? 0x80000000u : 0) | (uint32_t)rng_lcg_int(&st, 0x3C000000, 0x407FFFFF));
       put_ok(r, "bias", ISA_FP32, nd, shape, d->fbias);
     }
   }
@@ -252,7 +253,7 @@ static void mm_build(runner *r, const mm_case *c, mm_data *d) {
   d->word = calloc(d->nw, 8);
   unsigned shift[1024];
   double maxabs = 1;
-  for (uint32_t w = 0; w < d->nw; w++) shift[w] = c->words == W_MCB ? (unsigned)ref_rand_int(&st, 0, 6) : 0;
+  for (uint32_t w = 0; w < d->nw; w++) shift[w] = c->words == W_MCB ? (unsigned)rng_lcg_int(&st, 0, 6) : 0;
   for (size_t e = 0; e < (size_t)B * m * n; e++) {
     double x = is_int(c->in) ? (double)(int32_t)d->acc[e] : (double)ref_f32_of_bits(d->acc[e]);
     x = ldexp(x, -(int)shift[d->nw == 1 ? 0 : e % n]);
@@ -261,8 +262,8 @@ static void mm_build(runner *r, const mm_case *c, mm_data *d) {
   }
   float *scales = malloc(4 * d->nw), *offs = malloc(4 * n);
   uint32_t noff = c->offset == OFF_1 ? 1 : c->offset == OFF_N ? d->nw : 0;
-  for (uint32_t w = 0; w < d->nw; w++) scales[w] = (float)(300.0 / maxabs * (0.4 + (double)ref_rand(&st) / 9007199254740992.0));
-  for (uint32_t w = 0; w < noff; w++) offs[w] = (float)ref_rand_int(&st, -600, 600) / 2.0f + (ref_rand(&st) & 1 ? 0.25f : 0.0f);
+  for (uint32_t w = 0; w < d->nw; w++) scales[w] = (float)(300.0 / maxabs * (0.4 + (double)rng_lcg(&st) / 9007199254740992.0));
+  for (uint32_t w = 0; w < noff; w++) offs[w] = (float)rng_lcg_int(&st, -600, 600) / 2.0f + (rng_lcg(&st) & 1 ? 0.25f : 0.0f);
   if (noff) offs[0] = -300.5f; /* clamped to -256 */
   if (c->quant == Q_SCALE1 || c->quant == Q_SCALEN) {
     for (uint32_t w = 0; w < d->nw; w++)
@@ -276,8 +277,8 @@ static void mm_build(runner *r, const mm_case *c, mm_data *d) {
   } else { /* hand-built words: the scale's low bits and bits 47..63 set (both ignored) */
     bool s = (c->out == ISA_INT8) != c->s_flip;
     for (uint32_t w = 0; w < d->nw; w++) {
-      int off = ref_rand_int(&st, -256, 255);
-      d->word[w] = (uint64_t)ref_f32_bits(scales[w]) | (uint64_t)(ref_rand(&st) & 0x1FFFF) << 47 |
+      int off = rng_lcg_int(&st, -256, 255);
+      d->word[w] = (uint64_t)ref_f32_bits(scales[w]) | (uint64_t)(rng_lcg(&st) & 0x1FFFF) << 47 |
                    (uint64_t)shift[w] << 32 | (uint64_t)(c->words == W_MCB) << 36 | (uint64_t)(off & 0x1FF) << 37 |
                    (uint64_t)s << 46;
     }

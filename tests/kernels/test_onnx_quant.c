@@ -16,6 +16,7 @@
 #include "isa/isa_num.h"
 #include "kernels/kn_op.h"
 #include "kernels/kn_quant_ops.h"
+#include "support/rng.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -521,17 +522,6 @@ static void test_onnx_registry_entries(void **state) {
  * 2 * 24 + 2 bits), narrows fp16/bf16 quotients with isa_num, rounds ties to even with floor,
  * saturates in double, and finds each element's scale from its multi-index. */
 
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t x = *s;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  *s = x;
-  return x;
-}
-static double rng_unit(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1p-53; }
-static uint64_t rng_below(uint64_t *s, uint64_t n) { return rng_next(s) % n; }
-
 static double ref_rint(double v) {
   double fl = floor(v), f = v - fl;
   if (f > 0.5) return fl + 1.0;
@@ -563,21 +553,21 @@ typedef struct layout_case {
 static layout_case random_layout(uint64_t *s) {
   layout_case c;
   memset(&c, 0, sizeof c);
-  c.ndim = 1 + (uint32_t)rng_below(s, 4);
+  c.ndim = 1 + (uint32_t)rng_xorshift_below(s, 4);
   c.count = 1;
   for (uint32_t d = 0; d < c.ndim; d++) {
-    c.shape[d] = 1 + rng_below(s, 7);
+    c.shape[d] = 1 + rng_xorshift_below(s, 7);
     c.count *= c.shape[d];
   }
-  c.kind = (int)rng_below(s, 3);
-  c.axis = (uint32_t)rng_below(s, c.ndim);
+  c.kind = (int)rng_xorshift_below(s, 3);
+  c.axis = (uint32_t)rng_xorshift_below(s, c.ndim);
   if (c.kind == 0) {
     c.sndim = 0;
   } else if (c.kind == 1) {
     c.sndim = 1;
     c.sshape[0] = c.shape[c.axis];
   } else {
-    c.block = 1 + rng_below(s, 4);
+    c.block = 1 + rng_xorshift_below(s, 4);
     c.sndim = c.ndim;
     for (uint32_t d = 0; d < c.ndim; d++) c.sshape[d] = d == c.axis ? (c.shape[d] + c.block - 1) / c.block : c.shape[d];
   }
@@ -608,25 +598,25 @@ static void test_onnx_quantize_linear_random_against_reference(void **state) {
   uint64_t s = 0xA0761D6478BD642Full, elements = 0, ties = 0, saturated = 0;
   for (int iter = 0; iter < 700; iter++) {
     layout_case c = random_layout(&s);
-    isa_dtype ot = outs[rng_below(&s, 6)], xt = iter % 4 == 3 ? xts[1 + rng_below(&s, 2)] : ISA_FP32;
+    isa_dtype ot = outs[rng_xorshift_below(&s, 6)], xt = iter % 4 == 3 ? xts[1 + rng_xorshift_below(&s, 2)] : ISA_FP32;
     int64_t lo, hi;
     type_range(ot, &lo, &hi);
-    bool has_zp = rng_below(&s, 4) != 0;
+    bool has_zp = rng_xorshift_below(&s, 4) != 0;
     float *x = malloc(c.count * sizeof *x), *sc = malloc(c.scount * sizeof *sc);
     int64_t *zp = malloc(c.scount * sizeof *zp), *want = malloc(c.count * sizeof *want);
     assert_true(x && sc && zp && want);
     for (uint64_t i = 0; i < c.scount; i++) {
       /* powers of two (exact ties) or arbitrary positive scales, in the x type's precision */
-      float v = rng_below(&s, 2) ? (float)ldexp(1.0, (int)rng_below(&s, 8) - 4) : (float)(0.01 + rng_unit(&s) * 3.0);
+      float v = rng_xorshift_below(&s, 2) ? (float)ldexp(1.0, (int)rng_xorshift_below(&s, 8) - 4) : (float)(0.01 + rng_xorshift_unit(&s) * 3.0);
       sc[i] = xt == ISA_FP16 ? isa_f16_to_f32(isa_f32_to_f16(v)) : xt == ISA_BF16 ? isa_bf16_to_f32(isa_f32_to_bf16(v)) : v;
-      zp[i] = has_zp ? lo + (int64_t)rng_below(&s, (uint64_t)(hi - lo + 1)) : 0;
+      zp[i] = has_zp ? lo + (int64_t)rng_xorshift_below(&s, (uint64_t)(hi - lo + 1)) : 0;
     }
     for (uint64_t e = 0; e < c.count; e++) {
       uint64_t si = ref_scale_index(&c, e);
-      int kind = (int)rng_below(&s, 4);
-      double k = floor(rng_unit(&s) * (double)(hi - lo + 8)) + (double)(lo - zp[si]) - 4.0;
-      double v = kind == 0 ? (k + 0.5) * sc[si] : kind == 1 ? (k + rng_unit(&s)) * sc[si]
-               : kind == 2 ? (rng_unit(&s) * 2 - 1) * 1e5 : k * sc[si];
+      int kind = (int)rng_xorshift_below(&s, 4);
+      double k = floor(rng_xorshift_unit(&s) * (double)(hi - lo + 8)) + (double)(lo - zp[si]) - 4.0;
+      double v = kind == 0 ? (k + 0.5) * sc[si] : kind == 1 ? (k + rng_xorshift_unit(&s)) * sc[si]
+               : kind == 2 ? (rng_xorshift_unit(&s) * 2 - 1) * 1e5 : k * sc[si];
       x[e] = xt == ISA_FP16 ? isa_f16_to_f32(isa_f32_to_f16((float)v))
            : xt == ISA_BF16 ? isa_bf16_to_f32(isa_f32_to_bf16((float)v)) : (float)v;
       float q = (float)((double)x[e] / (double)sc[si]);
@@ -666,7 +656,7 @@ static void test_onnx_dequantize_linear_random_against_reference(void **state) {
   uint64_t s = 0xE7037ED1A0B428DBull, elements = 0;
   for (int iter = 0; iter < 700; iter++) {
     layout_case c = random_layout(&s);
-    isa_dtype xt = xts[rng_below(&s, 7)], st = sts[rng_below(&s, 3)];
+    isa_dtype xt = xts[rng_xorshift_below(&s, 7)], st = sts[rng_xorshift_below(&s, 3)];
     int64_t lo, hi;
     if (xt == ISA_INT32) {
       lo = -((int64_t)1 << 30);
@@ -674,15 +664,15 @@ static void test_onnx_dequantize_linear_random_against_reference(void **state) {
     } else {
       type_range(xt, &lo, &hi);
     }
-    bool has_zp = rng_below(&s, 3) != 0;
+    bool has_zp = rng_xorshift_below(&s, 3) != 0;
     int64_t *q = malloc(c.count * sizeof *q), *zp = malloc(c.scount * sizeof *zp);
     float *sc = malloc(c.scount * sizeof *sc);
     assert_true(q && zp && sc);
     for (uint64_t i = 0; i < c.scount; i++) {
-      sc[i] = (float)((rng_unit(&s) * 2.0 - 1.0) * ldexp(1.0, (int)rng_below(&s, 20) - 10));
-      zp[i] = has_zp ? lo + (int64_t)rng_below(&s, (uint64_t)(hi - lo + 1)) : 0;
+      sc[i] = (float)((rng_xorshift_unit(&s) * 2.0 - 1.0) * ldexp(1.0, (int)rng_xorshift_below(&s, 20) - 10));
+      zp[i] = has_zp ? lo + (int64_t)rng_xorshift_below(&s, (uint64_t)(hi - lo + 1)) : 0;
     }
-    for (uint64_t e = 0; e < c.count; e++) q[e] = lo + (int64_t)rng_below(&s, (uint64_t)(hi - lo + 1));
+    for (uint64_t e = 0; e < c.count; e++) q[e] = lo + (int64_t)rng_xorshift_below(&s, (uint64_t)(hi - lo + 1));
     kn_tensor tx = make_int("x", xt, c.ndim, c.shape, q), ts = make_float("x_scale", st, c.sndim, c.sshape, sc);
     kn_tensor tz = make_int("x_zero_point", xt, c.sndim, c.sshape, zp);
     kn_tensor y = dequantize(&tx, &ts, has_zp ? &tz : NULL, c.axis, c.kind == 2 ? (int64_t)c.block : 0);

@@ -15,6 +15,7 @@
 #include "isa/isa_num.h"
 #include "kernels/kn_op.h"
 #include "kernels/kn_qmatmul_ref.h"
+#include "support/rng.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -452,17 +453,6 @@ static void test_qmm_registry_entries(void **state) {
  * (exact here), forms the multiplier by rounding double products and quotients to float (and
  * fp16 / bf16), and rounds ties to even with floor. */
 
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t x = *s;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  *s = x;
-  return x;
-}
-static double rng_unit(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1p-53; }
-static uint64_t rng_below(uint64_t *s, uint64_t n) { return rng_next(s) % n; }
-
 static double ref_rint(double v) {
   double fl = floor(v), f = v - fl;
   if (f > 0.5) return fl + 1.0;
@@ -509,15 +499,15 @@ static rshape param_shape(uint64_t *s, pkind k, bool rows, uint64_t m, uint64_t 
       if (!rows) r.shape[r.ndim - 1] = n;
     }
   } else if (k == P_TENSOR) {
-    r.ndim = (uint32_t)rng_below(s, 2);
+    r.ndim = (uint32_t)rng_xorshift_below(s, 2);
     r.shape[0] = 1;
   } else if (k == P_1D) {
     r.ndim = 1;
     r.shape[0] = rows ? m : n;
   } else {
-    uint32_t keep = allow_batch ? (uint32_t)rng_below(s, nb + 1) : 0;
+    uint32_t keep = allow_batch ? (uint32_t)rng_xorshift_below(s, nb + 1) : 0;
     r.ndim = keep + 2;
-    for (uint32_t d = 0; d < keep; d++) r.shape[d] = rng_below(s, 2) ? batch[nb - keep + d] : 1;
+    for (uint32_t d = 0; d < keep; d++) r.shape[d] = rng_xorshift_below(s, 2) ? batch[nb - keep + d] : 1;
     r.shape[keep] = rows ? m : 1;
     r.shape[keep + 1] = rows ? 1 : n;
   }
@@ -538,26 +528,26 @@ typedef struct rcase {
 static void random_case(uint64_t *s, int op, rcase *c) {
   memset(c, 0, sizeof *c);
   c->op = op;
-  c->m = 1 + rng_below(s, 5);
-  c->k = 1 + rng_below(s, 8);
-  c->n = 1 + rng_below(s, 5);
-  uint32_t nbat = (uint32_t)rng_below(s, 3);
+  c->m = 1 + rng_xorshift_below(s, 5);
+  c->k = 1 + rng_xorshift_below(s, 8);
+  c->n = 1 + rng_xorshift_below(s, 5);
+  uint32_t nbat = (uint32_t)rng_xorshift_below(s, 3);
   uint64_t batch[4];
-  for (uint32_t d = 0; d < nbat; d++) batch[d] = 1 + rng_below(s, 3);
+  for (uint32_t d = 0; d < nbat; d++) batch[d] = 1 + rng_xorshift_below(s, 3);
   uint32_t na, nb;
   if (op == 2) {
     na = nb = nbat; /* DirectML: same DimensionCount */
   } else {
-    na = (uint32_t)rng_below(s, nbat + 1);
-    nb = (uint32_t)rng_below(s, nbat + 1);
+    na = (uint32_t)rng_xorshift_below(s, nbat + 1);
+    nb = (uint32_t)rng_xorshift_below(s, nbat + 1);
   }
-  bool a_vec = op != 2 && na == 0 && rng_below(s, 4) == 0, b_vec = op != 2 && nb == 0 && rng_below(s, 4) == 0;
+  bool a_vec = op != 2 && na == 0 && rng_xorshift_below(s, 4) == 0, b_vec = op != 2 && nb == 0 && rng_xorshift_below(s, 4) == 0;
   if (a_vec) c->m = 1;
   if (b_vec) c->n = 1;
   c->pa.ndim = na + 2;
   c->pb.ndim = nb + 2;
-  for (uint32_t d = 0; d < na; d++) c->pa.shape[d] = rng_below(s, 3) ? batch[nbat - na + d] : 1;
-  for (uint32_t d = 0; d < nb; d++) c->pb.shape[d] = rng_below(s, 3) ? batch[nbat - nb + d] : 1;
+  for (uint32_t d = 0; d < na; d++) c->pa.shape[d] = rng_xorshift_below(s, 3) ? batch[nbat - na + d] : 1;
+  for (uint32_t d = 0; d < nb; d++) c->pb.shape[d] = rng_xorshift_below(s, 3) ? batch[nbat - nb + d] : 1;
   c->pa.shape[na] = c->m;
   c->pa.shape[na + 1] = c->k;
   c->pb.shape[nb] = c->k;
@@ -584,29 +574,29 @@ static void random_case(uint64_t *s, int op, rcase *c) {
   c->out.shape[nbo] = c->m;
   c->out.shape[nbo + 1] = c->n;
   rshape_fix(&c->out);
-  c->ta = rng_below(s, 2) ? ISA_INT8 : ISA_UINT8;
-  c->tb = rng_below(s, 2) ? ISA_INT8 : ISA_UINT8;
-  c->ty = op == 0 ? ISA_INT32 : rng_below(s, 2) ? ISA_INT8 : ISA_UINT8;
-  c->ts = op == 1 ? (rng_below(s, 4) == 0 ? ISA_FP16 : rng_below(s, 4) == 0 ? ISA_BF16 : ISA_FP32) : ISA_FP32;
-  uint32_t dml_nd = op == 2 ? 1 + (uint32_t)rng_below(s, 4) : 0;
+  c->ta = rng_xorshift_below(s, 2) ? ISA_INT8 : ISA_UINT8;
+  c->tb = rng_xorshift_below(s, 2) ? ISA_INT8 : ISA_UINT8;
+  c->ty = op == 0 ? ISA_INT32 : rng_xorshift_below(s, 2) ? ISA_INT8 : ISA_UINT8;
+  c->ts = op == 1 ? (rng_xorshift_below(s, 4) == 0 ? ISA_FP16 : rng_xorshift_below(s, 4) == 0 ? ISA_BF16 : ISA_FP32) : ISA_FP32;
+  uint32_t dml_nd = op == 2 ? 1 + (uint32_t)rng_xorshift_below(s, 4) : 0;
   pkind kinds[3] = {P_TENSOR, P_1D, P_ND};
   if (op == 0) {
-    c->kza = rng_below(s, 4) == 0 ? P_NONE : kinds[rng_below(s, 3)];
-    c->kzb = rng_below(s, 4) == 0 ? P_NONE : kinds[rng_below(s, 3)];
+    c->kza = rng_xorshift_below(s, 4) == 0 ? P_NONE : kinds[rng_xorshift_below(s, 3)];
+    c->kzb = rng_xorshift_below(s, 4) == 0 ? P_NONE : kinds[rng_xorshift_below(s, 3)];
   } else if (op == 1) {
-    c->ksa = kinds[rng_below(s, 3)];
-    c->ksb = kinds[rng_below(s, 3)];
+    c->ksa = kinds[rng_xorshift_below(s, 3)];
+    c->ksb = kinds[rng_xorshift_below(s, 3)];
     c->kza = c->ksa;
     c->kzb = c->ksb;
     c->ksy = c->kzy = P_TENSOR;
   } else {
     /* DirectML: per tensor, or per row (A, output) / per column (B) in the common DimensionCount */
-    c->ksa = dml_nd >= 2 && rng_below(s, 2) ? P_ND : P_TENSOR;
-    c->ksb = rng_below(s, 2) ? P_ND : P_TENSOR;
-    c->ksy = dml_nd >= 2 && rng_below(s, 2) ? P_ND : P_TENSOR;
-    c->kza = rng_below(s, 3) == 0 ? P_NONE : c->ksa;
-    c->kzb = rng_below(s, 3) == 0 ? P_NONE : c->ksb;
-    c->kzy = rng_below(s, 3) == 0 ? P_NONE : c->ksy;
+    c->ksa = dml_nd >= 2 && rng_xorshift_below(s, 2) ? P_ND : P_TENSOR;
+    c->ksb = rng_xorshift_below(s, 2) ? P_ND : P_TENSOR;
+    c->ksy = dml_nd >= 2 && rng_xorshift_below(s, 2) ? P_ND : P_TENSOR;
+    c->kza = rng_xorshift_below(s, 3) == 0 ? P_NONE : c->ksa;
+    c->kzb = rng_xorshift_below(s, 3) == 0 ? P_NONE : c->ksb;
+    c->kzy = rng_xorshift_below(s, 3) == 0 ? P_NONE : c->ksy;
   }
   const uint64_t *ab = c->pa.shape, *bb = c->pb.shape, *ob = c->out.shape;
   /* same shape for a scale and its zero point: draw once, copy */
@@ -661,7 +651,7 @@ static float ref_narrow(float f, isa_dtype t) {
 }
 
 static void fill_random(uint64_t *s, int64_t *v, uint64_t n, isa_dtype t) {
-  for (uint64_t i = 0; i < n; i++) v[i] = t == ISA_INT8 ? (int64_t)rng_below(s, 256) - 128 : (int64_t)rng_below(s, 256);
+  for (uint64_t i = 0; i < n; i++) v[i] = t == ISA_INT8 ? (int64_t)rng_xorshift_below(s, 256) - 128 : (int64_t)rng_xorshift_below(s, 256);
 }
 
 static void test_qmm_random_against_reference(void **state) {
@@ -680,11 +670,11 @@ static void test_qmm_random_against_reference(void **state) {
     fill_random(&s, zb, c.zb.count, c.tb);
     fill_random(&s, zy, c.zy.count, c.ty == ISA_INT32 ? ISA_UINT8 : c.ty);
     const float pow2[4] = {0.25f, 0.5f, 0.125f, 1.0f};
-    bool exact_scales = rng_below(&s, 2) == 0; /* products of powers of two: exact .5 ties */
+    bool exact_scales = rng_xorshift_below(&s, 2) == 0; /* products of powers of two: exact .5 ties */
     for (uint64_t i = 0; i < 64; i++) {
-      sa[i] = ref_narrow(exact_scales ? pow2[rng_below(&s, 4)] : (float)(0.001 + rng_unit(&s) * 0.05), c.ts);
-      sb[i] = ref_narrow(exact_scales ? pow2[rng_below(&s, 4)] : (float)(0.001 + rng_unit(&s) * 0.05), c.ts);
-      sy[i] = ref_narrow(exact_scales ? 8.0f * pow2[rng_below(&s, 4)] : (float)(0.0005 + rng_unit(&s) * 0.01), c.ts);
+      sa[i] = ref_narrow(exact_scales ? pow2[rng_xorshift_below(&s, 4)] : (float)(0.001 + rng_xorshift_unit(&s) * 0.05), c.ts);
+      sb[i] = ref_narrow(exact_scales ? pow2[rng_xorshift_below(&s, 4)] : (float)(0.001 + rng_xorshift_unit(&s) * 0.05), c.ts);
+      sy[i] = ref_narrow(exact_scales ? 8.0f * pow2[rng_xorshift_below(&s, 4)] : (float)(0.0005 + rng_xorshift_unit(&s) * 0.01), c.ts);
     }
     kn_tensor A = make_int(c.op == 2 ? "ATensor" : c.op ? "a" : "A", c.ta, c.a.ndim, c.a.shape, a);
     kn_tensor B = make_int(c.op == 2 ? "BTensor" : c.op ? "b" : "B", c.tb, c.b.ndim, c.b.shape, b);

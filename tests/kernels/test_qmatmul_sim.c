@@ -50,14 +50,14 @@ static void qcase_free(qcase *c) {
 
 /* ---- numbers, written for this test --------------------------------------------------------- */
 
-static uint64_t rng_next(uint64_t *s) { /* splitmix64 */
+static uint64_t splitmix64(uint64_t *s) {
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-static int64_t rnd(uint64_t *s, int64_t lo, int64_t hi) { return lo + (int64_t)(rng_next(s) % (uint64_t)(hi - lo + 1)); }
-static double unit(uint64_t *s) { return (double)(rng_next(s) >> 11) / 9007199254740992.0; }
+static int64_t rnd(uint64_t *s, int64_t lo, int64_t hi) { return lo + (int64_t)(splitmix64(s) % (uint64_t)(hi - lo + 1)); }
+static double unit(uint64_t *s) { return (double)(splitmix64(s) >> 11) / 9007199254740992.0; }
 
 /* x rounded to the nearest binary16 value, ties to even (x >= 0, below 65520): the quantum is
  * 2^(e - 10) for x in [2^e, 2^(e+1)), and 2^-24 below 2^-14 (subnormals). */

@@ -16,6 +16,7 @@
 #include "isa/isa_num.h"
 #include "kernels/kn_op.h"
 #include "kernels/kn_quant_ops.h"
+#include "support/rng.h"
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -676,17 +677,6 @@ static void test_tf_registry_entries(void **state) {
  * comparisons and finds slices from the multi-index. Ranges are often powers of two times the
  * type's bounds, so that exact .5 ties occur under every rule. */
 
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t x = *s;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  *s = x;
-  return x;
-}
-static double rng_unit(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1p-53; }
-static uint64_t rng_below(uint64_t *s, uint64_t n) { return rng_next(s) % n; }
-
 static float f_add(float a, float b) { return (float)((double)a + (double)b); }
 static float f_sub(float a, float b) { return (float)((double)a - (double)b); }
 static float f_mul(float a, float b) { return (float)((double)a * (double)b); }
@@ -808,10 +798,10 @@ typedef struct rand_shape {
 
 static rand_shape random_shape(uint64_t *s) {
   rand_shape r;
-  r.ndim = 1 + (uint32_t)rng_below(s, 4);
+  r.ndim = 1 + (uint32_t)rng_xorshift_below(s, 4);
   r.count = 1;
   for (uint32_t d = 0; d < r.ndim; d++) {
-    r.shape[d] = 1 + rng_below(s, 6);
+    r.shape[d] = 1 + rng_xorshift_below(s, 6);
     r.count *= r.shape[d];
   }
   return r;
@@ -829,36 +819,36 @@ static uint64_t slice_of(const rand_shape *sh, uint64_t e, int64_t axis) {
 }
 
 static void random_range(uint64_t *s, const ref_type *t, float *mn, float *mx) {
-  int kind = (int)rng_below(s, 5);
-  double p2 = ldexp(1.0, (int)rng_below(s, 12) - 8);
+  int kind = (int)rng_xorshift_below(s, 5);
+  double p2 = ldexp(1.0, (int)rng_xorshift_below(s, 12) - 8);
   if (kind <= 1) { /* the type's own bounds times a power of two: ties are exact */
     *mn = (float)((double)t->lo * p2);
     *mx = (float)((double)t->hi * p2);
-    if (t->lo == 0 && kind == 1) *mn = (float)(-(double)t->hi * p2 * rng_unit(s));
+    if (t->lo == 0 && kind == 1) *mn = (float)(-(double)t->hi * p2 * rng_xorshift_unit(s));
   } else if (kind == 2) { /* symmetric power of two */
     *mn = (float)-p2 * 128.0f;
     *mx = (float)p2 * 128.0f;
   } else { /* anything, possibly not containing 0, possibly tiny */
-    double a = (rng_unit(s) * 2.0 - 1.0) * p2 * 100.0, b = (rng_unit(s) * 2.0 - 1.0) * p2 * 100.0;
-    if (kind == 4) b = a + rng_unit(s) * 1e-3;
+    double a = (rng_xorshift_unit(s) * 2.0 - 1.0) * p2 * 100.0, b = (rng_xorshift_unit(s) * 2.0 - 1.0) * p2 * 100.0;
+    if (kind == 4) b = a + rng_xorshift_unit(s) * 1e-3;
     *mn = (float)fmin(a, b);
     *mx = (float)fmax(a, b);
   }
 }
 
 static float random_input(uint64_t *s, float mn, float mx, const ref_type *t) {
-  int kind = (int)rng_below(s, 5);
+  int kind = (int)rng_xorshift_below(s, 5);
   double lo = mn < 0 ? mn : 0, hi = mx > 0 ? mx : 0;
   double span = hi - lo;
-  if (kind == 0) return (float)(lo + span * (rng_unit(s) * 1.4 - 0.2)); /* beyond both ends too */
+  if (kind == 0) return (float)(lo + span * (rng_xorshift_unit(s) * 1.4 - 0.2)); /* beyond both ends too */
   if (kind == 1) { /* exact .5 ties of the grid step implied by the type's bounds */
     double step = span / ((double)t->hi - (double)t->lo);
-    double k = floor(rng_unit(s) * ((double)t->hi - (double)t->lo)) + (double)t->lo;
+    double k = floor(rng_xorshift_unit(s) * ((double)t->hi - (double)t->lo)) + (double)t->lo;
     return (float)((k + 0.5) * ldexp(1.0, ilogb(step > 0 ? step : 1.0)));
   }
-  if (kind == 2) return (float)((floor(rng_unit(s) * 64.0) - 32.0) + 0.5);
-  if (kind == 3) return rng_unit(s) < 0.5 ? mn : mx;
-  return (float)((rng_unit(s) * 2.0 - 1.0) * 1e6);
+  if (kind == 2) return (float)((floor(rng_xorshift_unit(s) * 64.0) - 32.0) + 0.5);
+  if (kind == 3) return rng_xorshift_unit(s) < 0.5 ? mn : mx;
+  return (float)((rng_xorshift_unit(s) * 2.0 - 1.0) * 1e6);
 }
 
 static void test_tf_quantize_v2_random_against_reference(void **state) {
@@ -866,13 +856,13 @@ static void test_tf_quantize_v2_random_against_reference(void **state) {
   uint64_t s = 0x9E3779B97F4A7C15ull;
   uint64_t elements = 0, ties[3] = {0, 0, 0}, even_ties = 0;
   for (int iter = 0; iter < 600; iter++) {
-    const ref_type *t = &REF_TYPES[rng_below(&s, 5)];
-    kn_tf_quantize_params p = qparams(t->dt, (kn_tf_mode)rng_below(&s, 3));
-    p.narrow_range = rng_below(&s, 2) == 0;
-    if (p.mode == KN_TF_SCALED && rng_below(&s, 2)) p.round_mode = KN_TF_HALF_TO_EVEN;
-    p.ensure_minimum_range = rng_below(&s, 3) == 0 ? 0.0f : 0.01f;
+    const ref_type *t = &REF_TYPES[rng_xorshift_below(&s, 5)];
+    kn_tf_quantize_params p = qparams(t->dt, (kn_tf_mode)rng_xorshift_below(&s, 3));
+    p.narrow_range = rng_xorshift_below(&s, 2) == 0;
+    if (p.mode == KN_TF_SCALED && rng_xorshift_below(&s, 2)) p.round_mode = KN_TF_HALF_TO_EVEN;
+    p.ensure_minimum_range = rng_xorshift_below(&s, 3) == 0 ? 0.0f : 0.01f;
     rand_shape sh = random_shape(&s);
-    p.axis = (p.mode == KN_TF_MIN_FIRST || rng_below(&s, 2)) ? -1 : (int64_t)rng_below(&s, sh.ndim);
+    p.axis = (p.mode == KN_TF_MIN_FIRST || rng_xorshift_below(&s, 2)) ? -1 : (int64_t)rng_xorshift_below(&s, sh.ndim);
     uint64_t slices = p.axis < 0 ? 1 : sh.shape[p.axis];
     float mins[8], maxs[8], *x = malloc(sh.count * sizeof *x);
     assert_non_null(x);
@@ -921,13 +911,13 @@ static void test_tf_quantize_v2_power_of_two_ranges_exact(void **state) {
   (void)state;
   uint64_t s = 12345;
   for (int iter = 0; iter < 4000; iter++) {
-    const ref_type *t = &REF_TYPES[rng_below(&s, 2) * 2]; /* int8 or int16 */
-    int e = (int)rng_below(&s, 10) - 5;
+    const ref_type *t = &REF_TYPES[rng_xorshift_below(&s, 2) * 2]; /* int8 or int16 */
+    int e = (int)rng_xorshift_below(&s, 10) - 5;
     float mn = (float)ldexp((double)t->lo, e), mx = (float)ldexp((double)t->hi, e);
-    double k = floor(rng_unit(&s) * (double)(t->hi - t->lo + 40)) + (double)t->lo - 20;
-    float x = (float)ldexp(k + (rng_below(&s, 2) ? 0.5 : 0.25), e);
-    kn_tf_quantize_params p = qparams(t->dt, rng_below(&s, 2) ? KN_TF_SCALED : KN_TF_MIN_COMBINED);
-    if (p.mode == KN_TF_SCALED && rng_below(&s, 2)) p.round_mode = KN_TF_HALF_TO_EVEN;
+    double k = floor(rng_xorshift_unit(&s) * (double)(t->hi - t->lo + 40)) + (double)t->lo - 20;
+    float x = (float)ldexp(k + (rng_xorshift_below(&s, 2) ? 0.5 : 0.25), e);
+    kn_tf_quantize_params p = qparams(t->dt, rng_xorshift_below(&s, 2) ? KN_TF_SCALED : KN_TF_MIN_COMBINED);
+    if (p.mode == KN_TF_SCALED && rng_xorshift_below(&s, 2)) p.round_mode = KN_TF_HALF_TO_EVEN;
     qresult r = quantize_1d(&x, 1, mn, mx, p);
     double exact = ldexp((double)x, -e);
     double rounded = p.round_mode == KN_TF_HALF_TO_EVEN ? ref_round_even(exact) : ref_round_away(exact);
@@ -942,19 +932,19 @@ static void test_tf_dequantize_random_against_reference(void **state) {
   uint64_t s = 0xD1B54A32D192ED03ull;
   uint64_t elements = 0;
   for (int iter = 0; iter < 600; iter++) {
-    const ref_type *t = &REF_TYPES[rng_below(&s, 5)];
-    kn_tf_dequantize_params p = dqparams(t->dt, (kn_tf_mode)rng_below(&s, 3));
-    p.narrow_range = rng_below(&s, 2) == 0;
+    const ref_type *t = &REF_TYPES[rng_xorshift_below(&s, 5)];
+    kn_tf_dequantize_params p = dqparams(t->dt, (kn_tf_mode)rng_xorshift_below(&s, 3));
+    p.narrow_range = rng_xorshift_below(&s, 2) == 0;
     rand_shape sh = random_shape(&s);
-    p.axis = (p.mode == KN_TF_MIN_FIRST || rng_below(&s, 2)) ? -1 : (int64_t)rng_below(&s, sh.ndim);
+    p.axis = (p.mode == KN_TF_MIN_FIRST || rng_xorshift_below(&s, 2)) ? -1 : (int64_t)rng_xorshift_below(&s, sh.ndim);
     uint64_t slices = p.axis < 0 ? 1 : sh.shape[p.axis];
     float mins[8], maxs[8];
     int64_t *q = malloc(sh.count * sizeof *q);
     assert_non_null(q);
     for (uint64_t k = 0; k < slices; k++) random_range(&s, t, &mins[k], &maxs[k]);
     for (uint64_t e = 0; e < sh.count; e++) {
-      int kind = (int)rng_below(&s, 4);
-      q[e] = kind == 0 ? t->lo : kind == 1 ? t->hi : t->lo + (int64_t)rng_below(&s, (uint64_t)(t->hi - t->lo) + 1);
+      int kind = (int)rng_xorshift_below(&s, 4);
+      q[e] = kind == 0 ? t->lo : kind == 1 ? t->hi : t->lo + (int64_t)rng_xorshift_below(&s, (uint64_t)(t->hi - t->lo) + 1);
     }
     uint64_t rs[1] = {slices};
     kn_tensor in = make_int("input", t->dt, sh.ndim, sh.shape, q), tmin = make_f32("min_range", 1, rs, mins),

@@ -164,12 +164,3 @@ uint8_t ref_b8(float y, int offset, bool s) {
   if (q > 255) q = 255;
   return (uint8_t)q;
 }
-
-uint64_t ref_rand(uint64_t *state) {
-  *state = *state * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-  return *state >> 11;
-}
-
-int ref_rand_int(uint64_t *state, int lo, int hi) {
-  return lo + (int)(ref_rand(state) % (uint64_t)(hi - lo + 1));
-}

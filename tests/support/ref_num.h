@@ -40,8 +40,4 @@ uint64_t ref_pack_word(float scale, bool has_offset, float offset);
  * output byte. NaN rounds to 0. */
 uint8_t ref_b8(float y, int offset, bool s);
 
-/* Deterministic pseudo-random numbers (a 64-bit LCG; not the kernels' generator). */
-uint64_t ref_rand(uint64_t *state);
-int ref_rand_int(uint64_t *state, int lo, int hi);
-
 #endif
