@@ -17,6 +17,7 @@
 
 #include "base/cs_npy.h"
 #include "cli/cli.h"
+#include "support/ref_num.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
@@ -350,12 +351,6 @@ static const char convert_program[] =
     "copy_ub_gm dst=GM:Q2 src=UB:0x20 block_count=1 block_len_bytes=3\n"
     "copy_ub_gm dst=GM:QB src=UB:0x20 block_count=1 block_len_bytes=3\n";
 
-static float f32_of_bits(uint32_t b) {
-  float f;
-  memcpy(&f, &b, 4);
-  return f;
-}
-
 static void test_cli_exec_bf16_and_int4_conversions(void **state) {
   (void)state;
   char dir[64], prog[128], h[128], q[128], h2[128], q2[128], qb[128];
@@ -368,7 +363,7 @@ static void test_cli_exec_bf16_and_int4_conversions(void **state) {
                      0x3F818000 /* tie -> 0x3F82 (even) */, 0x3F808001 /* -> 0x3F81 */};
   uint32_t hout[6] = {0x3FC00000, 0xC0100000, 0x7F7F0000, 0x3F800000, 0x3F820000, 0x3F810000};
   float hf[6];
-  for (int i = 0; i < 6; i++) hf[i] = f32_of_bits(hin[i]);
+  for (int i = 0; i < 6; i++) hf[i] = ref_f32_of_bits(hin[i]);
   int8_t qv[5] = {1, -2, 7, -8, 3};
   size_t s6[1] = {6}, s5[1] = {5};
   write_npy(in_dir(h, sizeof h, dir, "h.npy"), CS_NPY_F32, 1, s6, hf);

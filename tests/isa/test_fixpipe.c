@@ -19,6 +19,7 @@
 #include "isa/isa_quant.h"
 #include "support/isa_testmach.h"
 #include "support/rng.h"
+#include "support/ref_num.h"
 
 #define GM_BYTES (32u * 1024u)
 #define L1_BYTES (32u * 1024u)
@@ -28,18 +29,6 @@
 #define BT_BYTES 4096u
 #define FB_BYTES 4096u
 #define FILL 0xA5u /* what the destination holds before the instruction */
-
-static uint32_t f32_bits(float f) {
-  uint32_t b;
-  memcpy(&b, &f, 4);
-  return b;
-}
-
-static float f32_of(uint32_t b) {
-  float f;
-  memcpy(&f, &b, 4);
-  return f;
-}
 
 static isa_testmach *new_machine(void) {
   uint64_t sizes[ISA_MEM_COUNT] = {0};
@@ -77,7 +66,7 @@ typedef struct ref_word {
 
 static ref_word ref_decode(uint64_t w) {
   ref_word r;
-  r.m1 = f32_of((uint32_t)w & 0xFFFFE000u);
+  r.m1 = ref_word_fp19(w);
   r.n = (int)((w >> 32) & 0xF);
   r.mcb = (int)((w >> 36) & 1);
   int off9 = (int)((w >> 37) & 0x1FF);
@@ -89,7 +78,7 @@ static ref_word ref_decode(uint64_t w) {
 /* fp32 -> a binary format with mbits mantissa bits and minimum exponent emin, RNE, through
  * nearbyint on an exactly scaled double. sat: overflow to ±max, NaN to +0. */
 static uint32_t ref_narrow(float f, unsigned mbits, int emin, int emax, int sat) {
-  uint32_t fb = f32_bits(f);
+  uint32_t fb = ref_f32_bits(f);
   uint32_t sign = (fb >> 31) << (mbits + (emax == 15 ? 5 : 8));
   uint32_t exp_all = (emax == 15 ? 0x1Fu : 0xFFu) << mbits;
   uint32_t maxfin = exp_all - 1;
@@ -118,21 +107,11 @@ static uint32_t ref_narrow(float f, unsigned mbits, int emin, int emax, int sat)
 static uint32_t ref_f16(float f, int sat) { return ref_narrow(f, 10, -14, 15, sat); }
 static uint32_t ref_bf16(float f, int sat) { return ref_narrow(f, 7, -126, 127, sat); }
 
-static uint32_t ref_b8(float y, const ref_word *w) {
-  double r = isnan(y) ? 0.0 : nearbyint((double)y);
-  if (r < -256) r = -256;
-  if (r > 255) r = 255;
-  int q = (int)r + w->offset;
-  if (w->s) q = q < -128 ? -128 : q > 127 ? 127 : q;
-  else q = q < 0 ? 0 : q > 255 ? 255 : q;
-  return (uint32_t)q & 0xFFu;
-}
-
 /* One element per docs/ISA.md §fixpipe. */
 static uint32_t ref_convert(isa_quant_mode mode, int l0c_float, uint64_t word, int relu, int sat,
                             uint32_t xb) {
   ref_word w = ref_decode(word);
-  float xf = f32_of(xb);
+  float xf = ref_f32_of_bits(xb);
   int32_t xi = (int32_t)xb;
   switch (mode) {
     case ISA_QUANT_NO_QUANT:
@@ -149,7 +128,7 @@ static uint32_t ref_convert(isa_quant_mode mode, int l0c_float, uint64_t word, i
     case ISA_QUANT_QF322B8_PRE:
     case ISA_QUANT_VQF322B8_PRE: {
       float y = xf * ((xf >= 0 || !relu) ? w.m1 : 0.0f);
-      return ref_b8(y, &w);
+      return ref_b8(y, w.offset, w.s != 0);
     }
     default: { /* REQ8, VREQ8 */
       int64_t v = xi;
@@ -159,7 +138,7 @@ static uint32_t ref_convert(isa_quant_mode mode, int l0c_float, uint64_t word, i
         v = qt < -32768 ? -32768 : qt > 32767 ? 32767 : qt;
       }
       float y = (float)(int32_t)v * ((v >= 0 || !relu) ? w.m1 : 0.0f);
-      return ref_b8(y, &w);
+      return ref_b8(y, w.offset, w.s != 0);
     }
   }
 }
@@ -217,7 +196,7 @@ static uint32_t random_l0c(int is_float, uint64_t *seed) {
   if (kind < 2) return specials[r % (sizeof specials / sizeof specials[0])];
   float v = (float)((int32_t)(r % 4000001) - 2000000) / 997.0f;
   if (kind < 4) v *= 1000.0f;
-  return f32_bits(v);
+  return ref_f32_bits(v);
 }
 
 /* A random word: scale 2^-7 .. 2^7 (some negative), random low bits (truncated), N, MCB,
@@ -478,9 +457,9 @@ static void test_fixpipe_req8_shift_offset_sign(void **state) {
   assert_int_equal(conv(ISA_QUANT_DEQF16, one | OFFSET_FIELD(100) | MCB_BIT | N_FIELD(3), 0, 100, 1),
                    0x5640); /* 100.0 */
   /* QF322B8 ignores MCB and N: 40000.0 * 2^-7 = 312.5 -> 255 -> 127 */
-  assert_int_equal(conv(ISA_QUANT_QF322B8_PRE, w0, 0, f32_bits(40000.0f), 1), 0x7F);
+  assert_int_equal(conv(ISA_QUANT_QF322B8_PRE, w0, 0, ref_f32_bits(40000.0f), 1), 0x7F);
   assert_int_equal(conv(ISA_QUANT_QF322B8_PRE, 0x3F800000u | OFFSET_FIELD(-3) | S_BIT, 0,
-                        f32_bits(-2.5f), 1),
+                        ref_f32_bits(-2.5f), 1),
                    (uint8_t)-5); /* rne(-2.5) = -2, -2 - 3 = -5 */
 }
 
@@ -494,9 +473,9 @@ static void test_fixpipe_rounding_ties(void **state) {
   assert_int_equal(conv(ISA_QUANT_REQ8, half, 0, 1, 1), 0);
   assert_int_equal(conv(ISA_QUANT_REQ8, half, 0, (uint32_t)-3, 1), (uint8_t)-2);
   /* the same through QF322B8 (fp32 input) */
-  assert_int_equal(conv(ISA_QUANT_QF322B8_PRE, 0x3F800000u | S_BIT, 0, f32_bits(2.5f), 1), 2);
-  assert_int_equal(conv(ISA_QUANT_QF322B8_PRE, 0x3F800000u | S_BIT, 0, f32_bits(3.5f), 1), 4);
-  assert_int_equal(conv(ISA_QUANT_QF322B8_PRE, 0x3F800000u | S_BIT, 0, f32_bits(-2.5f), 1), (uint8_t)-2);
+  assert_int_equal(conv(ISA_QUANT_QF322B8_PRE, 0x3F800000u | S_BIT, 0, ref_f32_bits(2.5f), 1), 2);
+  assert_int_equal(conv(ISA_QUANT_QF322B8_PRE, 0x3F800000u | S_BIT, 0, ref_f32_bits(3.5f), 1), 4);
+  assert_int_equal(conv(ISA_QUANT_QF322B8_PRE, 0x3F800000u | S_BIT, 0, ref_f32_bits(-2.5f), 1), (uint8_t)-2);
   /* NaN rounds to 0 (then the offset): */
   assert_int_equal(conv(ISA_QUANT_QF322B8_PRE, 0x3F800000u | S_BIT | OFFSET_FIELD(7), 0, 0x7FC00000u, 1), 7);
 }
@@ -559,10 +538,10 @@ static void test_fixpipe_saturation_and_specials(void **state) {
   assert_int_equal(conv(ISA_QUANT_F322BF16, 0, 0, 0x3F808000u, 1), 0x3F80); /* tie to even */
   assert_int_equal(conv(ISA_QUANT_F322BF16, 0, 0, 0x3F818000u, 1), 0x3F82);
   /* ReLU in F322F16 is max(x, 0): -1.5 -> +0, -0.0 -> +0, NaN -> +0 even without saturation */
-  assert_int_equal(conv(ISA_QUANT_F322F16, 0, 1, f32_bits(-1.5f), 0), 0x0000);
+  assert_int_equal(conv(ISA_QUANT_F322F16, 0, 1, ref_f32_bits(-1.5f), 0), 0x0000);
   assert_int_equal(conv(ISA_QUANT_F322F16, 0, 1, 0x80000000u, 0), 0x0000);
   assert_int_equal(conv(ISA_QUANT_F322F16, 0, 1, 0x7FC00000u, 0), 0x0000);
-  assert_int_equal(conv(ISA_QUANT_F322F16, 0, 1, f32_bits(1.5f), 0), 0x3E00);
+  assert_int_equal(conv(ISA_QUANT_F322F16, 0, 1, ref_f32_bits(1.5f), 0), 0x3E00);
   /* NoQuant: bits pass; ReLU per type */
   assert_int_equal(isa_fixpipe_convert_elem(ISA_QUANT_NO_QUANT, ISA_INT32, 0, false, 0xFFFFFFFBu, true), 0xFFFFFFFBu);
   assert_int_equal(isa_fixpipe_convert_elem(ISA_QUANT_NO_QUANT, ISA_INT32, 0, true, 0xFFFFFFFBu, true), 0);

@@ -17,6 +17,7 @@
 #include "isa/isa_mmad.h"
 #include "support/isa_testmach.h"
 #include "support/rng.h"
+#include "support/ref_num.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -195,18 +196,6 @@ static float ref_round_f32(i128 v, int unit) {
   return neg ? -r : r;
 }
 
-static uint32_t f32_bits(float f) {
-  uint32_t b;
-  memcpy(&b, &f, 4);
-  return b;
-}
-
-static float f32_of(uint32_t b) {
-  float f;
-  memcpy(&f, &b, 4);
-  return f;
-}
-
 /* The expected C (16mb x 16nb raw values) per docs/ISA.md. unit: the power of two of the
  * integer products (fp16: 2^-48; bf16 test data: 2^-64). */
 static void reference(const prob *p, uint32_t *out) {
@@ -224,7 +213,7 @@ static void reference(const prob *p, uint32_t *out) {
           dot += (int64_t)(int32_t)p->a[(size_t)i * p->k + kk] * (int32_t)p->b[(size_t)kk * p->n + j];
         res = (uint32_t)((uint64_t)start + (uint64_t)dot);
       } else {
-        float acc = f32_of(start);
+        float acc = ref_f32_of_bits(start);
         if (!valid) acc += 0.0f;
         for (uint32_t blk = 0; valid && blk < p->kb; blk++) {
           i128 sum = 0;
@@ -239,7 +228,7 @@ static void reference(const prob *p, uint32_t *out) {
           }
           acc += ref_round_f32(sum, unit);
         }
-        res = acc != acc ? 0x7FC00000u : f32_bits(acc);
+        res = acc != acc ? 0x7FC00000u : ref_f32_bits(acc);
       }
       out[(size_t)i * p->nb * 16 + j] = res;
     }
@@ -366,7 +355,7 @@ static void test_mmad_accumulate(void **state) {
       uint32_t r = (uint32_t)rng_lcg(&seed);
       if (dts[d] == ISA_FP16 || dts[d] == ISA_BF16) {
         float f = (float)((int32_t)(r % 2000001) - 1000000) / 64.0f;
-        r = i % 9 == 0 ? 0x80000000u : f32_bits(f); /* -0.0 becomes +0.0 after any addition */
+        r = i % 9 == 0 ? 0x80000000u : ref_f32_bits(f); /* -0.0 becomes +0.0 after any addition */
       }
       p.c_old[i] = r;
     }
@@ -387,7 +376,7 @@ static void test_mmad_bias(void **state) {
     for (uint32_t j = 0; j < p.n; j++) {
       uint32_t r = (uint32_t)rng_lcg(&seed);
       p.bias[j] = dts[d] == ISA_FP16 || dts[d] == ISA_BF16
-                      ? f32_bits((float)((int32_t)(r % 20001) - 10000) / 8.0f)
+                      ? ref_f32_bits((float)((int32_t)(r % 20001) - 10000) / 8.0f)
                       : r;
     }
     for (size_t i = 0; i < (size_t)p.mb * p.nb * 256; i++) p.c_old[i] = 0xDEADBEEFu; /* ignored */
@@ -590,34 +579,34 @@ static void test_mmad_float_signed_zero(void **state) {
 static void test_mmad_exact_sum_f32_by_hand(void **state) {
   (void)state;
   const double t1[] = {0x1p30, 0x1p-48, -0x1p30};
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t1, 3)), 0x27800000u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t1, 3)), 0x27800000u);
   const double t2[] = {1.0, 0x1p-24, 0x1p-300};
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t2, 3)), 0x3F800001u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t2, 3)), 0x3F800001u);
   const double t3[] = {1.0, 0x1p-24, -0x1p-300};
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t3, 3)), 0x3F800000u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t3, 3)), 0x3F800000u);
   const double t4[] = {-1.0, -0x1p-24};
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t4, 2)), 0xBF800000u); /* tie to even */
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t4, 2)), 0xBF800000u); /* tie to even */
   const double t5[] = {0x1p-150, 0x1p-1074};
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t5, 2)), 0x00000001u);
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t5, 1)), 0x00000000u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t5, 2)), 0x00000001u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t5, 1)), 0x00000000u);
   const double t6[] = {-0.0, -0.0};
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t6, 2)), 0x00000000u);
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t6, 0)), 0x00000000u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t6, 2)), 0x00000000u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t6, 0)), 0x00000000u);
   const double t7[] = {0x1.fffffep127, 0x1p103}; /* FLT_MAX + half an ulp: tie to even, Inf */
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t7, 2)), 0x7F800000u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t7, 2)), 0x7F800000u);
   const double t8[] = {-0x1.fffffep127, -0x1p103, 0x1p-1000};
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t8, 3)), 0xFF7FFFFFu);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t8, 3)), 0xFF7FFFFFu);
   const double t9[] = {0x1.fffffcp-127, 0x1p-150}; /* largest subnormal + half an ulp: even, 2^-126 */
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t9, 2)), 0x00800000u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t9, 2)), 0x00800000u);
   const double t10[] = {INFINITY, 1e300, -1e300};
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t10, 3)), 0x7F800000u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t10, 3)), 0x7F800000u);
   const double t11[] = {INFINITY, -INFINITY};
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t11, 2)), 0x7FC00000u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t11, 2)), 0x7FC00000u);
   const double t12[] = {1.0, -NAN};
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t12, 2)), 0x7FC00000u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t12, 2)), 0x7FC00000u);
   const double t13[] = {0x1.fffffffffffffp1023, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023,
                         -0x1.fffffffffffffp1023, 3.0};
-  assert_int_equal(f32_bits(isa_mmad_exact_sum_f32(t13, 5)), 0x40400000u);
+  assert_int_equal(ref_f32_bits(isa_mmad_exact_sum_f32(t13, 5)), 0x40400000u);
 }
 
 /* isa_mmad_exact_sum_f32 on random terms m * 2^e (|m| < 2^16, e in [-60, 40]) against the exact
@@ -641,8 +630,8 @@ static void test_mmad_exact_sum_f32_random(void **state) {
       terms[i] = ldexp((double)m, e);
       sum += (i128)m * ((i128)1 << (e + 60));
     }
-    uint32_t want = f32_bits(ref_round_f32(sum, -60));
-    uint32_t got = f32_bits(isa_mmad_exact_sum_f32(terms, cnt));
+    uint32_t want = ref_f32_bits(ref_round_f32(sum, -60));
+    uint32_t got = ref_f32_bits(isa_mmad_exact_sum_f32(terms, cnt));
     if (got != want) fail_msg("iteration %d (%zu terms): 0x%08x, want 0x%08x", iter, cnt, got, want);
   }
 }

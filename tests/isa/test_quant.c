@@ -11,20 +11,9 @@
 #include <string.h>
 
 #include "isa/isa_quant.h"
+#include "support/ref_num.h"
 
 /* ---- helpers ---- */
-
-static float f32(uint32_t bits) {
-  float v;
-  memcpy(&v, &bits, sizeof v);
-  return v;
-}
-
-static uint32_t bits32(float v) {
-  uint32_t b;
-  memcpy(&b, &v, sizeof b);
-  return b;
-}
 
 /* A small deterministic generator (xorshift64*), state kept by the caller. */
 static uint64_t next_rand(uint64_t *s) {
@@ -197,9 +186,9 @@ static void test_isa_quant_pack_acceptance_words(void **state) {
   assert_true(p.fields.word == UINT64_C(0x4000bf800000));
   assert_int_equal(p.warnings, 0);
   /* The smallest and largest normal fp32 pass (trunc keeps the exponent). */
-  p = pack_ok(f32(0x00800000u), NULL, ISA_QW_SCALE_TRUNC, ISA_QW_OFFSET_HALF_AWAY);
+  p = pack_ok(ref_f32_of_bits(0x00800000u), NULL, ISA_QW_SCALE_TRUNC, ISA_QW_OFFSET_HALF_AWAY);
   assert_true(p.fields.word == UINT64_C(0x400000800000));
-  p = pack_ok(f32(0x7f7fffffu), NULL, ISA_QW_SCALE_TRUNC, ISA_QW_OFFSET_HALF_AWAY);
+  p = pack_ok(ref_f32_of_bits(0x7f7fffffu), NULL, ISA_QW_SCALE_TRUNC, ISA_QW_OFFSET_HALF_AWAY);
   assert_true(p.fields.word == UINT64_C(0x40007f7fe000));
 }
 
@@ -232,7 +221,7 @@ static void test_isa_quant_pack_scale_rounding_variants(void **state) {
       {0x00801001u, 0x00800000u, 0x00802000u},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    float x = f32(cases[i].in);
+    float x = ref_f32_of_bits(cases[i].in);
     isa_qw_packed t = pack_ok(x, NULL, ISA_QW_SCALE_TRUNC, ISA_QW_OFFSET_HALF_AWAY);
     isa_qw_packed r = pack_ok(x, NULL, ISA_QW_SCALE_RNE, ISA_QW_OFFSET_HALF_AWAY);
     isa_qw_packed n = pack_ok(x, NULL, ISA_QW_SCALE_NONE, ISA_QW_OFFSET_HALF_AWAY);
@@ -240,7 +229,7 @@ static void test_isa_quant_pack_scale_rounding_variants(void **state) {
     assert_true(r.fields.word == (S_BIT | cases[i].rne));
     /* none stores all 32 bits; S is still set; the applied scale is the truncated one. */
     assert_true(n.fields.word == (S_BIT | cases[i].in));
-    assert_true(bits32(n.fields.scale_effective) == cases[i].trunc);
+    assert_true(ref_f32_bits(n.fields.scale_effective) == cases[i].trunc);
     assert_int_equal(n.warnings, (cases[i].in & 0x1FFFu) ? ISA_QW_WARN_LOW_BITS : 0);
     /* The reference in double agrees with the hand-derived values. */
     assert_true((double)t.fields.scale_effective == ref_fp19((double)x, 0));
@@ -306,7 +295,7 @@ static void test_isa_quant_pack_random_against_reference(void **state) {
     if (exp == 0 || exp == 0xFF) continue; /* tested as errors elsewhere */
     /* A quarter of the cases put the low 13 bits exactly at a tie. */
     if (it % 4 == 0) b = (b & ~0x1FFFu) | 0x1000u;
-    float x = f32(b);
+    float x = ref_f32_of_bits(b);
     int rne = (it / 4) % 2;
     isa_qw_pack_opts o = {rne ? ISA_QW_SCALE_RNE : ISA_QW_SCALE_TRUNC,
                           it % 3 == 0 ? ISA_QW_OFFSET_HALF_EVEN : ISA_QW_OFFSET_HALF_AWAY};
@@ -333,7 +322,7 @@ static void test_isa_quant_pack_random_against_reference(void **state) {
     assert_true(p.relative_error == (want - (double)x) / (double)x);
     if (with_offset) assert_int_equal(p.fields.offset, clamped);
     if (rne && (b & 0x1FFFu) == 0x1000u) {
-      if (bits32(p.fields.scale_effective) == (b & 0xFFFFE000u)) rne_ties_down++;
+      if (ref_f32_bits(p.fields.scale_effective) == (b & 0xFFFFE000u)) rne_ties_down++;
       else rne_ties_up++;
     }
     if (with_offset && off - floorf(off) == 0.5f) offset_ties++;
@@ -387,7 +376,7 @@ static void test_isa_quant_unpack_random_words(void **state) {
     assert_int_equal(isa_qw_offset(w), off);
     assert_int_equal(f.s, bits_of(w, 46, 46));
     assert_true(f.ignored_bits == bits_of(w, 63, 47) * (UINT64_C(1) << 47));
-    assert_true(bits32(isa_qw_scale_effective(w)) == f.scale_kept_bits);
+    assert_true(ref_f32_bits(isa_qw_scale_effective(w)) == f.scale_kept_bits);
     /* The fields rebuild the word exactly (they cover all 64 bits). */
     uint64_t back = (uint64_t)f.scale_bits + (uint64_t)f.n * (UINT64_C(1) << 32) +
                     (uint64_t)f.mcb * (UINT64_C(1) << 36) +
@@ -576,11 +565,11 @@ static void test_isa_quant_pack_errors_name_the_value(void **state) {
   snprintf(want, sizeof want, "scale -0 (fp32 0x80000000) is zero: %s", rule);
   assert_pack_error(-0.0f, NULL, ISA_QW_SCALE_TRUNC, want);
   snprintf(want, sizeof want, "scale inf (fp32 0x7f800000) is infinite: %s", rule);
-  assert_pack_error(f32(0x7f800000u), NULL, ISA_QW_SCALE_TRUNC, want);
+  assert_pack_error(ref_f32_of_bits(0x7f800000u), NULL, ISA_QW_SCALE_TRUNC, want);
   snprintf(want, sizeof want, "scale -inf (fp32 0xff800000) is infinite: %s", rule);
-  assert_pack_error(f32(0xff800000u), NULL, ISA_QW_SCALE_NONE, want);
+  assert_pack_error(ref_f32_of_bits(0xff800000u), NULL, ISA_QW_SCALE_NONE, want);
   snprintf(want, sizeof want, "scale nan (fp32 0x7fc00000) is NaN: %s", rule);
-  assert_pack_error(f32(0x7fc00000u), NULL, ISA_QW_SCALE_RNE, want);
+  assert_pack_error(ref_f32_of_bits(0x7fc00000u), NULL, ISA_QW_SCALE_RNE, want);
   /* 1e-40f = 0x000116c2, a subnormal; so is the largest subnormal 0x007fffff. */
   snprintf(want, sizeof want,
            "scale 1e-40 (fp32 0x000116c2) is subnormal (the smallest normal fp32 is "
@@ -591,18 +580,18 @@ static void test_isa_quant_pack_errors_name_the_value(void **state) {
            "scale 1.1754942e-38 (fp32 0x007fffff) is subnormal (the smallest normal fp32 is "
            "1.17549435e-38): %s",
            rule);
-  assert_pack_error(f32(0x007fffffu), NULL, ISA_QW_SCALE_TRUNC, want);
+  assert_pack_error(ref_f32_of_bits(0x007fffffu), NULL, ISA_QW_SCALE_TRUNC, want);
   /* rne: the largest fp32 rounds past the largest fp19 (tie at 0x7f7ff000 too: odd lsb). */
   const char *inf_msg =
       "scale 3.4028235e+38 (fp32 0x7f7fffff) rounds to infinity in 19 bits with rne rounding "
       "(the largest fp19 magnitude is 3.40116213e+38, fp32 0x7f7fe000); use trunc";
-  assert_pack_error(f32(0x7f7fffffu), NULL, ISA_QW_SCALE_RNE, inf_msg);
-  assert_pack_error(f32(0xff7ff000u), NULL, ISA_QW_SCALE_RNE,
+  assert_pack_error(ref_f32_of_bits(0x7f7fffffu), NULL, ISA_QW_SCALE_RNE, inf_msg);
+  assert_pack_error(ref_f32_of_bits(0xff7ff000u), NULL, ISA_QW_SCALE_RNE,
                     "scale -3.401993e+38 (fp32 0xff7ff000) rounds to infinity in 19 bits with "
                     "rne rounding (the largest fp19 magnitude is 3.40116213e+38, fp32 "
                     "0x7f7fe000); use trunc");
   /* Offsets that are not finite. */
-  float nan_off = f32(0x7fc00000u), inf_off = f32(0xff800000u);
+  float nan_off = ref_f32_of_bits(0x7fc00000u), inf_off = ref_f32_of_bits(0xff800000u);
   assert_pack_error(1.0f, &nan_off, ISA_QW_SCALE_TRUNC,
                     "offset nan is not finite: the quant offset must be a finite number (it "
                     "is rounded and clamped to [-256, 255])");
@@ -660,11 +649,11 @@ static void test_isa_quant_pack_array(void **state) {
   assert_string_equal(e.msg, "2 offsets for 3 scales: give no offset, one (broadcast to every "
                              "channel) or one per channel");
   /* The first bad element is named with its index and value. */
-  const float bad[4] = {1.0f, 2.0f, 0.0f, f32(0x7fc00000u)};
+  const float bad[4] = {1.0f, 2.0f, 0.0f, ref_f32_of_bits(0x7fc00000u)};
   assert_int_equal(isa_qw_pack_array(bad, 4, NULL, 0, NULL, w, NULL, &e), CS_EINVAL);
   assert_string_equal(e.msg, "channel 2: scale 0 (fp32 0x00000000) is zero: the quant scale "
                              "must be a finite, non-zero, normal fp32");
-  const float bad_off[3] = {1.0f, f32(0x7f800000u), 2.0f};
+  const float bad_off[3] = {1.0f, ref_f32_of_bits(0x7f800000u), 2.0f};
   assert_int_equal(isa_qw_pack_array(scales, 3, bad_off, 3, NULL, w, NULL, &e), CS_EINVAL);
   assert_string_equal(e.msg, "channel 1: offset inf is not finite: the quant offset must be a "
                              "finite number (it is rounded and clamped to [-256, 255])");
@@ -740,9 +729,9 @@ static void test_isa_quant_format_fp32(void **state) {
   assert_string_equal(b, "-0");
   isa_quant_format_fp32(b, sizeof b, 1e-40f);
   assert_string_equal(b, "1e-40");
-  isa_quant_format_fp32(b, sizeof b, f32(0x7f7fffffu));
+  isa_quant_format_fp32(b, sizeof b, ref_f32_of_bits(0x7f7fffffu));
   assert_string_equal(b, "3.4028235e+38");
-  isa_quant_format_fp32(b, sizeof b, f32(0xff800000u));
+  isa_quant_format_fp32(b, sizeof b, ref_f32_of_bits(0xff800000u));
   assert_string_equal(b, "-inf");
   isa_quant_format_double(b, sizeof b, (double)0.1f);
   assert_string_equal(b, "0.10000000149011612");

@@ -16,21 +16,10 @@
 #include "isa/isa_insn.h"
 #include "support/isa_testmach.h"
 #include "support/rng.h"
+#include "support/ref_num.h"
 
 #define UB_BYTES (192u * 1024u)
 #define FILL 0x5Au
-
-static uint32_t f32_bits(float f) {
-  uint32_t b;
-  memcpy(&b, &f, 4);
-  return b;
-}
-
-static float f32_of(uint32_t b) {
-  float f;
-  memcpy(&f, &b, 4);
-  return f;
-}
 
 static isa_testmach *new_machine(void) {
   uint64_t sizes[ISA_MEM_COUNT] = {0};
@@ -82,26 +71,17 @@ static uint32_t ref_narrow(double v, uint32_t nan_bits, unsigned mbits, int emin
   return sign | (uint32_t)(ex - emin) << mbits | mant;
 }
 
-static uint32_t ref_f16(float f) { return ref_narrow(f, f32_bits(f), 10, -14, 15); }
-static uint32_t ref_bf16(float f) { return ref_narrow(f, f32_bits(f), 7, -126, 127); }
-
-/* fp16 bits -> value, by the formula (NaN: a quiet double NaN). */
-static double ref_f16_value(uint32_t h) {
-  int e = (int)((h >> 10) & 0x1F);
-  double m = (double)(h & 0x3FF);
-  double s = (h & 0x8000) ? -1.0 : 1.0;
-  if (e == 31) return m ? NAN : s * INFINITY;
-  return s * (e ? ldexp(1024.0 + m, e - 25) : ldexp(m, -24));
-}
+static uint32_t ref_f16(float f) { return ref_narrow(f, ref_f32_bits(f), 10, -14, 15); }
+static uint32_t ref_bf16(float f) { return ref_narrow(f, ref_f32_bits(f), 7, -126, 127); }
 
 /* fp16 -> fp32 bits: the value, or for NaN the quiet-kept payload (fp16 mantissa << 13). */
 static uint32_t ref_f16_to_f32(uint32_t h) {
   if (((h >> 10) & 0x1F) == 31 && (h & 0x3FF))
     return ((h & 0x8000u) << 16) | 0x7F800000u | ((h & 0x3FFu) << 13);
-  return f32_bits((float)ref_f16_value(h));
+  return ref_f32_bits((float)ref_f16_value((uint16_t)h));
 }
 
-static uint32_t canon32(float f) { return f != f ? 0x7FC00000u : f32_bits(f); }
+static uint32_t canon32(float f) { return f != f ? 0x7FC00000u : ref_f32_bits(f); }
 
 static uint32_t random_f32(uint64_t *seed) {
   uint64_t r = rng_lcg(seed);
@@ -111,7 +91,7 @@ static uint32_t random_f32(uint64_t *seed) {
   switch (r % 8) {
     case 0: return specials[(r >> 3) % (sizeof specials / sizeof specials[0])];
     case 1: return (uint32_t)(r >> 3); /* any bits */
-    default: return f32_bits((float)((int64_t)((r >> 3) % 2000001) - 1000000) / 137.0f);
+    default: return ref_f32_bits((float)((int64_t)((r >> 3) % 2000001) - 1000000) / 137.0f);
   }
 }
 
@@ -163,9 +143,9 @@ static void test_vector_vdeq_random(void **state) {
           continue;
         }
         int32_t x = (int32_t)get_le(ub + src + ((uint64_t)r * srs + c) * 4, 4);
-        float y = (float)x * f32_of((uint32_t)get_le(ub + scale + 4 * c, 4));
+        float y = (float)x * ref_f32_of_bits((uint32_t)get_le(ub + scale + 4 * c, 4));
         uint32_t yb = canon32(y);
-        uint32_t want = outs[o] == ISA_FP32 ? yb : outs[o] == ISA_FP16 ? ref_f16(f32_of(yb)) : ref_bf16(f32_of(yb));
+        uint32_t want = outs[o] == ISA_FP32 ? yb : outs[o] == ISA_FP16 ? ref_f16(ref_f32_of_bits(yb)) : ref_bf16(ref_f32_of_bits(yb));
         if (got != want)
           fail_msg("vdeq %s r=%u c=%u x=%d: 0x%llx, want 0x%x", outs[o] == ISA_FP32 ? "fp32" : "16-bit", r,
                    c, x, (unsigned long long)got, want);
@@ -183,7 +163,7 @@ static void test_vector_vdeq_by_hand(void **state) {
   const float s[4] = {0.1f, 0.5f, 1.0f, 1.0f};
   for (int c = 0; c < 4; c++) {
     put_le(ub + 4 * c, (uint32_t)x[c], 4);
-    put_le(ub + 64 + 4 * c, f32_bits(s[c]), 4);
+    put_le(ub + 64 + 4 * c, ref_f32_bits(s[c]), 4);
   }
   /* fp16: 1000 * 0.1f = 100.0000015 in fp32 -> 100 = 0x5640; -1.5 = 0xBE00; 100000 overflows
    * to Inf (no saturation in vector casts) = 0x7C00; 16777217 -> 2^24 in fp32 -> Inf */
@@ -224,11 +204,11 @@ static void test_vector_vdeq_in_place(void **state) {
   isa_testmach *t = new_machine();
   uint8_t *ub = itm_mem(t, ISA_MEM_UB);
   for (int i = 0; i < 6; i++) put_le(ub + 4 * i, (uint32_t)(i - 2), 4); /* 2 rows of 3, stride 3 */
-  for (int c = 0; c < 3; c++) put_le(ub + 1024 + 4 * c, f32_bits(0.25f * (float)(c + 1)), 4);
+  for (int c = 0; c < 3; c++) put_le(ub + 1024 + 4 * c, ref_f32_bits(0.25f * (float)(c + 1)), 4);
   isa_insn in = vdeq_insn(0, 0, 1024, ISA_FP32, 2, 3, 3, 3);
   assert_true(itm_run(t, &in, NULL));
   const float want[6] = {-0.5f, -0.5f, 0.0f, 0.25f, 1.0f, 2.25f};
-  for (int i = 0; i < 6; i++) assert_int_equal(get_le(ub + 4 * i, 4), f32_bits(want[i]));
+  for (int i = 0; i < 6; i++) assert_int_equal(get_le(ub + 4 * i, 4), ref_f32_bits(want[i]));
   itm_destroy(t);
 }
 
@@ -250,9 +230,9 @@ static uint32_t ref_cast(isa_dtype from, isa_dtype to, uint32_t x) {
   switch (from) {
     case ISA_FP16: return ref_f16_to_f32(x);
     case ISA_BF16: return x << 16;
-    case ISA_INT32: return f32_bits((float)(int32_t)x);
+    case ISA_INT32: return ref_f32_bits((float)(int32_t)x);
     default: {
-      float f = f32_of(x);
+      float f = ref_f32_of_bits(x);
       if (to == ISA_FP16) return ref_f16(f);
       if (to == ISA_BF16) return ref_bf16(f);
       if (isnan(f)) return 0;
@@ -282,7 +262,7 @@ static void test_vector_vcast_random(void **state) {
                    : pairs[pi].from == ISA_INT32 ? (uint32_t)r
                                                  : (uint32_t)(r & 0xFFFF);
       if (pairs[pi].from == ISA_FP32 && pairs[pi].to == ISA_INT32 && r % 3 == 0)
-        v = f32_bits((float)((int64_t)(r % 20001) - 10000) / 4.0f); /* ties: x.25, x.5, x.75 */
+        v = ref_f32_bits((float)((int64_t)(r % 20001) - 10000) / 4.0f); /* ties: x.25, x.5, x.75 */
       put_le(ub + (uint64_t)i * sb, v, sb);
     }
     const uint64_t dst = 65536;
@@ -313,24 +293,24 @@ static uint32_t cast1(isa_dtype from, isa_dtype to, uint32_t x) {
 static void test_vector_vcast_by_hand(void **state) {
   (void)state;
   /* fp32 -> int32: ties to even, saturation, NaN -> 0 */
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, f32_bits(2.5f)), 2);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, f32_bits(3.5f)), 4);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, f32_bits(-2.5f)), (uint32_t)-2);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, f32_bits(-0.5f)), 0);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, f32_bits(3e9f)), 0x7FFFFFFFu);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, f32_bits(-3e9f)), 0x80000000u);
+  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(2.5f)), 2);
+  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(3.5f)), 4);
+  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(-2.5f)), (uint32_t)-2);
+  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(-0.5f)), 0);
+  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(3e9f)), 0x7FFFFFFFu);
+  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(-3e9f)), 0x80000000u);
   assert_int_equal(cast1(ISA_FP32, ISA_INT32, 0x7FC00000u), 0);
   assert_int_equal(cast1(ISA_FP32, ISA_INT32, 0xFF800000u), 0x80000000u);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, f32_bits(2147483520.0f)), 2147483520u);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, f32_bits(2147483648.0f)), 0x7FFFFFFFu);
+  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(2147483520.0f)), 2147483520u);
+  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(2147483648.0f)), 0x7FFFFFFFu);
   /* int32 -> fp32: 2^24 + 1 -> 2^24 (tie to even), 2^24 + 3 -> 2^24 + 4 */
   assert_int_equal(cast1(ISA_INT32, ISA_FP32, 16777217u), 0x4B800000u);
   assert_int_equal(cast1(ISA_INT32, ISA_FP32, 16777219u), 0x4B800002u);
   assert_int_equal(cast1(ISA_INT32, ISA_FP32, 0x80000000u), 0xCF000000u);
   /* fp32 -> fp16: 65519 -> 65504, 65520 -> Inf, 2^-24 -> 0x0001, 2^-25 -> 0 (tie to even),
    * a NaN keeps its sign and payload's top bits, quiet */
-  assert_int_equal(cast1(ISA_FP32, ISA_FP16, f32_bits(65519.0f)), 0x7BFF);
-  assert_int_equal(cast1(ISA_FP32, ISA_FP16, f32_bits(65520.0f)), 0x7C00);
+  assert_int_equal(cast1(ISA_FP32, ISA_FP16, ref_f32_bits(65519.0f)), 0x7BFF);
+  assert_int_equal(cast1(ISA_FP32, ISA_FP16, ref_f32_bits(65520.0f)), 0x7C00);
   assert_int_equal(cast1(ISA_FP32, ISA_FP16, 0x33800000u), 0x0001);
   assert_int_equal(cast1(ISA_FP32, ISA_FP16, 0x33000000u), 0x0000);
   assert_int_equal(cast1(ISA_FP32, ISA_FP16, 0xFF812000u), 0xFE09); /* 0x12000 >> 13 = 9 */
@@ -349,7 +329,7 @@ static void test_vector_vcast_in_place(void **state) {
   (void)state;
   isa_testmach *t = new_machine();
   uint8_t *ub = itm_mem(t, ISA_MEM_UB);
-  for (int i = 0; i < 8; i++) put_le(ub + 4 * i, f32_bits((float)i + 0.5f), 4);
+  for (int i = 0; i < 8; i++) put_le(ub + 4 * i, ref_f32_bits((float)i + 0.5f), 4);
   isa_insn in = vcast_insn(0, 0, ISA_FP32, ISA_FP16, 8);
   assert_true(itm_run(t, &in, NULL));
   const uint16_t want[8] = {0x3800, 0x3E00, 0x4100, 0x4300, 0x4480, 0x4580, 0x4680, 0x4780};
@@ -373,8 +353,8 @@ static isa_insn vadd_insn(uint64_t dst, uint64_t s0, uint64_t s1, isa_dtype dt, 
 
 static uint32_t ref_add(isa_dtype dt, uint32_t a, uint32_t b) {
   if (dt == ISA_INT32) return (uint32_t)((uint64_t)a + b);
-  if (dt == ISA_FP32) return canon32(f32_of(a) + f32_of(b));
-  double s = ref_f16_value(a) + ref_f16_value(b); /* exact in double */
+  if (dt == ISA_FP32) return canon32(ref_f32_of_bits(a) + ref_f32_of_bits(b));
+  double s = ref_f16_value((uint16_t)a) + ref_f16_value((uint16_t)b); /* exact in double */
   return isnan(s) ? 0x7E00u : ref_narrow(s, 0, 10, -14, 15);
 }
 

@@ -17,6 +17,7 @@
 #include "kernels/kn_op.h"
 #include "kernels/kn_quant_ops.h"
 #include "support/rng.h"
+#include "support/ref_num.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -49,12 +50,6 @@ static kn_tensor make_int(const char *name, isa_dtype dt, uint32_t ndim, const u
   return t;
 }
 
-static uint32_t fbits(float f) {
-  uint32_t b;
-  memcpy(&b, &f, sizeof b);
-  return b;
-}
-
 static int64_t get_int(const kn_tensor *t, uint64_t i) { return (int64_t)kn_tensor_get(t, i); }
 
 static void assert_ints(const kn_tensor *t, const int64_t *want, uint64_t n) {
@@ -68,7 +63,7 @@ static void assert_floats(const kn_tensor *t, const float *want, uint64_t n) {
   assert_int_equal(t->count, n);
   for (uint64_t i = 0; i < n; i++) {
     float got = (float)kn_tensor_get(t, i);
-    if (fbits(got) != fbits(want[i])) fail_msg("element %llu: got %.9g, want %.9g", (unsigned long long)i, (double)got, (double)want[i]);
+    if (ref_f32_bits(got) != ref_f32_bits(want[i])) fail_msg("element %llu: got %.9g, want %.9g", (unsigned long long)i, (double)got, (double)want[i]);
   }
 }
 
@@ -705,7 +700,7 @@ static void test_onnx_dequantize_linear_random_against_reference(void **state) {
         want = widen(best);
       }
       float got = (float)kn_tensor_get(&y, e);
-      if (fbits(got) != fbits(want))
+      if (ref_f32_bits(got) != ref_f32_bits(want))
         fail_msg("iter %d: %s x %lld zp %lld scale %.9g (%s): got %.9g, want %.9g", iter, isa_dtype_name(xt), (long long)q[e],
                  (long long)zp[si], (double)scale, isa_dtype_name(st), (double)got, (double)want);
     }

@@ -17,6 +17,7 @@
 #include "kernels/kn_op.h"
 #include "kernels/kn_quant_ops.h"
 #include "support/rng.h"
+#include "support/ref_num.h"
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -48,14 +49,8 @@ static kn_tensor make_int(const char *name, isa_dtype dt, uint32_t ndim, const u
 static int64_t get_int(const kn_tensor *t, uint64_t i) { return (int64_t)kn_tensor_get(t, i); }
 static float get_f32(const kn_tensor *t, uint64_t i) { return ((const float *)t->data)[i]; }
 
-static uint32_t fbits(float f) {
-  uint32_t b;
-  memcpy(&b, &f, sizeof b);
-  return b;
-}
-
 static void assert_same_float(float got, float want) {
-  if (fbits(got) != fbits(want)) fail_msg("got %.9g (0x%08x), want %.9g (0x%08x)", (double)got, fbits(got), (double)want, fbits(want));
+  if (ref_f32_bits(got) != ref_f32_bits(want)) fail_msg("got %.9g (0x%08x), want %.9g (0x%08x)", (double)got, ref_f32_bits(got), (double)want, ref_f32_bits(want));
 }
 
 static kn_tf_quantize_params qparams(isa_dtype T, kn_tf_mode mode) {
@@ -954,7 +949,7 @@ static void test_tf_dequantize_random_against_reference(void **state) {
     for (uint64_t e = 0; e < sh.count; e++) {
       uint64_t k = slice_of(&sh, e, p.axis);
       float want = ref_dequantize(q[e], mins[k], maxs[k], &p, t);
-      if (fbits(get_f32(&out, e)) != fbits(want))
+      if (ref_f32_bits(get_f32(&out, e)) != ref_f32_bits(want))
         fail_msg("iter %d %s mode %d: q %lld in [%.9g, %.9g]: got %.9g, want %.9g", iter, isa_dtype_name(t->dt),
                  p.mode, (long long)q[e], (double)mins[k], (double)maxs[k], (double)get_f32(&out, e), (double)want);
     }
