@@ -15,15 +15,9 @@
 #include "isa/isa_insn.h"
 #include "support/isa_testmach.h"
 #include "support/rng.h"
+#include "support/packed.h"
 
 #define BUF_BYTES 65536u
-
-static uint64_t elem_get(const uint8_t *p, unsigned bits, uint64_t i) {
-  if (bits == 4) return i % 2 == 0 ? (p[i / 2] & 0xFu) : (p[i / 2] >> 4);
-  uint64_t v = 0;
-  for (unsigned k = 0; k < bits / 8; k++) v |= (uint64_t)p[i * (bits / 8) + k] << (8 * k);
-  return v;
-}
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -109,8 +103,8 @@ static void check_a_to_zz(isa_dtype ty, uint32_t m, uint32_t k, uint64_t *rng) {
   const uint8_t *gm = itm_mem(t, ISA_MEM_GM), *l0a = itm_mem(t, ISA_MEM_L0A);
   for (uint64_t i = 0; i < m; i++)
     for (uint64_t kappa = 0; kappa < kb * k0; kappa++) {
-      uint64_t want = kappa < k ? elem_get(gm, bits, i * k + kappa) : 0; /* K tail: zeros */
-      uint64_t got = elem_get(l0a, bits, zz_elem(i, kappa, kb, k0));
+      uint64_t want = kappa < k ? pk_get(gm, bits, i * k + kappa) : 0; /* K tail: zeros */
+      uint64_t got = pk_get(l0a, bits, zz_elem(i, kappa, kb, k0));
       if (got != want)
         fail_msg("%s A %ux%u: (%llu, %llu) is %llx, want %llx", isa_dtype_name(ty), m, k,
                  (unsigned long long)i, (unsigned long long)kappa, (unsigned long long)got,
@@ -135,8 +129,8 @@ static void check_b_to_zn(isa_dtype ty, uint32_t k, uint32_t n, uint64_t *rng) {
   const uint8_t *gm = itm_mem(t, ISA_MEM_GM), *l0b = itm_mem(t, ISA_MEM_L0B);
   for (uint64_t kappa = 0; kappa < k; kappa++)
     for (uint64_t j = 0; j < 16 * nb; j++) {
-      uint64_t want = j < n ? elem_get(gm, bits, kappa * n + j) : 0; /* N tail: zeros */
-      uint64_t got = elem_get(l0b, bits, zn_elem(kappa, j, nb, k0));
+      uint64_t want = j < n ? pk_get(gm, bits, kappa * n + j) : 0; /* N tail: zeros */
+      uint64_t got = pk_get(l0b, bits, zn_elem(kappa, j, nb, k0));
       if (got != want)
         fail_msg("%s B %ux%u: (%llu, %llu) is %llx, want %llx", isa_dtype_name(ty), k, n,
                  (unsigned long long)kappa, (unsigned long long)j, (unsigned long long)got,
@@ -158,8 +152,8 @@ static void check_bt_to_zn(isa_dtype ty, uint32_t n, uint32_t k, uint64_t *rng) 
   const uint8_t *gm = itm_mem(t, ISA_MEM_GM), *l0b = itm_mem(t, ISA_MEM_L0B);
   for (uint64_t kappa = 0; kappa < kb * k0; kappa++)
     for (uint64_t j = 0; j < n; j++) {
-      uint64_t want = kappa < k ? elem_get(gm, bits, j * k + kappa) : 0; /* K tail: zeros */
-      uint64_t got = elem_get(l0b, bits, zn_elem(kappa, j, nb, k0));
+      uint64_t want = kappa < k ? pk_get(gm, bits, j * k + kappa) : 0; /* K tail: zeros */
+      uint64_t got = pk_get(l0b, bits, zn_elem(kappa, j, nb, k0));
       if (got != want)
         fail_msg("%s B^T %ux%u: (%llu, %llu) is %llx, want %llx", isa_dtype_name(ty), n, k,
                  (unsigned long long)kappa, (unsigned long long)j, (unsigned long long)got,

@@ -20,6 +20,7 @@
 #include "support/isa_testmach.h"
 #include "support/rng.h"
 #include "support/ref_num.h"
+#include "support/packed.h"
 
 #define GM_BYTES (32u * 1024u)
 #define L1_BYTES (32u * 1024u)
@@ -44,16 +45,6 @@ static isa_testmach *new_machine(void) {
   memset(itm_mem(t, ISA_MEM_GM), FILL, GM_BYTES);
   memset(itm_mem(t, ISA_MEM_L1), FILL, L1_BYTES);
   return t;
-}
-
-static void put_le(uint8_t *p, uint64_t v, unsigned bytes) {
-  for (unsigned b = 0; b < bytes; b++) p[b] = (uint8_t)(v >> (8 * b));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned bytes) {
-  uint64_t v = 0;
-  for (unsigned b = 0; b < bytes; b++) v |= (uint64_t)p[b] << (8 * b);
-  return v;
 }
 
 /* ---- the independent reference ----------------------------------------------------------- */
@@ -220,12 +211,12 @@ static void run_case(const fp_case *c, uint64_t *seed) {
   int is_float = c->l0c == ISA_FP32;
   uint8_t *l0c = itm_mem(t, ISA_MEM_L0C);
   for (uint32_t i = 0; i < (L0C_BYTES - SRC_OFF) / 4; i++)
-    put_le(l0c + SRC_OFF + 4 * i, random_l0c(is_float, seed), 4);
+    pk_le_put(l0c + SRC_OFF + 4 * i, random_l0c(is_float, seed), 4);
   uint64_t words[64];
   assert_true(c->n <= 64);
   for (uint32_t j = 0; j < c->n; j++) {
     words[j] = random_word(seed);
-    put_le(itm_mem(t, ISA_MEM_FB) + FB_OFF + 8 * j, words[j], 8);
+    pk_le_put(itm_mem(t, ISA_MEM_FB) + FB_OFF + 8 * j, words[j], 8);
   }
   uint64_t scalar = random_word(seed);
   int vector = isa_quant_mode_is_vector(c->mode);
@@ -250,12 +241,12 @@ static void run_case(const fp_case *c, uint64_t *seed) {
       for (uint32_t j = 0; j < c->n; j++) {
         uint64_t s = SRC_OFF + ((uint64_t)tt * c->src_nd_stride * 16 +
                                 (uint64_t)(j / 16) * c->src_stride * 16 + (uint64_t)i * 16 + j % 16) * 4;
-        uint32_t x = (uint32_t)get_le(l0c + s, 4);
+        uint32_t x = (uint32_t)pk_le_get(l0c + s, 4);
         uint64_t e = c->nz2nd ? (uint64_t)tt * c->dst_nd_stride + (uint64_t)i * c->dst_stride + j
                               : (uint64_t)tt * c->dst_nd_stride +
                                     ((uint64_t)(j / 16) * c->dst_stride + i) * 16 + j % 16;
         assert_true((e + 1) * es <= region);
-        put_le(expect + e * es, ref_convert(c->mode, is_float, vector ? words[j] : scalar, c->relu,
+        pk_le_put(expect + e * es, ref_convert(c->mode, is_float, vector ? words[j] : scalar, c->relu,
                                             c->sat, x),
                es);
       }
@@ -352,14 +343,14 @@ static void test_fixpipe_atb_worked_example(void **state) {
     for (int kk = 0; kk < 2; kk++) itm_mem(t, ISA_MEM_L0A)[i * 32 + kk] = (uint8_t)x[i][kk];
   for (int kk = 0; kk < 2; kk++)
     for (int j = 0; j < 3; j++) itm_mem(t, ISA_MEM_L0B)[j * 32 + kk] = (uint8_t)wt[kk][j];
-  for (int j = 0; j < 3; j++) put_le(itm_mem(t, ISA_MEM_BT) + 4 * j, (uint32_t)bias[j], 4);
+  for (int j = 0; j < 3; j++) pk_le_put(itm_mem(t, ISA_MEM_BT) + 4 * j, (uint32_t)bias[j], 4);
   /* the words, packed by the documented formula */
   uint64_t words[3];
   assert_int_equal(isa_qw_pack_array(deq, 3, NULL, 0, NULL, words, NULL, NULL), CS_OK);
   assert_int_equal(words[0], 0x000040003F800000ull);
   assert_int_equal(words[1], 0x0000400040000000ull);
   assert_int_equal(words[2], 0x0000400040400000ull);
-  for (int j = 0; j < 3; j++) put_le(itm_mem(t, ISA_MEM_FB) + 8 * j, words[j], 8);
+  for (int j = 0; j < 3; j++) pk_le_put(itm_mem(t, ISA_MEM_FB) + 8 * j, words[j], 8);
 
   isa_insn mm;
   memset(&mm, 0, sizeof mm);
@@ -396,7 +387,7 @@ static void test_fixpipe_atb_worked_example(void **state) {
   assert_true(itm_run(t, &fp, &f));
   /* fp16: 10 = 0x4900, 28 = 0x4F00, 54 = 0x52C0, 20 = 0x4D00, 56 = 0x5300, 108 = 0x56C0 */
   const uint16_t want[6] = {0x4900, 0x4F00, 0x52C0, 0x4D00, 0x5300, 0x56C0};
-  for (int e = 0; e < 6; e++) assert_int_equal(get_le(itm_mem(t, ISA_MEM_GM) + 64 + 2 * e, 2), want[e]);
+  for (int e = 0; e < 6; e++) assert_int_equal(pk_le_get(itm_mem(t, ISA_MEM_GM) + 64 + 2 * e, 2), want[e]);
   assert_int_equal(itm_mem(t, ISA_MEM_GM)[64 + 12], FILL); /* nothing beyond the tile */
   assert_int_equal(itm_mem(t, ISA_MEM_GM)[63], FILL);
   itm_destroy(t);

@@ -12,26 +12,10 @@
 #include "isa/isa_insn.h"
 #include "support/isa_testmach.h"
 #include "support/rng.h"
+#include "support/packed.h"
 
 #define BUF_BYTES 65536u
 #define FRACTAL 512u
-
-/* Element i of a packed array: int4 low nibble first, wider types little-endian. */
-static uint64_t elem_get(const uint8_t *p, unsigned bits, uint64_t i) {
-  if (bits == 4) return i % 2 == 0 ? (p[i / 2] & 0xFu) : (p[i / 2] >> 4);
-  uint64_t v = 0;
-  for (unsigned k = 0; k < bits / 8; k++) v |= (uint64_t)p[i * (bits / 8) + k] << (8 * k);
-  return v;
-}
-
-static void elem_put(uint8_t *p, unsigned bits, uint64_t i, uint64_t v) {
-  if (bits == 4) {
-    p[i / 2] = i % 2 == 0 ? (uint8_t)((p[i / 2] & 0xF0u) | (v & 0xFu))
-                          : (uint8_t)((p[i / 2] & 0x0Fu) | ((v & 0xFu) << 4));
-    return;
-  }
-  for (unsigned k = 0; k < bits / 8; k++) p[i * (bits / 8) + k] = (uint8_t)(v >> (8 * k));
-}
 
 static isa_testmach *machine(void) {
   uint64_t sizes[ISA_MEM_COUNT] = {0};
@@ -247,7 +231,7 @@ static void reference(const load_args *a, const uint8_t *l1, uint8_t *dst, uint8
           unsigned sr = col, sc = 16 * j + row; /* S^T[16j + row][col] = S[col][16j + row] */
           const uint8_t *sfrac = l1 + a->src_off + (src_f + sr / 16) * FRACTAL;
           uint8_t *dfrac = dst + a->dst_off + (dst_f + j) * FRACTAL;
-          elem_put(dfrac, bits, row * c0 + col, elem_get(sfrac, bits, (sr % 16) * c0 + sc));
+          pk_put(dfrac, bits, row * c0 + col, pk_get(sfrac, bits, (sr % 16) * c0 + sc));
         }
   }
 }

@@ -18,6 +18,7 @@
 #include "support/isa_testmach.h"
 #include "support/rng.h"
 #include "support/ref_num.h"
+#include "support/packed.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -103,21 +104,9 @@ static uint64_t c_byte(const prob *p, uint32_t i, uint32_t j) {
   return C_OFF + ((uint64_t)(j / 16) * p->mb + i / 16) * 1024 + ((uint64_t)(i % 16) * 16 + j % 16) * 4;
 }
 
-static void put_elem(uint8_t *base, unsigned bits, uint64_t e, uint32_t v) {
-  if (bits == 4) {
-    unsigned sh = (e % 2) * 4;
-    base[e / 2] = (uint8_t)((base[e / 2] & ~(0xFu << sh)) | ((v & 0xFu) << sh));
-  } else {
-    for (unsigned b = 0; b < bits / 8; b++) base[e * (bits / 8) + b] = (uint8_t)(v >> (8 * b));
-  }
-}
-
-static void put32(uint8_t *p, uint32_t v) {
-  for (int b = 0; b < 4; b++) p[b] = (uint8_t)(v >> (8 * b));
-}
-
-static uint32_t get32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+/* The raw 32-bit value of C(i, j) in the machine's L0C. */
+static uint32_t c_get(isa_testmach *t, const prob *p, uint32_t i, uint32_t j) {
+  return (uint32_t)pk_le_get(itm_mem(t, ISA_MEM_L0C) + c_byte(p, i, j), 4);
 }
 
 /* Writes the operands into the machine; every padding byte gets random garbage first (for
@@ -130,13 +119,13 @@ static void prob_load(const prob *p, isa_testmach *t, uint64_t *seed) {
   for (size_t i = 0; i < a_bytes; i++) a[i] = (uint8_t)(i % 7 == 0 ? 0xFF : rng_lcg(seed));
   for (size_t i = 0; i < b_bytes; i++) b[i] = (uint8_t)(i % 5 == 0 ? 0x7C : rng_lcg(seed));
   for (uint32_t i = 0; i < p->m; i++)
-    for (uint32_t kk = 0; kk < p->k; kk++) put_elem(a, p->bits, a_pos(p, i, kk), p->a[(size_t)i * p->k + kk]);
+    for (uint32_t kk = 0; kk < p->k; kk++) pk_put(a, p->bits, a_pos(p, i, kk), p->a[(size_t)i * p->k + kk]);
   for (uint32_t kk = 0; kk < p->k; kk++)
-    for (uint32_t j = 0; j < p->n; j++) put_elem(b, p->bits, b_pos(p, kk, j), p->b[(size_t)kk * p->n + j]);
+    for (uint32_t j = 0; j < p->n; j++) pk_put(b, p->bits, b_pos(p, kk, j), p->b[(size_t)kk * p->n + j]);
   for (uint32_t i = 0; i < p->mb * 16; i++)
     for (uint32_t j = 0; j < p->nb * 16; j++)
-      put32(itm_mem(t, ISA_MEM_L0C) + c_byte(p, i, j), p->c_old[(size_t)i * p->nb * 16 + j]);
-  for (uint32_t j = 0; j < p->n; j++) put32(itm_mem(t, ISA_MEM_BT) + BIAS_OFF + 4 * j, p->bias[j]);
+      pk_le_put(itm_mem(t, ISA_MEM_L0C) + c_byte(p, i, j), p->c_old[(size_t)i * p->nb * 16 + j], 4);
+  for (uint32_t j = 0; j < p->n; j++) pk_le_put(itm_mem(t, ISA_MEM_BT) + BIAS_OFF + 4 * j, p->bias[j], 4);
 }
 
 static isa_insn prob_insn(const prob *p) {
@@ -258,7 +247,7 @@ static void run_and_compare(const prob *p, uint64_t *seed) {
     }
     for (uint32_t i = 0; i < p->mb * 16; i++)
       for (uint32_t j = 0; j < p->nb * 16; j++) {
-        uint32_t got = get32(itm_mem(t, ISA_MEM_L0C) + c_byte(p, i, j));
+        uint32_t got = c_get(t, p, i, j);
         uint32_t exp = want[(size_t)i * p->nb * 16 + j];
         if (got != exp)
           fail_msg("%s m=%u n=%u k=%u init_c=%d bias=%d path=%s: C(%u,%u) = 0x%08x, want 0x%08x",
@@ -388,7 +377,7 @@ static void test_mmad_bias(void **state) {
     isa_insn in = prob_insn(&p);
     assert_true(itm_run(t, &in, NULL));
     for (uint32_t j = 0; j < 32; j++)
-      assert_int_equal(get32(itm_mem(t, ISA_MEM_L0C) + c_byte(&p, 20, j)), j < 21 ? p.bias[j] : 0u);
+      assert_int_equal(c_get(t, &p, 20, j), j < 21 ? p.bias[j] : 0u);
     itm_destroy(t);
     prob_free(&p);
   }
@@ -409,8 +398,8 @@ static void test_mmad_int32_wraps(void **state) {
   prob_load(&p, t, &seed);
   isa_insn in = prob_insn(&p);
   assert_true(itm_run(t, &in, NULL));
-  assert_int_equal(get32(itm_mem(t, ISA_MEM_L0C) + c_byte(&p, 0, 0)), 0x80007E01u);
-  assert_int_equal(get32(itm_mem(t, ISA_MEM_L0C) + c_byte(&p, 0, 1)), 0x7FFF8100u);
+  assert_int_equal(c_get(t, &p, 0, 0), 0x80007E01u);
+  assert_int_equal(c_get(t, &p, 0, 1), 0x7FFF8100u);
   itm_destroy(t);
 
   /* the same through the bias: INT32_MAX + 32258 */
@@ -422,8 +411,8 @@ static void test_mmad_int32_wraps(void **state) {
   prob_load(&p, t, &seed);
   in = prob_insn(&p);
   assert_true(itm_run(t, &in, NULL));
-  assert_int_equal(get32(itm_mem(t, ISA_MEM_L0C) + c_byte(&p, 0, 0)), 0x80007E01u);
-  assert_int_equal(get32(itm_mem(t, ISA_MEM_L0C) + c_byte(&p, 0, 1)), 0x7FFF8100u);
+  assert_int_equal(c_get(t, &p, 0, 0), 0x80007E01u);
+  assert_int_equal(c_get(t, &p, 0, 1), 0x7FFF8100u);
   itm_destroy(t);
   prob_free(&p);
 
@@ -434,7 +423,7 @@ static void test_mmad_int32_wraps(void **state) {
   prob_load(&p, t, &seed);
   in = prob_insn(&p);
   assert_true(itm_run(t, &in, NULL));
-  assert_int_equal(get32(itm_mem(t, ISA_MEM_L0C) + c_byte(&p, 0, 0)), 0x03FFC000u);
+  assert_int_equal(c_get(t, &p, 0, 0), 0x03FFC000u);
   itm_destroy(t);
   prob_free(&p);
 }
@@ -457,14 +446,14 @@ static uint32_t dot1(isa_dtype dt, const uint32_t *a, const uint32_t *b, uint32_
   prob_load(&p, t, &seed);
   isa_insn in = prob_insn(&p);
   assert_true(itm_run(t, &in, NULL));
-  uint32_t got = get32(itm_mem(t, ISA_MEM_L0C) + c_byte(&p, 0, 0));
+  uint32_t got = c_get(t, &p, 0, 0);
   /* the direct path agrees */
   isa_testmach *t2 = new_machine();
   prob_load(&p, t2, &seed);
   isa_env env = {true};
   isa_mach mach = itm_mach(t2, env);
   isa_sem_mmad_exec_direct(&in, &mach);
-  assert_int_equal(get32(itm_mem(t2, ISA_MEM_L0C) + c_byte(&p, 0, 0)), got);
+  assert_int_equal(c_get(t2, &p, 0, 0), got);
   itm_destroy(t2);
   itm_destroy(t);
   prob_free(&p);

@@ -13,26 +13,10 @@
 #include "isa/isa_nz.h"
 #include "support/isa_testmach.h"
 #include "support/rng.h"
+#include "support/packed.h"
 
 #define GM_BYTES 65536u
 #define L1_BYTES 131072u
-
-/* Element i of a packed array: int4 low nibble first, wider types little-endian. */
-static uint64_t elem_get(const uint8_t *p, unsigned bits, uint64_t i) {
-  if (bits == 4) return i % 2 == 0 ? (p[i / 2] & 0xFu) : (p[i / 2] >> 4);
-  uint64_t v = 0;
-  for (unsigned k = 0; k < bits / 8; k++) v |= (uint64_t)p[i * (bits / 8) + k] << (8 * k);
-  return v;
-}
-
-static void elem_put(uint8_t *p, unsigned bits, uint64_t i, uint64_t v) {
-  if (bits == 4) {
-    p[i / 2] = i % 2 == 0 ? (uint8_t)((p[i / 2] & 0xF0u) | (v & 0xFu))
-                          : (uint8_t)((p[i / 2] & 0x0Fu) | ((v & 0xFu) << 4));
-    return;
-  }
-  for (unsigned k = 0; k < bits / 8; k++) p[i * (bits / 8) + k] = (uint8_t)(v >> (8 * k));
-}
 
 /* Marks the bytes holding element i. */
 static void elem_mark(uint8_t *set, unsigned bits, uint64_t i) {
@@ -320,10 +304,10 @@ static void reference(const nd2nz_args *a, const uint8_t *gm, uint8_t *l1, uint8
         uint64_t v = 0;
         if (c < a->d) {
           uint64_t i = t * a->smst + r * a->sdv + c;
-          v = elem_get(gm + a->src_off, bits, i);
+          v = pk_get(gm + a->src_off, bits, i);
           elem_mark(rset + a->src_off, bits, i);
         }
-        elem_put(l1 + block, bits, c % c0, v);
+        pk_put(l1 + block, bits, c % c0, v);
         for (int k = 0; k < 32; k++) wset[block + k] = 1;
       }
 }

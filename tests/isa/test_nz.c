@@ -10,28 +10,9 @@
 
 #include "isa/isa_nz.h"
 #include "support/rng.h"
+#include "support/packed.h"
 
 /* ---- test-side element access: int4 low nibble first, wider types little-endian bytes ---- */
-
-static uint64_t elem_get(const uint8_t *p, unsigned bits, size_t i) {
-  if (bits == 4) return i % 2 == 0 ? (p[i / 2] & 0xFu) : (p[i / 2] >> 4);
-  size_t n = bits / 8;
-  uint64_t v = 0;
-  for (size_t k = 0; k < n; k++) v |= (uint64_t)p[i * n + k] << (8 * k);
-  return v;
-}
-
-static void elem_put(uint8_t *p, unsigned bits, size_t i, uint64_t v) {
-  if (bits == 4) {
-    if (i % 2 == 0)
-      p[i / 2] = (uint8_t)((p[i / 2] & 0xF0u) | (v & 0xFu));
-    else
-      p[i / 2] = (uint8_t)((p[i / 2] & 0x0Fu) | ((v & 0xFu) << 4));
-    return;
-  }
-  size_t n = bits / 8;
-  for (size_t k = 0; k < n; k++) p[i * n + k] = (uint8_t)(v >> (8 * k));
-}
 
 /* Deterministic bytes: the top byte of each LCG state. */
 static void fill_random(uint8_t *p, size_t n, uint64_t *state) {
@@ -86,8 +67,8 @@ static void ref_nd_to_nz(const ref_shape *s, const uint8_t *nd, uint8_t *nz) {
           for (k.c2 = 0; k.c2 < s->c0; k.c2++) {
             size_t nd_i;
             if (ref_nd_index(s, &k, &nd_i))
-              elem_put(nz, s->bits, ref_off(s, k.b, k.c1, k.r1, k.r2, k.c2),
-                       elem_get(nd, s->bits, nd_i));
+              pk_put(nz, s->bits, ref_off(s, k.b, k.c1, k.r1, k.r2, k.c2),
+                       pk_get(nd, s->bits, nd_i));
           }
 }
 
@@ -102,7 +83,7 @@ static size_t ref_nonzero_padding(const ref_shape *s, const uint8_t *nz) {
           for (k.c2 = 0; k.c2 < s->c0; k.c2++) {
             size_t nd_i;
             if (!ref_nd_index(s, &k, &nd_i) &&
-                elem_get(nz, s->bits, ref_off(s, k.b, k.c1, k.r1, k.r2, k.c2)) != 0)
+                pk_get(nz, s->bits, ref_off(s, k.b, k.c1, k.r1, k.r2, k.c2)) != 0)
               bad++;
           }
   return bad;
@@ -119,8 +100,8 @@ static size_t ref_mismatches(const ref_shape *s, const uint8_t *nd, const uint8_
           for (k.c2 = 0; k.c2 < s->c0; k.c2++) {
             size_t nd_i;
             if (ref_nd_index(s, &k, &nd_i) &&
-                elem_get(nz, s->bits, ref_off(s, k.b, k.c1, k.r1, k.r2, k.c2)) !=
-                    elem_get(nd, s->bits, nd_i))
+                pk_get(nz, s->bits, ref_off(s, k.b, k.c1, k.r1, k.r2, k.c2)) !=
+                    pk_get(nd, s->bits, nd_i))
               bad++;
           }
   return bad;
@@ -170,8 +151,8 @@ static void check_case(unsigned bits, size_t h, size_t w, size_t c0, size_t r0, 
     for (size_t c = 0; c < w; c++) {
       size_t want_i = ref_off(&s, 0, c / c0, r / r0, r % r0, c % c0);
       assert_int_equal(isa_nz_index(&g, r, c), want_i);
-      assert_int_equal(elem_get(nz, bits, last * per_nz + want_i),
-                       elem_get(nd, bits, (last * h + r) * w + c));
+      assert_int_equal(pk_get(nz, bits, last * per_nz + want_i),
+                       pk_get(nd, bits, (last * h + r) * w + c));
     }
 
   /* nd -> nz -> nd gives nd back, the unused int4 nibble included. */

@@ -17,6 +17,7 @@
 #include "support/isa_testmach.h"
 #include "support/rng.h"
 #include "support/ref_num.h"
+#include "support/packed.h"
 
 #define UB_BYTES (192u * 1024u)
 #define FILL 0x5Au
@@ -30,16 +31,6 @@ static isa_testmach *new_machine(void) {
   assert_non_null(t);
   memset(itm_mem(t, ISA_MEM_UB), FILL, UB_BYTES);
   return t;
-}
-
-static void put_le(uint8_t *p, uint64_t v, unsigned bytes) {
-  for (unsigned b = 0; b < bytes; b++) p[b] = (uint8_t)(v >> (8 * b));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned bytes) {
-  uint64_t v = 0;
-  for (unsigned b = 0; b < bytes; b++) v |= (uint64_t)p[b] << (8 * b);
-  return v;
 }
 
 /* ---- references --------------------------------------------------------------------------- */
@@ -125,9 +116,9 @@ static void test_vector_vdeq_random(void **state) {
     for (uint32_t i = 0; i < rows * srs; i++) {
       uint64_t r = rng_lcg(&seed);
       uint32_t v = r % 4 == 0 ? (uint32_t)(r >> 2) : (uint32_t)((int32_t)((r >> 2) % 200001) - 100000);
-      put_le(ub + src + 4 * i, v, 4);
+      pk_le_put(ub + src + 4 * i, v, 4);
     }
-    for (uint32_t c = 0; c < cols; c++) put_le(ub + scale + 4 * c, random_f32(&seed), 4);
+    for (uint32_t c = 0; c < cols; c++) pk_le_put(ub + scale + 4 * c, random_f32(&seed), 4);
     uint8_t before[16384];
     memcpy(before, ub + dst, sizeof before);
     isa_insn in = vdeq_insn(dst, src, scale, outs[o], rows, cols, srs, drs);
@@ -137,13 +128,13 @@ static void test_vector_vdeq_random(void **state) {
     for (uint32_t r = 0; r < rows; r++)
       for (uint32_t c = 0; c < drs; c++) {
         uint64_t off = dst + ((uint64_t)r * drs + c) * es;
-        uint64_t got = get_le(ub + off, es);
+        uint64_t got = pk_le_get(ub + off, es);
         if (c >= cols) { /* the gap between rows is untouched */
-          assert_int_equal(got, get_le(before + (off - dst), es));
+          assert_int_equal(got, pk_le_get(before + (off - dst), es));
           continue;
         }
-        int32_t x = (int32_t)get_le(ub + src + ((uint64_t)r * srs + c) * 4, 4);
-        float y = (float)x * ref_f32_of_bits((uint32_t)get_le(ub + scale + 4 * c, 4));
+        int32_t x = (int32_t)pk_le_get(ub + src + ((uint64_t)r * srs + c) * 4, 4);
+        float y = (float)x * ref_f32_of_bits((uint32_t)pk_le_get(ub + scale + 4 * c, 4));
         uint32_t yb = canon32(y);
         uint32_t want = outs[o] == ISA_FP32 ? yb : outs[o] == ISA_FP16 ? ref_f16(ref_f32_of_bits(yb)) : ref_bf16(ref_f32_of_bits(yb));
         if (got != want)
@@ -162,39 +153,39 @@ static void test_vector_vdeq_by_hand(void **state) {
   const int32_t x[4] = {1000, -3, 100000, 16777217};
   const float s[4] = {0.1f, 0.5f, 1.0f, 1.0f};
   for (int c = 0; c < 4; c++) {
-    put_le(ub + 4 * c, (uint32_t)x[c], 4);
-    put_le(ub + 64 + 4 * c, ref_f32_bits(s[c]), 4);
+    pk_le_put(ub + 4 * c, (uint32_t)x[c], 4);
+    pk_le_put(ub + 64 + 4 * c, ref_f32_bits(s[c]), 4);
   }
   /* fp16: 1000 * 0.1f = 100.0000015 in fp32 -> 100 = 0x5640; -1.5 = 0xBE00; 100000 overflows
    * to Inf (no saturation in vector casts) = 0x7C00; 16777217 -> 2^24 in fp32 -> Inf */
   isa_insn in = vdeq_insn(128, 0, 64, ISA_FP16, 1, 4, 4, 4);
   assert_true(itm_run(t, &in, NULL));
-  assert_int_equal(get_le(ub + 128, 2), 0x5640);
-  assert_int_equal(get_le(ub + 130, 2), 0xBE00);
-  assert_int_equal(get_le(ub + 132, 2), 0x7C00);
-  assert_int_equal(get_le(ub + 134, 2), 0x7C00);
+  assert_int_equal(pk_le_get(ub + 128, 2), 0x5640);
+  assert_int_equal(pk_le_get(ub + 130, 2), 0xBE00);
+  assert_int_equal(pk_le_get(ub + 132, 2), 0x7C00);
+  assert_int_equal(pk_le_get(ub + 134, 2), 0x7C00);
   /* fp32: 1000 * 0.1f = 100.0000015: 0x42C80000 + 1 ulp? 0.1f = 0x3DCCCCCD = 13421773 * 2^-27;
    * times 1000 = 13421773000 * 2^-27 = 99.99999... no: 13421773000 / 2^27 = 100.0000015497,
    * fp32 step at 100 is 2^-17: 100.0000015497 = 100 + 0.2031 steps -> 100.0 = 0x42C80000 */
   in = vdeq_insn(256, 0, 64, ISA_FP32, 1, 4, 4, 4);
   assert_true(itm_run(t, &in, NULL));
-  assert_int_equal(get_le(ub + 256, 4), 0x42C80000u);
-  assert_int_equal(get_le(ub + 260, 4), 0xBFC00000u);
-  assert_int_equal(get_le(ub + 264, 4), 0x47C35000u);
-  assert_int_equal(get_le(ub + 268, 4), 0x4B800000u); /* 16777217 -> 16777216 */
+  assert_int_equal(pk_le_get(ub + 256, 4), 0x42C80000u);
+  assert_int_equal(pk_le_get(ub + 260, 4), 0xBFC00000u);
+  assert_int_equal(pk_le_get(ub + 264, 4), 0x47C35000u);
+  assert_int_equal(pk_le_get(ub + 268, 4), 0x4B800000u); /* 16777217 -> 16777216 */
   /* bf16: 100.0 -> 0x42C8; 100000 = 0x47C35000 -> 0x47C3 (0x5000 < 0x8000: down) */
   in = vdeq_insn(512, 0, 64, ISA_BF16, 1, 4, 4, 4);
   assert_true(itm_run(t, &in, NULL));
-  assert_int_equal(get_le(ub + 512, 2), 0x42C8);
-  assert_int_equal(get_le(ub + 516, 2), 0x47C3);
+  assert_int_equal(pk_le_get(ub + 512, 2), 0x42C8);
+  assert_int_equal(pk_le_get(ub + 516, 2), 0x47C3);
   /* a NaN scale gives the canonical NaN: fp32 0x7FC00000, fp16 0x7E00 */
-  put_le(ub + 64, 0xFFC12345u, 4);
+  pk_le_put(ub + 64, 0xFFC12345u, 4);
   in = vdeq_insn(256, 0, 64, ISA_FP32, 1, 1, 1, 1);
   assert_true(itm_run(t, &in, NULL));
-  assert_int_equal(get_le(ub + 256, 4), 0x7FC00000u);
+  assert_int_equal(pk_le_get(ub + 256, 4), 0x7FC00000u);
   in = vdeq_insn(128, 0, 64, ISA_FP16, 1, 1, 1, 1);
   assert_true(itm_run(t, &in, NULL));
-  assert_int_equal(get_le(ub + 128, 2), 0x7E00);
+  assert_int_equal(pk_le_get(ub + 128, 2), 0x7E00);
   itm_destroy(t);
 }
 
@@ -203,12 +194,12 @@ static void test_vector_vdeq_in_place(void **state) {
   (void)state;
   isa_testmach *t = new_machine();
   uint8_t *ub = itm_mem(t, ISA_MEM_UB);
-  for (int i = 0; i < 6; i++) put_le(ub + 4 * i, (uint32_t)(i - 2), 4); /* 2 rows of 3, stride 3 */
-  for (int c = 0; c < 3; c++) put_le(ub + 1024 + 4 * c, ref_f32_bits(0.25f * (float)(c + 1)), 4);
+  for (int i = 0; i < 6; i++) pk_le_put(ub + 4 * i, (uint32_t)(i - 2), 4); /* 2 rows of 3, stride 3 */
+  for (int c = 0; c < 3; c++) pk_le_put(ub + 1024 + 4 * c, ref_f32_bits(0.25f * (float)(c + 1)), 4);
   isa_insn in = vdeq_insn(0, 0, 1024, ISA_FP32, 2, 3, 3, 3);
   assert_true(itm_run(t, &in, NULL));
   const float want[6] = {-0.5f, -0.5f, 0.0f, 0.25f, 1.0f, 2.25f};
-  for (int i = 0; i < 6; i++) assert_int_equal(get_le(ub + 4 * i, 4), ref_f32_bits(want[i]));
+  for (int i = 0; i < 6; i++) assert_int_equal(pk_le_get(ub + 4 * i, 4), ref_f32_bits(want[i]));
   itm_destroy(t);
 }
 
@@ -263,15 +254,15 @@ static void test_vector_vcast_random(void **state) {
                                                  : (uint32_t)(r & 0xFFFF);
       if (pairs[pi].from == ISA_FP32 && pairs[pi].to == ISA_INT32 && r % 3 == 0)
         v = ref_f32_bits((float)((int64_t)(r % 20001) - 10000) / 4.0f); /* ties: x.25, x.5, x.75 */
-      put_le(ub + (uint64_t)i * sb, v, sb);
+      pk_le_put(ub + (uint64_t)i * sb, v, sb);
     }
     const uint64_t dst = 65536;
     isa_insn in = vcast_insn(dst, 0, pairs[pi].from, pairs[pi].to, count);
     assert_true(itm_run(t, &in, NULL));
     for (uint32_t i = 0; i < count; i++) {
-      uint32_t x = (uint32_t)get_le(ub + (uint64_t)i * sb, sb);
+      uint32_t x = (uint32_t)pk_le_get(ub + (uint64_t)i * sb, sb);
       uint32_t want = ref_cast(pairs[pi].from, pairs[pi].to, x);
-      uint32_t got = (uint32_t)get_le(ub + dst + (uint64_t)i * db, db);
+      uint32_t got = (uint32_t)pk_le_get(ub + dst + (uint64_t)i * db, db);
       if (got != want) fail_msg("vcast pair %zu elem %u x=0x%x: 0x%x, want 0x%x", pi, i, x, got, want);
     }
     assert_int_equal(ub[dst + (uint64_t)count * db], FILL);
@@ -282,10 +273,10 @@ static void test_vector_vcast_random(void **state) {
 static uint32_t cast1(isa_dtype from, isa_dtype to, uint32_t x) {
   isa_testmach *t = new_machine();
   uint8_t *ub = itm_mem(t, ISA_MEM_UB);
-  put_le(ub, x, isa_dtype_bits(from) / 8);
+  pk_le_put(ub, x, isa_dtype_bits(from) / 8);
   isa_insn in = vcast_insn(64, 0, from, to, 1);
   assert_true(itm_run(t, &in, NULL));
-  uint32_t r = (uint32_t)get_le(ub + 64, isa_dtype_bits(to) / 8);
+  uint32_t r = (uint32_t)pk_le_get(ub + 64, isa_dtype_bits(to) / 8);
   itm_destroy(t);
   return r;
 }
@@ -329,11 +320,11 @@ static void test_vector_vcast_in_place(void **state) {
   (void)state;
   isa_testmach *t = new_machine();
   uint8_t *ub = itm_mem(t, ISA_MEM_UB);
-  for (int i = 0; i < 8; i++) put_le(ub + 4 * i, ref_f32_bits((float)i + 0.5f), 4);
+  for (int i = 0; i < 8; i++) pk_le_put(ub + 4 * i, ref_f32_bits((float)i + 0.5f), 4);
   isa_insn in = vcast_insn(0, 0, ISA_FP32, ISA_FP16, 8);
   assert_true(itm_run(t, &in, NULL));
   const uint16_t want[8] = {0x3800, 0x3E00, 0x4100, 0x4300, 0x4480, 0x4580, 0x4680, 0x4780};
-  for (int i = 0; i < 8; i++) assert_int_equal(get_le(ub + 2 * i, 2), want[i]);
+  for (int i = 0; i < 8; i++) assert_int_equal(pk_le_get(ub + 2 * i, 2), want[i]);
   itm_destroy(t);
 }
 
@@ -386,16 +377,16 @@ static void test_vector_vadd_random(void **state) {
         a = (uint32_t)r;
         b = (uint32_t)(r >> 20) * 4099u;
       }
-      put_le(ub + s0 + (uint64_t)i * es, a, es);
-      put_le(ub + s1 + (uint64_t)i * es, b, es);
+      pk_le_put(ub + s0 + (uint64_t)i * es, a, es);
+      pk_le_put(ub + s1 + (uint64_t)i * es, b, es);
     }
     isa_insn in = vadd_insn(dst, s0, s1, dts[d], n);
     assert_true(itm_run(t, &in, NULL));
     for (uint32_t i = 0; i < n; i++) {
-      uint32_t a = (uint32_t)get_le(ub + s0 + (uint64_t)i * es, es);
-      uint32_t b = (uint32_t)get_le(ub + s1 + (uint64_t)i * es, es);
+      uint32_t a = (uint32_t)pk_le_get(ub + s0 + (uint64_t)i * es, es);
+      uint32_t b = (uint32_t)pk_le_get(ub + s1 + (uint64_t)i * es, es);
       uint32_t want = ref_add(dts[d], a, b);
-      uint32_t got = (uint32_t)get_le(ub + dst + (uint64_t)i * es, es);
+      uint32_t got = (uint32_t)pk_le_get(ub + dst + (uint64_t)i * es, es);
       if (got != want)
         fail_msg("vadd %s elem %u: 0x%x + 0x%x = 0x%x, want 0x%x", isa_dtype_name(dts[d]), i, a,
                  b, got, want);
@@ -409,11 +400,11 @@ static uint32_t add1(isa_dtype dt, uint32_t a, uint32_t b) {
   isa_testmach *t = new_machine();
   uint8_t *ub = itm_mem(t, ISA_MEM_UB);
   unsigned es = isa_dtype_bits(dt) / 8;
-  put_le(ub, a, es);
-  put_le(ub + 32, b, es);
+  pk_le_put(ub, a, es);
+  pk_le_put(ub + 32, b, es);
   isa_insn in = vadd_insn(64, 0, 32, dt, 1);
   assert_true(itm_run(t, &in, NULL));
-  uint32_t r = (uint32_t)get_le(ub + 64, es);
+  uint32_t r = (uint32_t)pk_le_get(ub + 64, es);
   itm_destroy(t);
   return r;
 }
@@ -452,12 +443,12 @@ static void test_vector_vadd_in_place(void **state) {
   isa_testmach *t = new_machine();
   uint8_t *ub = itm_mem(t, ISA_MEM_UB);
   for (int i = 0; i < 5; i++) {
-    put_le(ub + 4 * i, (uint32_t)(10 * i), 4);
-    put_le(ub + 100 + 4 * i, (uint32_t)i, 4);
+    pk_le_put(ub + 4 * i, (uint32_t)(10 * i), 4);
+    pk_le_put(ub + 100 + 4 * i, (uint32_t)i, 4);
   }
   isa_insn in = vadd_insn(0, 0, 100, ISA_INT32, 5);
   assert_true(itm_run(t, &in, NULL));
-  for (int i = 0; i < 5; i++) assert_int_equal(get_le(ub + 4 * i, 4), 11 * i);
+  for (int i = 0; i < 5; i++) assert_int_equal(pk_le_get(ub + 4 * i, 4), 11 * i);
   itm_destroy(t);
 }
 
