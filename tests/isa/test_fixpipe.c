@@ -21,6 +21,7 @@
 #include "support/rng.h"
 #include "support/ref_num.h"
 #include "support/packed.h"
+#include "support/insn_check.h"
 
 #define GM_BYTES (32u * 1024u)
 #define L1_BYTES (32u * 1024u)
@@ -572,18 +573,6 @@ static isa_insn base_insn(void) {
   return case_insn(&c, 0);
 }
 
-static void expect_fault(const isa_insn *in, isa_fault_cause cause, const char *operand,
-                         uint64_t value, uint64_t limit, const char *msg) {
-  isa_fault f;
-  memset(&f, 0, sizeof f);
-  assert_false(isa_insn_check(in, &f));
-  assert_int_equal(f.cause, cause);
-  assert_string_equal(f.operand, operand);
-  assert_int_equal(f.value, value);
-  assert_int_equal(f.limit, limit);
-  assert_string_equal(f.msg, msg);
-}
-
 static void test_fixpipe_faults(void **state) {
   (void)state;
   isa_insn in = base_insn(), bad;
@@ -591,84 +580,84 @@ static void test_fixpipe_faults(void **state) {
 
   bad = in;
   bad.u.fixpipe.l0c_dtype = ISA_INT8;
-  expect_fault(&bad, ISA_FAULT_DTYPE, "l0c_dtype", ISA_INT8, 0,
-               "fixpipe: l0c_dtype int8 is not an L0C type (int32 or fp32)");
+  ic_fault(&bad, ISA_FAULT_DTYPE, "l0c_dtype", ISA_INT8, 0,
+           "fixpipe: l0c_dtype int8 is not an L0C type (int32 or fp32)");
   bad = in;
   bad.u.fixpipe.l0c_dtype = ISA_FP32;
-  expect_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_VDEQF16, 0,
-               "fixpipe: quant_pre VDEQF16 needs l0c_dtype int32 and out_dtype fp16, not "
-               "l0c_dtype fp32 and out_dtype fp16");
+  ic_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_VDEQF16, 0,
+           "fixpipe: quant_pre VDEQF16 needs l0c_dtype int32 and out_dtype fp16, not "
+           "l0c_dtype fp32 and out_dtype fp16");
   bad = in;
   bad.u.fixpipe.quant_pre = ISA_QUANT_NO_QUANT;
-  expect_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_NO_QUANT, 0,
-               "fixpipe: quant_pre NoQuant needs l0c_dtype int32 or fp32 and the same out_dtype, "
-               "not l0c_dtype int32 and out_dtype fp16");
+  ic_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_NO_QUANT, 0,
+           "fixpipe: quant_pre NoQuant needs l0c_dtype int32 or fp32 and the same out_dtype, "
+           "not l0c_dtype int32 and out_dtype fp16");
   bad.u.fixpipe.quant_pre = ISA_QUANT_REQ8;
-  expect_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_REQ8, 0,
-               "fixpipe: quant_pre REQ8 needs l0c_dtype int32 and out_dtype int8 or uint8, not "
-               "l0c_dtype int32 and out_dtype fp16");
+  ic_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_REQ8, 0,
+           "fixpipe: quant_pre REQ8 needs l0c_dtype int32 and out_dtype int8 or uint8, not "
+           "l0c_dtype int32 and out_dtype fp16");
   bad.u.fixpipe.quant_pre = ISA_QUANT_F322BF16;
   bad.u.fixpipe.l0c_dtype = ISA_FP32;
-  expect_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_F322BF16, 0,
-               "fixpipe: quant_pre F322BF16 needs l0c_dtype fp32 and out_dtype bf16, not "
-               "l0c_dtype fp32 and out_dtype fp16");
+  ic_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_F322BF16, 0,
+           "fixpipe: quant_pre F322BF16 needs l0c_dtype fp32 and out_dtype bf16, not "
+           "l0c_dtype fp32 and out_dtype fp16");
   bad.u.fixpipe.quant_pre = ISA_QUANT_VQF322B8_PRE;
   bad.u.fixpipe.out_dtype = ISA_INT32;
-  expect_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_VQF322B8_PRE, 0,
-               "fixpipe: quant_pre VQF322B8_PRE needs l0c_dtype fp32 and out_dtype int8 or "
-               "uint8, not l0c_dtype fp32 and out_dtype int32");
+  ic_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_VQF322B8_PRE, 0,
+           "fixpipe: quant_pre VQF322B8_PRE needs l0c_dtype fp32 and out_dtype int8 or "
+           "uint8, not l0c_dtype fp32 and out_dtype int32");
   bad = in;
   bad.u.fixpipe.quant_pre = ISA_QUANT_COUNT;
-  expect_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_COUNT, ISA_QUANT_COUNT - 1,
-               "fixpipe: quant_pre = 9 is not a quant mode");
+  ic_fault(&bad, ISA_FAULT_QUANT_MODE, "quant_pre", ISA_QUANT_COUNT, ISA_QUANT_COUNT - 1,
+           "fixpipe: quant_pre = 9 is not a quant mode");
   bad = in;
   bad.u.fixpipe.fb.mem = ISA_MEM_L1;
-  expect_fault(&bad, ISA_FAULT_BAD_MEM, "fb", ISA_MEM_L1, 1u << ISA_MEM_FB,
-               "fixpipe: operand fb names L1; quant_pre VDEQF16 reads its words from FB");
+  ic_fault(&bad, ISA_FAULT_BAD_MEM, "fb", ISA_MEM_L1, 1u << ISA_MEM_FB,
+           "fixpipe: operand fb names L1; quant_pre VDEQF16 reads its words from FB");
   bad.u.fixpipe.quant_pre = ISA_QUANT_DEQF16; /* scalar modes ignore fb */
   assert_true(isa_insn_check(&bad, NULL));
   bad = in;
   bad.u.fixpipe.src_stride = 18;
-  expect_fault(&bad, ISA_FAULT_FIELD_RANGE, "src_stride", 18, 19,
-               "fixpipe: src_stride = 18 is below m_size = 19 (L0C rows between 16-column blocks)");
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "src_stride", 18, 19,
+           "fixpipe: src_stride = 18 is below m_size = 19 (L0C rows between 16-column blocks)");
   bad = in;
   bad.u.fixpipe.dst_stride = 36;
-  expect_fault(&bad, ISA_FAULT_FIELD_RANGE, "dst_stride", 36, 37,
-               "fixpipe: dst_stride = 36 is below n_size = 37 (ND row stride in elements)");
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "dst_stride", 36, 37,
+           "fixpipe: dst_stride = 36 is below n_size = 37 (ND row stride in elements)");
   bad.u.fixpipe.nz2nd_en = 0;
   bad.u.fixpipe.dst_stride = 18;
-  expect_fault(&bad, ISA_FAULT_FIELD_RANGE, "dst_stride", 18, 19,
-               "fixpipe: dst_stride = 18 is below m_size = 19 (rows between the 16-column "
-               "blocks of the Nz output)");
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "dst_stride", 18, 19,
+           "fixpipe: dst_stride = 18 is below m_size = 19 (rows between the 16-column "
+           "blocks of the Nz output)");
   bad.u.fixpipe.dst_stride = 19; /* Nz with dst_stride = m_size is fine */
   assert_true(isa_insn_check(&bad, NULL));
   /* matrices must not overlap: ND 19 rows of stride 40, 37 columns: 18*40 + 37 = 757 */
   bad = in;
   bad.u.fixpipe.nd_num = 2;
   bad.u.fixpipe.dst_nd_stride = 756;
-  expect_fault(&bad, ISA_FAULT_FIELD_RANGE, "dst_nd_stride", 756, 757,
-               "fixpipe: dst_nd_stride = 756 is below the 757 elements of one destination "
-               "matrix (nd_num = 2): matrices would overlap");
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "dst_nd_stride", 756, 757,
+           "fixpipe: dst_nd_stride = 756 is below the 757 elements of one destination "
+           "matrix (nd_num = 2): matrices would overlap");
   bad.u.fixpipe.dst_nd_stride = 757;
   assert_true(isa_insn_check(&bad, NULL));
   /* Nz: blocks 3, dst_stride 19: ((2*19) + 18) * 16 + 5 = 901 */
   bad.u.fixpipe.nz2nd_en = 0;
   bad.u.fixpipe.dst_stride = 19;
   bad.u.fixpipe.dst_nd_stride = 900;
-  expect_fault(&bad, ISA_FAULT_FIELD_RANGE, "dst_nd_stride", 900, 901,
-               "fixpipe: dst_nd_stride = 900 is below the 901 elements of one destination "
-               "matrix (nd_num = 2): matrices would overlap");
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "dst_nd_stride", 900, 901,
+           "fixpipe: dst_nd_stride = 900 is below the 901 elements of one destination "
+           "matrix (nd_num = 2): matrices would overlap");
   bad.u.fixpipe.nd_num = 1; /* one matrix: no constraint */
   assert_true(isa_insn_check(&bad, NULL));
   /* generic: destination memory, ranges */
   bad = in;
   bad.u.fixpipe.dst.mem = ISA_MEM_UB;
-  expect_fault(&bad, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_UB, (1u << ISA_MEM_GM) | (1u << ISA_MEM_L1),
-               "fixpipe: operand dst names UB, which fixpipe cannot access");
+  ic_fault(&bad, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_UB, (1u << ISA_MEM_GM) | (1u << ISA_MEM_L1),
+           "fixpipe: operand dst names UB, which fixpipe cannot access");
   bad = in;
   bad.u.fixpipe.n_size = 4096;
-  expect_fault(&bad, ISA_FAULT_FIELD_RANGE, "n_size", 4096, 4095,
-               "fixpipe: n_size = 4096 is out of range [1, 4095]");
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "n_size", 4096, 4095,
+           "fixpipe: n_size = 4096 is out of range [1, 4095]");
   /* FB beyond its end on the machine */
   isa_testmach *t = new_machine();
   bad = in;
@@ -679,24 +668,14 @@ static void test_fixpipe_faults(void **state) {
   itm_destroy(t);
 }
 
-static void expect_range(const isa_range *r, isa_mem mem, int write, uint64_t base,
-                         uint64_t row_bytes, uint64_t stride, uint64_t rows) {
-  assert_int_equal(r->mem, mem);
-  assert_int_equal(r->write, write);
-  assert_int_equal(r->base, base);
-  assert_int_equal(r->row_bytes, row_bytes);
-  if (rows > 1) assert_int_equal(r->stride_bytes, stride);
-  assert_int_equal(r->rows, rows);
-}
-
 static void test_fixpipe_ranges_and_work(void **state) {
   (void)state;
   isa_range r[ISA_MAX_RANGES];
   isa_insn in = base_insn(); /* VDEQF16 19 x 37 ND, one matrix */
   assert_int_equal(isa_insn_ranges(&in, r), 3);
-  expect_range(&r[0], ISA_MEM_L0C, 0, SRC_OFF, 19 * 64, 32 * 64, 3);
-  expect_range(&r[1], ISA_MEM_GM, 1, DST_OFF, 37 * 2, 40 * 2, 19);
-  expect_range(&r[2], ISA_MEM_FB, 0, FB_OFF, 37 * 8, 37 * 8, 1);
+  ic_range(&r[0], ISA_MEM_L0C, 0, SRC_OFF, 19 * 64, 32 * 64, 3);
+  ic_range(&r[1], ISA_MEM_GM, 1, DST_OFF, 37 * 2, 40 * 2, 19);
+  ic_range(&r[2], ISA_MEM_FB, 0, FB_OFF, 37 * 8, 37 * 8, 1);
   isa_work w;
   isa_insn_work(&in, &w);
   assert_int_equal(w.path, ISA_PATH_L0C_TO_GM);
@@ -714,12 +693,12 @@ static void test_fixpipe_ranges_and_work(void **state) {
   in.u.fixpipe.src_nd_stride = 100;
   in.u.fixpipe.dst_nd_stride = 1000;
   assert_int_equal(isa_insn_ranges(&in, r), 6);
-  expect_range(&r[0], ISA_MEM_L0C, 0, SRC_OFF, 19 * 64, 32 * 64, 3);
-  expect_range(&r[1], ISA_MEM_L0C, 0, SRC_OFF + 100 * 64, 19 * 64, 32 * 64, 3);
-  expect_range(&r[2], ISA_MEM_L1, 1, DST_OFF, 19 * 16, 20 * 16, 2);
-  expect_range(&r[3], ISA_MEM_L1, 1, DST_OFF + 1000, 19 * 16, 20 * 16, 2);
-  expect_range(&r[4], ISA_MEM_L1, 1, DST_OFF + 2 * 20 * 16, 5, 16, 19);
-  expect_range(&r[5], ISA_MEM_L1, 1, DST_OFF + 1000 + 2 * 20 * 16, 5, 16, 19);
+  ic_range(&r[0], ISA_MEM_L0C, 0, SRC_OFF, 19 * 64, 32 * 64, 3);
+  ic_range(&r[1], ISA_MEM_L0C, 0, SRC_OFF + 100 * 64, 19 * 64, 32 * 64, 3);
+  ic_range(&r[2], ISA_MEM_L1, 1, DST_OFF, 19 * 16, 20 * 16, 2);
+  ic_range(&r[3], ISA_MEM_L1, 1, DST_OFF + 1000, 19 * 16, 20 * 16, 2);
+  ic_range(&r[4], ISA_MEM_L1, 1, DST_OFF + 2 * 20 * 16, 5, 16, 19);
+  ic_range(&r[5], ISA_MEM_L1, 1, DST_OFF + 1000 + 2 * 20 * 16, 5, 16, 19);
   isa_insn_work(&in, &w);
   assert_int_equal(w.path, ISA_PATH_L0C_TO_L1);
   assert_int_equal(w.elements, 2 * 19 * 37);
@@ -737,8 +716,8 @@ static void test_fixpipe_ranges_and_work(void **state) {
   in.u.fixpipe.src_nd_stride = 3 * 19;
   in.u.fixpipe.dst_nd_stride = 19 * 37;
   assert_int_equal(isa_insn_ranges(&in, r), 2);
-  expect_range(&r[0], ISA_MEM_L0C, 0, SRC_OFF, 3 * 19 * 64, 3 * 19 * 64, 1000);
-  expect_range(&r[1], ISA_MEM_GM, 1, DST_OFF, 19 * 37 * 4, 19 * 37 * 4, 1000);
+  ic_range(&r[0], ISA_MEM_L0C, 0, SRC_OFF, 3 * 19 * 64, 3 * 19 * 64, 1000);
+  ic_range(&r[1], ISA_MEM_GM, 1, DST_OFF, 19 * 37 * 4, 19 * 37 * 4, 1000);
 
   /* many matrices that do not join: one bounding range per pattern */
   in.u.fixpipe.src_stride = 32;
@@ -749,13 +728,13 @@ static void test_fixpipe_ranges_and_work(void **state) {
   assert_int_equal(isa_insn_ranges(&in, r), 2);
   uint64_t src_all = 30ull * 100 * 64 + 2 * 32 * 64 + 19 * 64;
   uint64_t dst_all = (30ull * 800 + 18 * 40 + 37) * 4;
-  expect_range(&r[0], ISA_MEM_L0C, 0, SRC_OFF, src_all, src_all, 1);
-  expect_range(&r[1], ISA_MEM_GM, 1, DST_OFF, dst_all, dst_all, 1);
+  ic_range(&r[0], ISA_MEM_L0C, 0, SRC_OFF, src_all, src_all, 1);
+  ic_range(&r[1], ISA_MEM_GM, 1, DST_OFF, dst_all, dst_all, 1);
   /* 16 matrices: 32 ranges, exact */
   in.u.fixpipe.nd_num = 16;
   assert_int_equal(isa_insn_ranges(&in, r), 32);
-  expect_range(&r[15], ISA_MEM_L0C, 0, SRC_OFF + 15 * 100 * 64, 19 * 64, 32 * 64, 3);
-  expect_range(&r[31], ISA_MEM_GM, 1, DST_OFF + 15 * 800 * 4, 37 * 4, 40 * 4, 19);
+  ic_range(&r[15], ISA_MEM_L0C, 0, SRC_OFF + 15 * 100 * 64, 19 * 64, 32 * 64, 3);
+  ic_range(&r[31], ISA_MEM_GM, 1, DST_OFF + 15 * 800 * 4, 37 * 4, 40 * 4, 19);
 }
 
 int main(void) {

@@ -14,6 +14,7 @@
 #include "support/isa_testmach.h"
 #include "support/insn_build.h"
 #include "support/rng.h"
+#include "support/insn_check.h"
 
 /* ---- the table ------------------------------------------------------------------------- */
 
@@ -169,106 +170,87 @@ static isa_insn load_insn(isa_op op, uint32_t repeat) {
   return in;
 }
 
-static void assert_fault(const isa_insn *in, isa_fault_cause cause, const char *operand,
-                         uint64_t value, uint64_t limit, const char *msg) {
-  isa_fault f;
-  memset(&f, 0, sizeof f);
-  assert_false(isa_insn_check(in, &f));
-  assert_string_equal(f.msg, msg);
-  assert_int_equal(f.cause, cause);
-  assert_string_equal(f.operand, operand);
-  assert_int_equal(f.value, value);
-  assert_int_equal(f.limit, limit);
-}
-
-static void assert_ok(const isa_insn *in) {
-  isa_fault f;
-  memset(&f, 0, sizeof f);
-  bool ok = isa_insn_check(in, &f);
-  if (!ok) fail_msg("unexpected fault: %s", f.msg);
-}
-
 static void test_insn_field_range_boundaries(void **state) {
   (void)state;
   /* copy: block_count [1, 4095] */
   isa_insn in = ib_copy_bursts(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_GM, 0, 0, 32, 0, 0);
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "block_count", 0, 1,
-               "copy_gm_l1: block_count = 0 is out of range [1, 4095]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "block_count", 0, 1,
+           "copy_gm_l1: block_count = 0 is out of range [1, 4095]");
   in.u.copy.block_count = 1;
-  assert_ok(&in);
+  ic_ok(&in);
   in.u.copy.block_count = 4095;
-  assert_ok(&in);
+  ic_ok(&in);
   in.u.copy.block_count = 4096;
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "block_count", 4096, 4095,
-               "copy_gm_l1: block_count = 4096 is out of range [1, 4095]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "block_count", 4096, 4095,
+           "copy_gm_l1: block_count = 4096 is out of range [1, 4095]");
 
   /* copy: block_len_bytes [1, 2097152] */
   in = ib_copy_bursts(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0, ISA_MEM_UB, 0, 1, 0, 0, 0);
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "block_len_bytes", 0, 1,
-               "copy_ub_gm: block_len_bytes = 0 is out of range [1, 2097152]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "block_len_bytes", 0, 1,
+           "copy_ub_gm: block_len_bytes = 0 is out of range [1, 2097152]");
   in.u.copy.block_len_bytes = 1;
-  assert_ok(&in);
+  ic_ok(&in);
   in.u.copy.block_len_bytes = 2097152;
-  assert_ok(&in);
+  ic_ok(&in);
   in.u.copy.block_len_bytes = 2097153;
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "block_len_bytes", 2097153, 2097152,
-               "copy_ub_gm: block_len_bytes = 2097153 is out of range [1, 2097152]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "block_len_bytes", 2097153, 2097152,
+           "copy_ub_gm: block_len_bytes = 2097153 is out of range [1, 2097152]");
 
   /* load2d: repeat_times [1, 255] */
   in = load_insn(ISA_OP_LOAD_L0B, 0);
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "repeat_times", 0, 1,
-               "load_l0b: repeat_times = 0 is out of range [1, 255]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "repeat_times", 0, 1,
+           "load_l0b: repeat_times = 0 is out of range [1, 255]");
   in.u.load2d.repeat_times = 1;
-  assert_ok(&in);
+  ic_ok(&in);
   in.u.load2d.repeat_times = 255;
-  assert_ok(&in);
+  ic_ok(&in);
   in.u.load2d.repeat_times = 256;
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "repeat_times", 256, 255,
-               "load_l0b: repeat_times = 256 is out of range [1, 255]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "repeat_times", 256, 255,
+           "load_l0b: repeat_times = 256 is out of range [1, 255]");
   /* a BOOL field is a range [0, 1] too */
   in.u.load2d.repeat_times = 1;
   in.u.load2d.if_transpose = 2;
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "if_transpose", 2, 1,
-               "load_l0b: if_transpose = 2 is out of range [0, 1]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "if_transpose", 2, 1,
+           "load_l0b: if_transpose = 2 is out of range [0, 1]");
 
   /* flag: event_id [0, 7]; pipes [0, 6] (ALL is not a flag pipe) */
   in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0);
-  assert_ok(&in);
+  ic_ok(&in);
   in.u.flag.event_id = 7;
-  assert_ok(&in);
+  ic_ok(&in);
   in.u.flag.event_id = 8;
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "event_id", 8, 7,
-               "set_flag: event_id = 8 is out of range [0, 7]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "event_id", 8, 7,
+           "set_flag: event_id = 8 is out of range [0, 7]");
   in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_ALL, ISA_PIPE_MTE1, 0);
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "src_pipe", 7, 6,
-               "wait_flag: src_pipe = 7 is out of range [0, 6]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "src_pipe", 7, 6,
+           "wait_flag: src_pipe = 7 is out of range [0, 6]");
 
   /* barrier: pipe [0, ALL] */
   in = ib_barrier(ISA_PIPE_ALL);
-  assert_ok(&in);
+  ic_ok(&in);
   in = ib_barrier(ISA_PIPE_S);
-  assert_ok(&in);
+  ic_ok(&in);
   in = ib_barrier(ISA_PIPE_ALL + 1);
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "pipe", 8, 7,
-               "pipe_barrier: pipe = 8 is out of range [0, 7]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "pipe", 8, 7,
+           "pipe_barrier: pipe = 8 is out of range [0, 7]");
 }
 
 static void test_insn_bad_memory(void **state) {
   (void)state;
   isa_insn in = ib_copy_bursts(ISA_OP_COPY_GM_L1, ISA_MEM_L1, 0, ISA_MEM_L1, 0, 1, 32, 0, 0);
-  assert_fault(&in, ISA_FAULT_BAD_MEM, "src", ISA_MEM_L1, ISA_MEMBIT(GM),
-               "copy_gm_l1: operand src names L1, which copy_gm_l1 cannot access");
+  ic_fault(&in, ISA_FAULT_BAD_MEM, "src", ISA_MEM_L1, ISA_MEMBIT(GM),
+           "copy_gm_l1: operand src names L1, which copy_gm_l1 cannot access");
   in = ib_copy_bursts(ISA_OP_COPY_GM_UB, ISA_MEM_L1, 0, ISA_MEM_GM, 0, 1, 32, 0, 0);
-  assert_fault(&in, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_L1, ISA_MEMBIT(UB),
-               "copy_gm_ub: operand dst names L1, which copy_gm_ub cannot access");
+  ic_fault(&in, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_L1, ISA_MEMBIT(UB),
+           "copy_gm_ub: operand dst names L1, which copy_gm_ub cannot access");
   in = load_insn(ISA_OP_LOAD_L0A, 1);
   in.u.load2d.dst.mem = ISA_MEM_L0B;
-  assert_fault(&in, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_L0B, ISA_MEMBIT(L0A),
-               "load_l0a: operand dst names L0B, which load_l0a cannot access");
+  ic_fault(&in, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_L0B, ISA_MEMBIT(L0A),
+           "load_l0a: operand dst names L0B, which load_l0a cannot access");
   /* a memory number beyond the table */
   in = ib_copy_bursts(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0, (isa_mem)99, 0, 1, 32, 0, 0);
-  assert_fault(&in, ISA_FAULT_BAD_MEM, "src", 99, ISA_MEMBIT(UB),
-               "copy_ub_gm: operand src names ?, which copy_ub_gm cannot access");
+  ic_fault(&in, ISA_FAULT_BAD_MEM, "src", 99, ISA_MEMBIT(UB),
+           "copy_ub_gm: operand src names ?, which copy_ub_gm cannot access");
 }
 
 static void test_insn_bad_opcode_and_enums(void **state) {
@@ -278,12 +260,12 @@ static void test_insn_bad_opcode_and_enums(void **state) {
   in.op = ISA_OP_COUNT;
   char want[64];
   snprintf(want, sizeof want, "unknown opcode %d", (int)ISA_OP_COUNT);
-  assert_fault(&in, ISA_FAULT_BAD_OPCODE, "op", ISA_OP_COUNT, ISA_OP_COUNT - 1, want);
+  ic_fault(&in, ISA_FAULT_BAD_OPCODE, "op", ISA_OP_COUNT, ISA_OP_COUNT - 1, want);
 
   in = load_insn(ISA_OP_LOAD_L0A, 1);
   in.u.load2d.dtype = ISA_DTYPE_COUNT;
   snprintf(want, sizeof want, "load_l0a: dtype = %d is not a data type", (int)ISA_DTYPE_COUNT);
-  assert_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_DTYPE_COUNT, ISA_DTYPE_COUNT - 1, want);
+  ic_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_DTYPE_COUNT, ISA_DTYPE_COUNT - 1, want);
 }
 
 static void test_insn_pipes(void **state) {
@@ -478,7 +460,7 @@ static void test_insn_copy_ranges_largest_gaps(void **state) {
   (void)state;
   isa_insn in = ib_copy_bursts(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 64, ISA_MEM_GM, 1u << 20, 3, 2097152,
                           4294967295u, 0);
-  assert_ok(&in);
+  ic_ok(&in);
   isa_range r[ISA_MAX_RANGES];
   assert_int_equal(isa_insn_ranges(&in, r), 2);
   assert_int_equal(r[0].mem, ISA_MEM_GM);
@@ -520,13 +502,13 @@ static void test_insn_copy_out_of_bounds_on_machine(void **state) {
 static void test_insn_flag_same_pipe_faults(void **state) {
   (void)state;
   isa_insn in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE1, ISA_PIPE_MTE1, 2);
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "dst_pipe", ISA_PIPE_MTE1, ISA_PIPE_MTE1,
-               "set_flag: src_pipe and dst_pipe are both MTE1; a flag joins two pipes (use "
-               "pipe_barrier within one pipe)");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "dst_pipe", ISA_PIPE_MTE1, ISA_PIPE_MTE1,
+           "set_flag: src_pipe and dst_pipe are both MTE1; a flag joins two pipes (use "
+           "pipe_barrier within one pipe)");
   in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_V, ISA_PIPE_V, 0);
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "dst_pipe", ISA_PIPE_V, ISA_PIPE_V,
-               "wait_flag: src_pipe and dst_pipe are both V; a flag joins two pipes (use "
-               "pipe_barrier within one pipe)");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "dst_pipe", ISA_PIPE_V, ISA_PIPE_V,
+           "wait_flag: src_pipe and dst_pipe are both V; a flag joins two pipes (use "
+           "pipe_barrier within one pipe)");
 }
 
 /* Flags and barriers touch no byte, cost no bytes, and change nothing on the machine. */

@@ -13,6 +13,7 @@
 #include "support/isa_testmach.h"
 #include "support/rng.h"
 #include "support/packed.h"
+#include "support/insn_check.h"
 
 #define BUF_BYTES 65536u
 #define FRACTAL 512u
@@ -50,28 +51,6 @@ static isa_insn load(const load_args *a) {
   return in;
 }
 
-static void assert_fault(const isa_insn *in, isa_fault_cause cause, const char *operand,
-                         uint64_t value, uint64_t limit, const char *msg) {
-  isa_fault f;
-  memset(&f, 0, sizeof f);
-  assert_false(isa_insn_check(in, &f));
-  assert_string_equal(f.msg, msg);
-  assert_int_equal(f.cause, cause);
-  assert_string_equal(f.operand, operand);
-  assert_int_equal(f.value, value);
-  assert_int_equal(f.limit, limit);
-}
-
-static void assert_range(const isa_range *r, isa_mem mem, unsigned write, uint64_t base,
-                         uint64_t row_bytes, uint64_t stride_bytes, uint64_t rows) {
-  assert_int_equal(r->mem, mem);
-  assert_int_equal(r->write, write);
-  assert_int_equal(r->base, base);
-  assert_int_equal(r->row_bytes, row_bytes);
-  assert_int_equal(r->stride_bytes, stride_bytes);
-  assert_int_equal(r->rows, rows);
-}
-
 /* ---- checks ------------------------------------------------------------------------------ */
 
 static void test_load2d_check_dtypes(void **state) {
@@ -89,20 +68,20 @@ static void test_load2d_check_dtypes(void **state) {
     }
   load_args a = {ISA_OP_LOAD_L0B, ISA_FP32, 0, 0, 0, 1, 1, 0, 1};
   isa_insn in = load(&a);
-  assert_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_FP32, 0,
-               "load_l0b: dtype fp32 cannot be transposed (only int4, int8, uint8, fp16, bf16)");
+  ic_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_FP32, 0,
+           "load_l0b: dtype fp32 cannot be transposed (only int4, int8, uint8, fp16, bf16)");
   a = (load_args){ISA_OP_LOAD_L0A, ISA_INT32, 0, 0, 0, 1, 1, 0, 1};
   in = load(&a);
-  assert_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_INT32, 0,
-               "load_l0a: dtype int32 cannot be transposed (only int4, int8, uint8, fp16, bf16)");
+  ic_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_INT32, 0,
+           "load_l0a: dtype int32 cannot be transposed (only int4, int8, uint8, fp16, bf16)");
   a = (load_args){ISA_OP_LOAD_L0A, ISA_UINT64, 0, 0, 0, 1, 1, 0, 0};
   in = load(&a);
-  assert_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_UINT64, 0,
-               "load_l0a: dtype uint64 is not one of int4, int8, uint8, fp16, bf16, int32, fp32");
+  ic_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_UINT64, 0,
+           "load_l0a: dtype uint64 is not one of int4, int8, uint8, fp16, bf16, int32, fp32");
   a = (load_args){ISA_OP_LOAD_L0A, ISA_FP16, 0, 0, 65536, 1, 1, 0, 0};
   in = load(&a);
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "start_index", 65536, 65535,
-               "load_l0a: start_index = 65536 is out of range [0, 65535]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "start_index", 65536, 65535,
+           "load_l0a: start_index = 65536 is out of range [0, 65535]");
 }
 
 /* ---- ranges and work --------------------------------------------------------------------- */
@@ -115,8 +94,8 @@ static void test_load2d_ranges_and_work(void **state) {
   load_args a = {ISA_OP_LOAD_L0A, ISA_FP16, 1024, 512, 3, 4, 2, 1, 0};
   isa_insn in = load(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 2);
-  assert_range(&r[0], ISA_MEM_L1, 0, 1024 + 3 * 512, 512, 1024, 4);
-  assert_range(&r[1], ISA_MEM_L0A, 1, 512, 512, 1024, 4);
+  ic_range(&r[0], ISA_MEM_L1, 0, 1024 + 3 * 512, 512, 1024, 4);
+  ic_range(&r[1], ISA_MEM_L0A, 1, 512, 512, 1024, 4);
   isa_insn_work(&in, &w);
   assert_int_equal(w.path, ISA_PATH_L1_TO_L0A);
   assert_int_equal(w.bytes, 4 * 512);
@@ -125,8 +104,8 @@ static void test_load2d_ranges_and_work(void **state) {
   a = (load_args){ISA_OP_LOAD_L0B, ISA_INT8, 0, 0, 1, 3, 4, 2, 1};
   in = load(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 2);
-  assert_range(&r[0], ISA_MEM_L1, 0, 512, 1024, 2048, 3);
-  assert_range(&r[1], ISA_MEM_L0B, 1, 0, 1024, 2048, 3);
+  ic_range(&r[0], ISA_MEM_L1, 0, 512, 1024, 2048, 3);
+  ic_range(&r[1], ISA_MEM_L0B, 1, 0, 1024, 2048, 3);
   isa_insn_work(&in, &w);
   assert_int_equal(w.path, ISA_PATH_L1_TO_L0B);
   assert_int_equal(w.bytes, 3 * 1024);
@@ -135,8 +114,8 @@ static void test_load2d_ranges_and_work(void **state) {
   a = (load_args){ISA_OP_LOAD_L0B, ISA_INT4, 0, 4096, 2, 2, 4, 0, 1};
   in = load(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 2);
-  assert_range(&r[0], ISA_MEM_L1, 0, 1024, 4096, 4096, 1);
-  assert_range(&r[1], ISA_MEM_L0B, 1, 4096, 4096, 4096, 1);
+  ic_range(&r[0], ISA_MEM_L1, 0, 1024, 4096, 4096, 1);
+  ic_range(&r[1], ISA_MEM_L0B, 1, 4096, 4096, 4096, 1);
   isa_insn_work(&in, &w);
   assert_int_equal(w.bytes, 2 * 2048);
 
@@ -144,8 +123,8 @@ static void test_load2d_ranges_and_work(void **state) {
   a = (load_args){ISA_OP_LOAD_L0B, ISA_BF16, 0, 0, 7, 5, 0, 3, 0};
   in = load(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 2);
-  assert_range(&r[0], ISA_MEM_L1, 0, 7 * 512, 512, 512, 1);
-  assert_range(&r[1], ISA_MEM_L0B, 1, 0, 512, 2048, 5);
+  ic_range(&r[0], ISA_MEM_L1, 0, 7 * 512, 512, 512, 1);
+  ic_range(&r[1], ISA_MEM_L0B, 1, 0, 512, 2048, 5);
   isa_insn_work(&in, &w);
   assert_int_equal(w.bytes, 5 * 512);
 
@@ -155,7 +134,7 @@ static void test_load2d_ranges_and_work(void **state) {
   isa_fault f;
   assert_true(isa_insn_check(&in, &f));
   assert_int_equal(isa_insn_ranges(&in, r), 2);
-  assert_range(&r[0], ISA_MEM_L1, 0, 0, 255 * 512, 255 * 512, 1);
+  ic_range(&r[0], ISA_MEM_L1, 0, 0, 255 * 512, 255 * 512, 1);
   isa_insn_work(&in, &w);
   assert_int_equal(w.bytes, 255 * 512);
 }

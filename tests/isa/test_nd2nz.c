@@ -14,6 +14,7 @@
 #include "support/isa_testmach.h"
 #include "support/rng.h"
 #include "support/packed.h"
+#include "support/insn_check.h"
 
 #define GM_BYTES 65536u
 #define L1_BYTES 131072u
@@ -59,28 +60,6 @@ static isa_insn nd2nz(const nd2nz_args *a) {
   return in;
 }
 
-static void assert_fault(const isa_insn *in, isa_fault_cause cause, const char *operand,
-                         uint64_t value, uint64_t limit, const char *msg) {
-  isa_fault f;
-  memset(&f, 0, sizeof f);
-  assert_false(isa_insn_check(in, &f));
-  assert_string_equal(f.msg, msg);
-  assert_int_equal(f.cause, cause);
-  assert_string_equal(f.operand, operand);
-  assert_int_equal(f.value, value);
-  assert_int_equal(f.limit, limit);
-}
-
-static void assert_range(const isa_range *r, isa_mem mem, unsigned write, uint64_t base,
-                         uint64_t row_bytes, uint64_t stride_bytes, uint64_t rows) {
-  assert_int_equal(r->mem, mem);
-  assert_int_equal(r->write, write);
-  assert_int_equal(r->base, base);
-  assert_int_equal(r->row_bytes, row_bytes);
-  assert_int_equal(r->stride_bytes, stride_bytes);
-  assert_int_equal(r->rows, rows);
-}
-
 /* ---- checks ------------------------------------------------------------------------------ */
 
 static void test_nd2nz_check_dtypes(void **state) {
@@ -101,24 +80,24 @@ static void test_nd2nz_check_dtypes(void **state) {
   }
   a.t = ISA_UINT4;
   isa_insn in = nd2nz(&a);
-  assert_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_UINT4, 0,
-               "copy_gm_l1_nd2nz: dtype uint4 is not one of int4, int8, uint8, fp16, bf16, int32, "
-               "fp32");
+  ic_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_UINT4, 0,
+           "copy_gm_l1_nd2nz: dtype uint4 is not one of int4, int8, uint8, fp16, bf16, int32, "
+           "fp32");
 }
 
 static void test_nd2nz_check_src_d_value(void **state) {
   (void)state;
   nd2nz_args a = {ISA_FP16, 0, 0, 1, 5, 40, 0, 39, 16, 1, 0};
   isa_insn in = nd2nz(&a);
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "src_d_value", 39, 40,
-               "copy_gm_l1_nd2nz: src_d_value = 39 is less than d_value = 40");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "src_d_value", 39, 40,
+           "copy_gm_l1_nd2nz: src_d_value = 39 is less than d_value = 40");
   in.u.nd2nz.src_d_value = 40;
   isa_fault f;
   assert_true(isa_insn_check(&in, &f));
   /* the generic ranges come first: n_value [1, 16384] */
   in.u.nd2nz.n_value = 16385;
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "n_value", 16385, 16384,
-               "copy_gm_l1_nd2nz: n_value = 16385 is out of range [1, 16384]");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "n_value", 16385, 16384,
+           "copy_gm_l1_nd2nz: n_value = 16385 is out of range [1, 16384]");
   in.u.nd2nz.n_value = 16384;
   assert_true(isa_insn_check(&in, &f));
 }
@@ -130,20 +109,20 @@ static void test_nd2nz_check_int4_even(void **state) {
   isa_fault f;
   assert_true(isa_insn_check(&in, &f));
   in.u.nd2nz.d_value = 39;
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "d_value", 39, 2,
-               "copy_gm_l1_nd2nz: d_value = 39 is odd; int4 needs whole bytes");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "d_value", 39, 2,
+           "copy_gm_l1_nd2nz: d_value = 39 is odd; int4 needs whole bytes");
   in = nd2nz(&a);
   in.u.nd2nz.src_d_value = 41;
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "src_d_value", 41, 2,
-               "copy_gm_l1_nd2nz: src_d_value = 41 is odd; int4 needs whole bytes");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "src_d_value", 41, 2,
+           "copy_gm_l1_nd2nz: src_d_value = 41 is odd; int4 needs whole bytes");
   in = nd2nz(&a);
   in.u.nd2nz.src_nd_matrix_stride = 201;
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "src_nd_matrix_stride", 201, 2,
-               "copy_gm_l1_nd2nz: src_nd_matrix_stride = 201 is odd; int4 needs whole bytes");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "src_nd_matrix_stride", 201, 2,
+           "copy_gm_l1_nd2nz: src_nd_matrix_stride = 201 is odd; int4 needs whole bytes");
   in = nd2nz(&a);
   in.u.nd2nz.dst_nz_matrix_stride = 2047;
-  assert_fault(&in, ISA_FAULT_FIELD_RANGE, "dst_nz_matrix_stride", 2047, 2,
-               "copy_gm_l1_nd2nz: dst_nz_matrix_stride = 2047 is odd; int4 needs whole bytes");
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "dst_nz_matrix_stride", 2047, 2,
+           "copy_gm_l1_nd2nz: dst_nz_matrix_stride = 2047 is odd; int4 needs whole bytes");
   /* odd is fine for whole-byte types */
   a.t = ISA_INT8;
   a.d = 39;
@@ -165,9 +144,9 @@ static void test_nd2nz_ranges_examples(void **state) {
   nd2nz_args a = {ISA_INT8, 100, 2048, 2, 3, 40, 200, 50, 16, 1, 1024};
   isa_insn in = nd2nz(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 3);
-  assert_range(&r[0], ISA_MEM_GM, 0, 100, 40, 50, 3);
-  assert_range(&r[1], ISA_MEM_GM, 0, 300, 40, 50, 3);
-  assert_range(&r[2], ISA_MEM_L1, 1, 2048, 96, 512, 4);
+  ic_range(&r[0], ISA_MEM_GM, 0, 100, 40, 50, 3);
+  ic_range(&r[1], ISA_MEM_GM, 0, 300, 40, 50, 3);
+  ic_range(&r[2], ISA_MEM_L1, 1, 2048, 96, 512, 4);
   isa_work w;
   isa_insn_work(&in, &w);
   assert_int_equal(w.path, ISA_PATH_GM_TO_L1);
@@ -177,9 +156,9 @@ static void test_nd2nz_ranges_examples(void **state) {
   a = (nd2nz_args){ISA_FP16, 0, 64, 1, 5, 20, 0, 20, 10, 2, 0};
   in = nd2nz(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 3);
-  assert_range(&r[0], ISA_MEM_GM, 0, 0, 200, 200, 1); /* rows one after the other */
-  assert_range(&r[1], ISA_MEM_L1, 1, 64, 32, 64, 5);
-  assert_range(&r[2], ISA_MEM_L1, 1, 64 + 320, 32, 64, 5);
+  ic_range(&r[0], ISA_MEM_GM, 0, 0, 200, 200, 1); /* rows one after the other */
+  ic_range(&r[1], ISA_MEM_L1, 1, 64, 32, 64, 5);
+  ic_range(&r[2], ISA_MEM_L1, 1, 64 + 320, 32, 64, 5);
   isa_insn_work(&in, &w);
   assert_int_equal(w.bytes, 5 * 40);
 
@@ -187,8 +166,8 @@ static void test_nd2nz_ranges_examples(void **state) {
   a = (nd2nz_args){ISA_INT4, 0, 0, 1, 2, 130, 0, 132, 4, 1, 0};
   in = nd2nz(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 2);
-  assert_range(&r[0], ISA_MEM_GM, 0, 0, 65, 66, 2);
-  assert_range(&r[1], ISA_MEM_L1, 1, 0, 64, 128, 3);
+  ic_range(&r[0], ISA_MEM_GM, 0, 0, 65, 66, 2);
+  ic_range(&r[1], ISA_MEM_L1, 1, 0, 64, 128, 3);
   isa_insn_work(&in, &w);
   assert_int_equal(w.bytes, 130);
 
@@ -196,8 +175,8 @@ static void test_nd2nz_ranges_examples(void **state) {
   a = (nd2nz_args){ISA_FP32, 32, 0, 7, 1, 8, 0, 8, 1, 1, 0};
   in = nd2nz(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 2);
-  assert_range(&r[0], ISA_MEM_GM, 0, 32, 32, 32, 1);
-  assert_range(&r[1], ISA_MEM_L1, 1, 0, 32, 32, 1);
+  ic_range(&r[0], ISA_MEM_GM, 0, 32, 32, 32, 1);
+  ic_range(&r[1], ISA_MEM_L1, 1, 0, 32, 32, 1);
   isa_insn_work(&in, &w);
   assert_int_equal(w.bytes, 7 * 32);
 }
@@ -212,23 +191,23 @@ static void test_nd2nz_ranges_bounding_fallback(void **state) {
   nd2nz_args a = {ISA_INT8, 0, 0, 40, 2, 32, 100, 40, 4, 2, 256};
   isa_insn in = nd2nz(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 2);
-  assert_range(&r[0], ISA_MEM_GM, 0, 0, 39 * 100 + 40 + 32, 39 * 100 + 40 + 32, 1);
-  assert_range(&r[1], ISA_MEM_L1, 1, 0, 39 * 256 + 3 * 32, 39 * 256 + 3 * 32, 1);
+  ic_range(&r[0], ISA_MEM_GM, 0, 0, 39 * 100 + 40 + 32, 39 * 100 + 40 + 32, 1);
+  ic_range(&r[1], ISA_MEM_L1, 1, 0, 39 * 256 + 3 * 32, 39 * 256 + 3 * 32, 1);
 
   /* 10 irregular source matrices stay exact; 10 x 3 destination ranges are bounded */
   a = (nd2nz_args){ISA_FP16, 64, 512, 10, 2, 48, 200, 50, 8, 2, 2000};
   in = nd2nz(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 11);
-  for (int t = 0; t < 10; t++) assert_range(&r[t], ISA_MEM_GM, 0, 64 + t * 400, 96, 100, 2);
+  for (int t = 0; t < 10; t++) ic_range(&r[t], ISA_MEM_GM, 0, 64 + t * 400, 96, 100, 2);
   uint64_t end = 9 * 4000 + (2 * 8 + 1 * 2 + 1) * 32;
-  assert_range(&r[10], ISA_MEM_L1, 1, 512, end, end, 1);
+  ic_range(&r[10], ISA_MEM_L1, 1, 512, end, end, 1);
 
   /* 20 irregular sources (> 16) with a destination that merges into 1: 21 ranges, all exact */
   a = (nd2nz_args){ISA_FP16, 0, 0, 20, 2, 16, 100, 20, 2, 1, 32};
   in = nd2nz(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 21);
-  assert_range(&r[19], ISA_MEM_GM, 0, 19 * 200, 32, 40, 2);
-  assert_range(&r[20], ISA_MEM_L1, 1, 0, 1280, 1280, 1);
+  ic_range(&r[19], ISA_MEM_GM, 0, 19 * 200, 32, 40, 2);
+  ic_range(&r[20], ISA_MEM_L1, 1, 0, 1280, 1280, 1);
 
   /* and the machine runs such an instruction correctly under its bounding ranges */
   isa_testmach *t = machine();
@@ -246,7 +225,7 @@ static void test_nd2nz_ranges_bounding_fallback(void **state) {
   a.sdv = 32;
   in = nd2nz(&a);
   assert_int_equal(isa_insn_ranges(&in, r), 2);
-  assert_range(&r[0], ISA_MEM_GM, 0, 0, 64, 100, 40);
+  ic_range(&r[0], ISA_MEM_GM, 0, 0, 64, 100, 40);
   itm_destroy(t);
 }
 
@@ -397,12 +376,12 @@ static void test_nd2nz_standard_params_give_fractal_nz(void **state) {
       /* one range each side: contiguous rows, and whole column blocks as one strided run */
       isa_range r[ISA_MAX_RANGES];
       assert_int_equal(isa_insn_ranges(&in, r), 2);
-      assert_range(&r[0], ISA_MEM_GM, 0, 0, nd_bytes, nd_bytes, 1);
+      ic_range(&r[0], ISA_MEM_GM, 0, 0, nd_bytes, nd_bytes, 1);
       uint64_t runs = isa_nz_col_blocks(&g) * batch;
       if (h == h16)
-        assert_range(&r[1], ISA_MEM_L1, 1, 0, runs * h * 32, runs * h * 32, 1);
+        ic_range(&r[1], ISA_MEM_L1, 1, 0, runs * h * 32, runs * h * 32, 1);
       else
-        assert_range(&r[1], ISA_MEM_L1, 1, 0, h * 32, h16 * 32, runs);
+        ic_range(&r[1], ISA_MEM_L1, 1, 0, h * 32, h16 * 32, runs);
       free(want);
       itm_destroy(t);
     }

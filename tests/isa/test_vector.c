@@ -18,6 +18,7 @@
 #include "support/rng.h"
 #include "support/ref_num.h"
 #include "support/packed.h"
+#include "support/insn_check.h"
 
 #define UB_BYTES (192u * 1024u)
 #define FILL 0x5Au
@@ -454,34 +455,22 @@ static void test_vector_vadd_in_place(void **state) {
 
 /* ---- faults, ranges, work ------------------------------------------------------------------ */
 
-static void expect_fault(const isa_insn *in, isa_fault_cause cause, const char *operand,
-                         uint64_t value, uint64_t limit, const char *msg) {
-  isa_fault f;
-  memset(&f, 0, sizeof f);
-  assert_false(isa_insn_check(in, &f));
-  assert_int_equal(f.cause, cause);
-  assert_string_equal(f.operand, operand);
-  assert_int_equal(f.value, value);
-  assert_int_equal(f.limit, limit);
-  assert_string_equal(f.msg, msg);
-}
-
 static void test_vector_faults(void **state) {
   (void)state;
   isa_insn in = vdeq_insn(0, 1024, 2048, ISA_FP16, 4, 8, 8, 8), bad;
   assert_true(isa_insn_check(&in, NULL));
   bad = in;
   bad.u.vdeq.out_dtype = ISA_INT8;
-  expect_fault(&bad, ISA_FAULT_DTYPE, "out_dtype", ISA_INT8, 0,
-               "vdeq: out_dtype int8 is not a vdeq output (fp32, fp16 or bf16)");
+  ic_fault(&bad, ISA_FAULT_DTYPE, "out_dtype", ISA_INT8, 0,
+           "vdeq: out_dtype int8 is not a vdeq output (fp32, fp16 or bf16)");
   bad = in;
   bad.u.vdeq.scale.mem = ISA_MEM_L1;
-  expect_fault(&bad, ISA_FAULT_BAD_MEM, "scale", ISA_MEM_L1, 1u << ISA_MEM_UB,
-               "vdeq: operand scale names L1; the scales must be in UB");
+  ic_fault(&bad, ISA_FAULT_BAD_MEM, "scale", ISA_MEM_L1, 1u << ISA_MEM_UB,
+           "vdeq: operand scale names L1; the scales must be in UB");
   bad = in;
   bad.u.vdeq.dst_row_stride = 7;
-  expect_fault(&bad, ISA_FAULT_FIELD_RANGE, "dst_row_stride", 7, 8,
-               "vdeq: dst_row_stride = 7 is below cols = 8: output rows would overlap");
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "dst_row_stride", 7, 8,
+           "vdeq: dst_row_stride = 7 is below cols = 8: output rows would overlap");
   bad.u.vdeq.rows = 1; /* one row: any stride */
   assert_true(isa_insn_check(&bad, NULL));
   bad = in;
@@ -489,44 +478,44 @@ static void test_vector_faults(void **state) {
   assert_true(isa_insn_check(&bad, NULL));
   bad = in;
   bad.u.vdeq.src.mem = ISA_MEM_GM;
-  expect_fault(&bad, ISA_FAULT_BAD_MEM, "src", ISA_MEM_GM, 1u << ISA_MEM_UB,
-               "vdeq: operand src names GM, which vdeq cannot access");
+  ic_fault(&bad, ISA_FAULT_BAD_MEM, "src", ISA_MEM_GM, 1u << ISA_MEM_UB,
+           "vdeq: operand src names GM, which vdeq cannot access");
   bad = in;
   bad.u.vdeq.cols = 0;
-  expect_fault(&bad, ISA_FAULT_FIELD_RANGE, "cols", 0, 1, "vdeq: cols = 0 is out of range [1, 65535]");
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "cols", 0, 1, "vdeq: cols = 0 is out of range [1, 65535]");
 
   in = vcast_insn(0, 1024, ISA_FP32, ISA_FP16, 8);
   assert_true(isa_insn_check(&in, NULL));
   bad = in;
   bad.u.vcast.src_dtype = ISA_FP16;
   bad.u.vcast.dst_dtype = ISA_BF16;
-  expect_fault(&bad, ISA_FAULT_DTYPE, "dst_dtype", ISA_BF16, 0,
-               "vcast: no conversion from fp16 to bf16 (fp32->fp16, fp32->bf16, fp16->fp32, "
-               "bf16->fp32, int32->fp32, fp32->int32)");
+  ic_fault(&bad, ISA_FAULT_DTYPE, "dst_dtype", ISA_BF16, 0,
+           "vcast: no conversion from fp16 to bf16 (fp32->fp16, fp32->bf16, fp16->fp32, "
+           "bf16->fp32, int32->fp32, fp32->int32)");
   bad.u.vcast.src_dtype = ISA_INT8;
   bad.u.vcast.dst_dtype = ISA_FP32;
-  expect_fault(&bad, ISA_FAULT_DTYPE, "dst_dtype", ISA_FP32, 0,
-               "vcast: no conversion from int8 to fp32 (fp32->fp16, fp32->bf16, fp16->fp32, "
-               "bf16->fp32, int32->fp32, fp32->int32)");
+  ic_fault(&bad, ISA_FAULT_DTYPE, "dst_dtype", ISA_FP32, 0,
+           "vcast: no conversion from int8 to fp32 (fp32->fp16, fp32->bf16, fp16->fp32, "
+           "bf16->fp32, int32->fp32, fp32->int32)");
   bad = in;
   bad.u.vcast.dst.mem = ISA_MEM_GM;
-  expect_fault(&bad, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_GM, 1u << ISA_MEM_UB,
-               "vcast: operand dst names GM, which vcast cannot access");
+  ic_fault(&bad, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_GM, 1u << ISA_MEM_UB,
+           "vcast: operand dst names GM, which vcast cannot access");
 
   in = vadd_insn(0, 1024, 2048, ISA_FP16, 8);
   assert_true(isa_insn_check(&in, NULL));
   bad = in;
   bad.u.vbinary.dtype = ISA_BF16;
-  expect_fault(&bad, ISA_FAULT_DTYPE, "dtype", ISA_BF16, 0,
-               "vadd: dtype bf16 is not supported (fp32, fp16 or int32)");
+  ic_fault(&bad, ISA_FAULT_DTYPE, "dtype", ISA_BF16, 0,
+           "vadd: dtype bf16 is not supported (fp32, fp16 or int32)");
   bad = in;
   bad.u.vbinary.src0.mem = ISA_MEM_GM;
-  expect_fault(&bad, ISA_FAULT_BAD_MEM, "src0", ISA_MEM_GM, 1u << ISA_MEM_UB,
-               "vadd: operand src0 names GM; the inputs must be in UB");
+  ic_fault(&bad, ISA_FAULT_BAD_MEM, "src0", ISA_MEM_GM, 1u << ISA_MEM_UB,
+           "vadd: operand src0 names GM; the inputs must be in UB");
   bad = in;
   bad.u.vbinary.src1.mem = ISA_MEM_L1;
-  expect_fault(&bad, ISA_FAULT_BAD_MEM, "src1", ISA_MEM_L1, 1u << ISA_MEM_UB,
-               "vadd: operand src1 names L1; the inputs must be in UB");
+  ic_fault(&bad, ISA_FAULT_BAD_MEM, "src1", ISA_MEM_L1, 1u << ISA_MEM_UB,
+           "vadd: operand src1 names L1; the inputs must be in UB");
 
   /* beyond UB on the machine */
   isa_testmach *t = new_machine();
@@ -538,25 +527,15 @@ static void test_vector_faults(void **state) {
   itm_destroy(t);
 }
 
-static void expect_range(const isa_range *r, int write, uint64_t base, uint64_t row_bytes,
-                         uint64_t stride, uint64_t rows) {
-  assert_int_equal(r->mem, ISA_MEM_UB);
-  assert_int_equal(r->write, write);
-  assert_int_equal(r->base, base);
-  assert_int_equal(r->row_bytes, row_bytes);
-  if (rows > 1) assert_int_equal(r->stride_bytes, stride);
-  assert_int_equal(r->rows, rows);
-}
-
 static void test_vector_ranges_and_work(void **state) {
   (void)state;
   isa_range r[ISA_MAX_RANGES];
   isa_work w;
   isa_insn in = vdeq_insn(4096, 1024, 2048, ISA_BF16, 5, 7, 9, 11);
   assert_int_equal(isa_insn_ranges(&in, r), 3);
-  expect_range(&r[0], 0, 1024, 7 * 4, 9 * 4, 5);
-  expect_range(&r[1], 0, 2048, 7 * 4, 7 * 4, 1);
-  expect_range(&r[2], 1, 4096, 7 * 2, 11 * 2, 5);
+  ic_range(&r[0], ISA_MEM_UB, 0, 1024, 7 * 4, 9 * 4, 5);
+  ic_range(&r[1], ISA_MEM_UB, 0, 2048, 7 * 4, 7 * 4, 1);
+  ic_range(&r[2], ISA_MEM_UB, 1, 4096, 7 * 2, 11 * 2, 5);
   isa_insn_work(&in, &w);
   assert_int_equal(w.path, ISA_PATH_VECTOR);
   assert_int_equal(w.elements, 35);
@@ -565,8 +544,8 @@ static void test_vector_ranges_and_work(void **state) {
 
   in = vcast_insn(4096, 1024, ISA_FP16, ISA_FP32, 100);
   assert_int_equal(isa_insn_ranges(&in, r), 2);
-  expect_range(&r[0], 0, 1024, 200, 200, 1);
-  expect_range(&r[1], 1, 4096, 400, 400, 1);
+  ic_range(&r[0], ISA_MEM_UB, 0, 1024, 200, 200, 1);
+  ic_range(&r[1], ISA_MEM_UB, 1, 4096, 400, 400, 1);
   isa_insn_work(&in, &w);
   assert_int_equal(w.path, ISA_PATH_VECTOR);
   assert_int_equal(w.elements, 100);
@@ -575,9 +554,9 @@ static void test_vector_ranges_and_work(void **state) {
 
   in = vadd_insn(4096, 1024, 2048, ISA_INT32, 33);
   assert_int_equal(isa_insn_ranges(&in, r), 3);
-  expect_range(&r[0], 0, 1024, 132, 132, 1);
-  expect_range(&r[1], 0, 2048, 132, 132, 1);
-  expect_range(&r[2], 1, 4096, 132, 132, 1);
+  ic_range(&r[0], ISA_MEM_UB, 0, 1024, 132, 132, 1);
+  ic_range(&r[1], ISA_MEM_UB, 0, 2048, 132, 132, 1);
+  ic_range(&r[2], ISA_MEM_UB, 1, 4096, 132, 132, 1);
   isa_insn_work(&in, &w);
   assert_int_equal(w.elements, 33);
   assert_int_equal(w.bytes, 132);
