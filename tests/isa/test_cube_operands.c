@@ -16,6 +16,7 @@
 #include "support/isa_testmach.h"
 #include "support/rng.h"
 #include "support/packed.h"
+#include "support/insn_build.h"
 
 #define BUF_BYTES 65536u
 
@@ -71,17 +72,7 @@ static void nd_to_l1(isa_testmach *t, isa_dtype ty, uint32_t rows, uint32_t cols
 
 static void load(isa_testmach *t, isa_op op, isa_dtype ty, uint64_t dst_off, uint32_t start,
                  uint32_t repeat, uint32_t src_stride, uint32_t transpose) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  isa_fmt_load2d *p = &in.u.load2d;
-  p->dst = (isa_addr){op == ISA_OP_LOAD_L0A ? ISA_MEM_L0A : ISA_MEM_L0B, dst_off};
-  p->src = (isa_addr){ISA_MEM_L1, 0};
-  p->dtype = ty;
-  p->start_index = start;
-  p->repeat_times = repeat;
-  p->src_stride = src_stride;
-  p->if_transpose = transpose;
+  isa_insn in = ib_load2d(op, ty, dst_off, 0, start, repeat, src_stride, transpose);
   run(t, &in);
 }
 

@@ -14,6 +14,7 @@
 #include "support/rng.h"
 #include "support/packed.h"
 #include "support/insn_check.h"
+#include "support/insn_build.h"
 
 #define BUF_BYTES 65536u
 #define FRACTAL 512u
@@ -36,18 +37,8 @@ typedef struct load_args {
 } load_args;
 
 static isa_insn load(const load_args *a) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = a->op;
-  isa_fmt_load2d *p = &in.u.load2d;
-  p->dst = (isa_addr){a->op == ISA_OP_LOAD_L0A ? ISA_MEM_L0A : ISA_MEM_L0B, a->dst_off};
-  p->src = (isa_addr){ISA_MEM_L1, a->src_off};
-  p->dtype = a->t;
-  p->start_index = a->start;
-  p->repeat_times = a->repeat;
-  p->src_stride = a->src_stride;
-  p->dst_gap = a->dst_gap;
-  p->if_transpose = a->transpose;
+  isa_insn in = ib_load2d(a->op, a->t, a->dst_off, a->src_off, a->start, a->repeat, a->src_stride, a->transpose);
+  in.u.load2d.dst_gap = a->dst_gap;
   return in;
 }
 

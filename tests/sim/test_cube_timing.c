@@ -151,96 +151,6 @@ static void assert_times(const fixture *f, unsigned idx, uint64_t start, uint64_
              (unsigned long long)busy_end, (unsigned long long)end);
 }
 
-/* ---- instruction builders ----------------------------------------------------------------- */
-
-static isa_insn mmad(isa_dtype t, uint32_t m, uint32_t n, uint32_t k) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_MMAD;
-  in.u.mmad.dst = (isa_addr){ISA_MEM_L0C, 0};
-  in.u.mmad.a = (isa_addr){ISA_MEM_L0A, 0};
-  in.u.mmad.b = (isa_addr){ISA_MEM_L0B, 0};
-  in.u.mmad.dtype = t;
-  in.u.mmad.m = m;
-  in.u.mmad.n = n;
-  in.u.mmad.k = k;
-  in.u.mmad.init_c = 1;
-  return in;
-}
-
-/* load_l0a / load_l0b of int8 fractals from L1:src_off: `repeat` repeats, each one fractal, or
- * with `transpose` one 32 x 32 square of two fractals. */
-static isa_insn load(isa_op op, uint64_t dst_off, uint64_t src_off, uint32_t start, uint32_t repeat,
-                     uint32_t src_stride, uint32_t transpose) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.load2d.dst = (isa_addr){op == ISA_OP_LOAD_L0A ? ISA_MEM_L0A : ISA_MEM_L0B, dst_off};
-  in.u.load2d.src = (isa_addr){ISA_MEM_L1, src_off};
-  in.u.load2d.dtype = ISA_INT8;
-  in.u.load2d.start_index = start;
-  in.u.load2d.repeat_times = repeat;
-  in.u.load2d.src_stride = src_stride;
-  in.u.load2d.if_transpose = transpose;
-  return in;
-}
-
-/* ND rows x cols int8 in GM -> L1 as NZ (docs/ISA.md, "Building mmad's operands"). */
-static isa_insn nd2nz(uint64_t l1_off, uint64_t gm, uint32_t rows, uint32_t cols) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_COPY_GM_L1_ND2NZ;
-  isa_fmt_nd2nz *p = &in.u.nd2nz;
-  p->dst = (isa_addr){ISA_MEM_L1, l1_off};
-  p->src = (isa_addr){ISA_MEM_GM, gm};
-  p->dtype = ISA_INT8;
-  p->nd_num = 1;
-  p->n_value = rows;
-  p->d_value = cols;
-  p->src_d_value = cols;
-  p->dst_nz_c0_stride = (rows + 15) / 16 * 16;
-  p->dst_nz_n_stride = 1;
-  return in;
-}
-
-/* An m x n tile of L0C:0 (int32, or fp32 for the F322 modes) out through the fixpipe, ND. */
-static isa_insn fixpipe(isa_mem dm, uint64_t doff, isa_quant_mode q, isa_dtype out, uint32_t m,
-                        uint32_t n) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_FIXPIPE;
-  isa_fmt_fixpipe *p = &in.u.fixpipe;
-  p->dst = (isa_addr){dm, doff};
-  p->src = (isa_addr){ISA_MEM_L0C, 0};
-  p->l0c_dtype = ISA_INT32;
-  p->out_dtype = out;
-  p->quant_pre = q;
-  p->deq_scalar = 0x400000000000ull | 0x3F800000u; /* S = 1, scale 1.0 */
-  p->nz2nd_en = 1;
-  p->n_size = n;
-  p->m_size = m;
-  p->src_stride = (m + 15) / 16 * 16;
-  p->dst_stride = n;
-  p->nd_num = 1;
-  return in;
-}
-
-static isa_insn vdeq(isa_dtype out, uint32_t rows, uint32_t cols) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_VDEQ;
-  isa_fmt_vdeq *p = &in.u.vdeq;
-  p->dst = (isa_addr){ISA_MEM_UB, 0x10000};
-  p->src = (isa_addr){ISA_MEM_UB, 0};
-  p->scale = (isa_addr){ISA_MEM_UB, 0x20000};
-  p->out_dtype = out;
-  p->rows = rows;
-  p->cols = cols;
-  p->src_row_stride = cols;
-  p->dst_row_stride = cols;
-  return in;
-}
-
 /* ---- mmad --------------------------------------------------------------------------------- */
 
 /* One mmad alone: it enters the M queue at 1 and starts at once; it occupies the cube for
@@ -250,7 +160,7 @@ static void expect_mmad(const sim_config *c, isa_dtype t, uint32_t m, uint32_t n
                         uint64_t fractals) {
   fixture f;
   setup_with(&f, c);
-  issue(&f, mmad(t, m, n, k));
+  issue(&f, ib_mmad(t, m, n, k));
   assert_int_equal(run(&f), CS_OK);
   assert_times(&f, 0, 1, 1 + fractals + 2, 1 + fractals + 2 + 3);
   assert_int_equal(f.res.total_cycles, 1 + fractals + 2 + 3);
@@ -323,28 +233,28 @@ static void test_sim_cube_loads_use_their_link_rates(void **state) {
   (void)state;
   fixture f;
   setup(&f);
-  issue(&f, load(ISA_OP_LOAD_L0A, 0, 0, 0, 3, 1, 0));
+  issue(&f, ib_load2d(ISA_OP_LOAD_L0A, ISA_INT8, 0, 0, 0, 3, 1, 0));
   assert_int_equal(run(&f), CS_OK);
   assert_times(&f, 0, 1, 7, 12);
   assert_int_equal(f.res.stats.core[0].path_bytes[ISA_PATH_L1_TO_L0A], 1536);
   teardown(&f);
 
   setup(&f);
-  issue(&f, load(ISA_OP_LOAD_L0B, 0, 0, 0, 3, 1, 0));
+  issue(&f, ib_load2d(ISA_OP_LOAD_L0B, ISA_INT8, 0, 0, 0, 3, 1, 0));
   assert_int_equal(run(&f), CS_OK);
   assert_times(&f, 0, 1, 13, 18);
   teardown(&f);
 
   setup(&f);
-  issue(&f, load(ISA_OP_LOAD_L0B, 0, 0, 0, 2, 2, 1));
+  issue(&f, ib_load2d(ISA_OP_LOAD_L0B, ISA_INT8, 0, 0, 0, 2, 2, 1));
   assert_int_equal(run(&f), CS_OK);
   assert_times(&f, 0, 1, 17, 22);
   assert_int_equal(f.res.stats.core[0].path_bytes[ISA_PATH_L1_TO_L0B], 2048);
   teardown(&f);
 
   setup(&f);
-  issue(&f, load(ISA_OP_LOAD_L0A, 0, 0, 0, 3, 1, 0));
-  issue(&f, load(ISA_OP_LOAD_L0B, 0, 0, 0, 3, 1, 0));
+  issue(&f, ib_load2d(ISA_OP_LOAD_L0A, ISA_INT8, 0, 0, 0, 3, 1, 0));
+  issue(&f, ib_load2d(ISA_OP_LOAD_L0B, ISA_INT8, 0, 0, 0, 3, 1, 0));
   assert_int_equal(run(&f), CS_OK);
   assert_times(&f, 0, 1, 7, 12);
   assert_times(&f, 1, 7, 19, 24);
@@ -413,7 +323,7 @@ static void test_sim_cube_fixpipe_rate_is_a_gm_bandwidth_cap(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     fixture f;
     setup_with(&f, &c);
-    issue(&f, fixpipe(ISA_MEM_GM, f.c, cases[i].q, cases[i].out, 16, cases[i].n));
+    issue(&f, ib_fixpipe_nd(ISA_MEM_GM, f.c, cases[i].q, cases[i].out, 16, cases[i].n));
     assert_int_equal(run(&f), CS_OK);
     assert_times(&f, 0, 1, cases[i].busy, cases[i].end);
     assert_int_equal(f.res.stats.gm_write_bytes, cases[i].bytes);
@@ -424,7 +334,7 @@ static void test_sim_cube_fixpipe_rate_is_a_gm_bandwidth_cap(void **state) {
   test_config(&c);
   fixture f;
   setup_with(&f, &c);
-  issue(&f, fixpipe(ISA_MEM_GM, f.c, ISA_QUANT_NO_QUANT, ISA_INT32, 16, 32));
+  issue(&f, ib_fixpipe_nd(ISA_MEM_GM, f.c, ISA_QUANT_NO_QUANT, ISA_INT32, 16, 32));
   assert_int_equal(run(&f), CS_OK);
   assert_times(&f, 0, 1, 17, 124);
   teardown(&f);
@@ -432,19 +342,19 @@ static void test_sim_cube_fixpipe_rate_is_a_gm_bandwidth_cap(void **state) {
   test_config(&c);
   c.l2_enabled = true;
   setup_with(&f, &c);
-  issue(&f, fixpipe(ISA_MEM_GM, f.c, ISA_QUANT_DEQF16, ISA_FP16, 16, 32));
+  issue(&f, ib_fixpipe_nd(ISA_MEM_GM, f.c, ISA_QUANT_DEQF16, ISA_FP16, 16, 32));
   assert_int_equal(run(&f), CS_OK);
   assert_times(&f, 0, 1, 9, 36);
   teardown(&f);
   /* to L1 */
   setup(&f);
-  issue(&f, fixpipe(ISA_MEM_L1, 0, ISA_QUANT_DEQF16, ISA_FP16, 16, 32));
+  issue(&f, ib_fixpipe_nd(ISA_MEM_L1, 0, ISA_QUANT_DEQF16, ISA_FP16, 16, 32));
   assert_int_equal(run(&f), CS_OK);
   assert_times(&f, 0, 1, 9, 16);
   assert_int_equal(f.res.stats.core[0].path_bytes[ISA_PATH_L0C_TO_L1], 1024);
   teardown(&f);
   setup(&f);
-  issue(&f, fixpipe(ISA_MEM_L1, 0, ISA_QUANT_DEQF16, ISA_FP16, 16, 33));
+  issue(&f, ib_fixpipe_nd(ISA_MEM_L1, 0, ISA_QUANT_DEQF16, ISA_FP16, 16, 33));
   assert_int_equal(run(&f), CS_OK);
   assert_times(&f, 0, 1, 10, 17);
   teardown(&f);
@@ -474,7 +384,7 @@ static void test_sim_cube_vector_ops_use_the_vector_rate(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     fixture f;
     setup(&f);
-    issue(&f, vdeq(cases[i].out, cases[i].rows, cases[i].cols));
+    issue(&f, ib_vdeq(0x10000, 0, 0x20000, cases[i].out, cases[i].rows, cases[i].cols));
     assert_int_equal(run(&f), CS_OK);
     assert_times(&f, 0, 1, cases[i].busy, cases[i].end);
     assert_int_equal(f.res.stats.core[0].path_bytes[ISA_PATH_VECTOR],
@@ -520,19 +430,19 @@ static void test_sim_cube_vector_ops_use_the_vector_rate(void **state) {
  *     done 201 + 7 + 100 = 308.
  * Total 308 cycles, no hazards. */
 static void build_tile(fixture *f) {
-  issue(f, nd2nz(0, f->a, 16, 64));
-  issue(f, nd2nz(0x1000, f->b, 64, 32));
+  issue(f, ib_nd2nz(ISA_INT8, 0, f->a, 16, 64));
+  issue(f, ib_nd2nz(ISA_INT8, 0x1000, f->b, 64, 32));
   issue(f, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
   issue(f, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE1, 0));
-  issue(f, load(ISA_OP_LOAD_L0A, 0, 0, 0, 2, 1, 0));
-  issue(f, load(ISA_OP_LOAD_L0B, 0, 0x1000, 0, 1, 4, 1));
-  issue(f, load(ISA_OP_LOAD_L0B, 1024, 0x1000, 2, 1, 4, 1));
+  issue(f, ib_load2d(ISA_OP_LOAD_L0A, ISA_INT8, 0, 0, 0, 2, 1, 0));
+  issue(f, ib_load2d(ISA_OP_LOAD_L0B, ISA_INT8, 0, 0x1000, 0, 1, 4, 1));
+  issue(f, ib_load2d(ISA_OP_LOAD_L0B, ISA_INT8, 1024, 0x1000, 2, 1, 4, 1));
   issue(f, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE1, ISA_PIPE_M, 0));
   issue(f, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE1, ISA_PIPE_M, 0));
-  issue(f, mmad(ISA_INT8, 16, 32, 64));
+  issue(f, ib_mmad(ISA_INT8, 16, 32, 64));
   issue(f, ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0));
   issue(f, ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0));
-  issue(f, fixpipe(ISA_MEM_GM, f->c, ISA_QUANT_DEQF16, ISA_FP16, 16, 32));
+  issue(f, ib_fixpipe_nd(ISA_MEM_GM, f->c, ISA_QUANT_DEQF16, ISA_FP16, 16, 32));
 }
 
 static void test_sim_cube_single_tile_pipeline(void **state) {

@@ -60,92 +60,21 @@ static sim *default_sim(void) {
   return make_sim(&c, false);
 }
 
-/* ---- instruction builders (every field the check reads is set; the rest is zero) ----------- */
+/* ---- the instructions the tests start from (every other field zero) --------------------------- */
 
 /* load_l0a / load_l0b of `repeat` int8 fractals from L1:src_off, without transpose. */
 static isa_insn load(isa_op op, uint64_t dst_off, uint64_t src_off, uint32_t repeat) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
-  in.u.load2d.dst = (isa_addr){op == ISA_OP_LOAD_L0A ? ISA_MEM_L0A : ISA_MEM_L0B, dst_off};
-  in.u.load2d.src = (isa_addr){ISA_MEM_L1, src_off};
-  in.u.load2d.dtype = ISA_INT8;
-  in.u.load2d.repeat_times = repeat;
-  in.u.load2d.src_stride = 1;
-  return in;
-}
-
-/* An int8 mmad C = A * B (init_c = 1) with everything at offset 0. */
-static isa_insn mmad(uint32_t m, uint32_t n, uint32_t k) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_MMAD;
-  in.u.mmad.dst = (isa_addr){ISA_MEM_L0C, 0};
-  in.u.mmad.a = (isa_addr){ISA_MEM_L0A, 0};
-  in.u.mmad.b = (isa_addr){ISA_MEM_L0B, 0};
-  in.u.mmad.dtype = ISA_INT8;
-  in.u.mmad.m = m;
-  in.u.mmad.n = n;
-  in.u.mmad.k = k;
-  in.u.mmad.init_c = 1;
-  return in;
+  return ib_load2d(op, ISA_INT8, dst_off, src_off, 0, repeat, 1, 0);
 }
 
 /* A 16 x 16 DEQF16 fixpipe from L0C:0 to GM b, ND. */
-static isa_insn fixpipe(void) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_FIXPIPE;
-  isa_fmt_fixpipe *p = &in.u.fixpipe;
-  p->dst = (isa_addr){ISA_MEM_GM, GM_B};
-  p->src = (isa_addr){ISA_MEM_L0C, 0};
-  p->l0c_dtype = ISA_INT32;
-  p->out_dtype = ISA_FP16;
-  p->quant_pre = ISA_QUANT_DEQF16;
-  p->deq_scalar = 0x400000000000ull | 0x3F800000u; /* S = 1, scale 1.0 */
-  p->nz2nd_en = 1;
-  p->n_size = 16;
-  p->m_size = 16;
-  p->src_stride = 16;
-  p->dst_stride = 16;
-  p->nd_num = 1;
-  return in;
-}
+static isa_insn fixpipe(void) { return ib_fixpipe_nd(ISA_MEM_GM, GM_B, ISA_QUANT_DEQF16, ISA_FP16, 16, 16); }
 
 /* An int8 16 x 32 ND -> NZ copy from GM a to L1:0. */
-static isa_insn nd2nz(void) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_COPY_GM_L1_ND2NZ;
-  isa_fmt_nd2nz *p = &in.u.nd2nz;
-  p->dst = (isa_addr){ISA_MEM_L1, 0};
-  p->src = (isa_addr){ISA_MEM_GM, GM_A};
-  p->dtype = ISA_INT8;
-  p->nd_num = 1;
-  p->n_value = 16;
-  p->d_value = 32;
-  p->src_d_value = 32;
-  p->dst_nz_c0_stride = 16;
-  p->dst_nz_n_stride = 1;
-  return in;
-}
+static isa_insn nd2nz(void) { return ib_nd2nz(ISA_INT8, 0, GM_A, 16, 32); }
 
 /* vdeq of one row of 8 int32 at UB:0 with scales at UB:0x400 into fp32 at UB:0x200. */
-static isa_insn vdeq(void) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_VDEQ;
-  isa_fmt_vdeq *p = &in.u.vdeq;
-  p->dst = (isa_addr){ISA_MEM_UB, 0x200};
-  p->src = (isa_addr){ISA_MEM_UB, 0};
-  p->scale = (isa_addr){ISA_MEM_UB, 0x400};
-  p->out_dtype = ISA_FP32;
-  p->rows = 1;
-  p->cols = 8;
-  p->src_row_stride = 8;
-  p->dst_row_stride = 8;
-  return in;
-}
+static isa_insn vdeq(void) { return ib_vdeq(0x200, 0, 0x400, ISA_FP32, 1, 8); }
 
 static isa_insn vcast(isa_dtype from, isa_dtype to) {
   isa_insn in;
@@ -295,23 +224,23 @@ static void test_sim_faults_misaligned_in_each_onchip_memory(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect_fault(cases[i].in, &cases[i].w);
 
   /* mmad: C in L0C (1 KiB), A and B (512 B), each field by name */
-  isa_insn in = mmad(16, 16, 32);
+  isa_insn in = ib_mmad(ISA_INT8, 16, 16, 32);
   in.u.mmad.dst.off = 0x200;
   want w = W(ISA_FAULT_MISALIGNED, "misaligned", "dst", 0x200, 1024, "mmad",
              "mmad: operand dst = L0C:0x200 is not 1024-byte aligned");
   expect_fault(in, &w);
-  in = mmad(16, 16, 32);
+  in = ib_mmad(ISA_INT8, 16, 16, 32);
   in.u.mmad.a.off = 0x80;
   w = (want)W(ISA_FAULT_MISALIGNED, "misaligned", "a", 0x80, 512, "mmad",
               "mmad: operand a = L0A:0x80 is not 512-byte aligned");
   expect_fault(in, &w);
-  in = mmad(16, 16, 32);
+  in = ib_mmad(ISA_INT8, 16, 16, 32);
   in.u.mmad.b.off = 0x280;
   w = (want)W(ISA_FAULT_MISALIGNED, "misaligned", "b", 0x280, 512, "mmad",
               "mmad: operand b = L0B:0x280 is not 512-byte aligned");
   expect_fault(in, &w);
   /* the bias row in BT, used */
-  in = mmad(16, 16, 32);
+  in = ib_mmad(ISA_INT8, 16, 16, 32);
   in.u.mmad.bias_en = 1;
   in.u.mmad.bias = (isa_addr){ISA_MEM_BT, 0x10};
   w = (want)W(ISA_FAULT_MISALIGNED, "misaligned", "bias", 0x10, 64, "mmad",
@@ -343,7 +272,7 @@ static void test_sim_faults_misaligned_in_each_onchip_memory(void **state) {
   expect_ok(ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x20, ISA_MEM_GM, GM_A, 32));
   expect_ok(ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0x40, ISA_MEM_L1, 0, 64));
   expect_ok(ib_copy(ISA_OP_COPY_L1_FB, ISA_MEM_FB, 0x40, ISA_MEM_L1, 0, 64));
-  in = mmad(16, 16, 32);
+  in = ib_mmad(ISA_INT8, 16, 16, 32);
   in.u.mmad.dst.off = 0x400;
   in.u.mmad.a.off = 0x200;
   in.u.mmad.b.off = 0x200;
@@ -449,7 +378,7 @@ static void test_sim_faults_out_of_bounds_in_each_onchip_memory(void **state) {
 static void test_sim_faults_mmad_fractals_past_a_buffer(void **state) {
   (void)state;
   /* A at L0A:0xe00: m = 16, k = 32 is one 512-byte fractal (ends at 0x1000); m = 17 is two */
-  isa_insn ok = mmad(16, 16, 32), bad;
+  isa_insn ok = ib_mmad(ISA_INT8, 16, 16, 32), bad;
   ok.u.mmad.a.off = 0xe00;
   expect_ok(ok);
   bad = ok;
@@ -458,7 +387,7 @@ static void test_sim_faults_mmad_fractals_past_a_buffer(void **state) {
              "read of L0A [0xe00, 0x1200) goes past its 4096 bytes");
   expect_fault(bad, &w);
   /* B at L0B:0xe00: k = 32 is one k-block of int8; k = 33 is two */
-  ok = mmad(16, 16, 32);
+  ok = ib_mmad(ISA_INT8, 16, 16, 32);
   ok.u.mmad.b.off = 0xe00;
   expect_ok(ok);
   bad = ok;
@@ -467,7 +396,7 @@ static void test_sim_faults_mmad_fractals_past_a_buffer(void **state) {
               "read of L0B [0xe00, 0x1200) goes past its 4096 bytes");
   expect_fault(bad, &w);
   /* C at L0C:0x1c00: n = 16 is one 1 KiB fractal (ends at 0x2000); n = 17 is two */
-  ok = mmad(16, 16, 32);
+  ok = ib_mmad(ISA_INT8, 16, 16, 32);
   ok.u.mmad.dst.off = 0x1c00;
   expect_ok(ok);
   bad = ok;
@@ -481,7 +410,7 @@ static void test_sim_faults_mmad_fractals_past_a_buffer(void **state) {
               "read of L0C [0x1c00, 0x2400) goes past its 8192 bytes");
   expect_fault(bad, &w);
   /* the bias row: n int32 in BT (1024 bytes): n = 256 at 0 fits, at 0x40 it does not */
-  ok = mmad(16, 256, 32);
+  ok = ib_mmad(ISA_INT8, 16, 256, 32);
   ok.u.mmad.bias_en = 1;
   ok.u.mmad.bias = (isa_addr){ISA_MEM_BT, 0};
   sim_config c;
@@ -562,17 +491,17 @@ static void test_sim_faults_wrong_memory(void **state) {
               "fixpipe", "fixpipe: operand dst names UB, which fixpipe cannot access");
   expect_fault(in, &w);
   /* the families' own address fields */
-  in = mmad(16, 16, 32);
+  in = ib_mmad(ISA_INT8, 16, 16, 32);
   in.u.mmad.a.mem = ISA_MEM_L0B;
   w = (want)W(ISA_FAULT_BAD_MEM, "bad-memory", "a", ISA_MEM_L0B, ISA_MEMBIT(L0A), "mmad",
               "mmad: operand a names L0B; A must be in L0A");
   expect_fault(in, &w);
-  in = mmad(16, 16, 32);
+  in = ib_mmad(ISA_INT8, 16, 16, 32);
   in.u.mmad.b.mem = ISA_MEM_L1;
   w = (want)W(ISA_FAULT_BAD_MEM, "bad-memory", "b", ISA_MEM_L1, ISA_MEMBIT(L0B), "mmad",
               "mmad: operand b names L1; B must be in L0B");
   expect_fault(in, &w);
-  in = mmad(16, 16, 32);
+  in = ib_mmad(ISA_INT8, 16, 16, 32);
   in.u.mmad.bias_en = 1;
   in.u.mmad.bias = (isa_addr){ISA_MEM_UB, 0};
   w = (want)W(ISA_FAULT_BAD_MEM, "bad-memory", "bias", ISA_MEM_UB, ISA_MEMBIT(BT), "mmad",
@@ -597,15 +526,15 @@ static void test_sim_faults_wrong_memory(void **state) {
 
 static void test_sim_faults_field_out_of_range(void **state) {
   (void)state;
-  isa_insn in = mmad(4096, 16, 32);
+  isa_insn in = ib_mmad(ISA_INT8, 4096, 16, 32);
   want w = W(ISA_FAULT_FIELD_RANGE, "field-range", "m", 4096, 4095, "mmad",
              "mmad: m = 4096 is out of range [1, 4095]");
   expect_fault(in, &w);
-  in = mmad(16, 16, 0);
+  in = ib_mmad(ISA_INT8, 16, 16, 0);
   w = (want)W(ISA_FAULT_FIELD_RANGE, "field-range", "k", 0, 1, "mmad",
               "mmad: k = 0 is out of range [1, 4095]");
   expect_fault(in, &w);
-  in = mmad(16, 16, 32);
+  in = ib_mmad(ISA_INT8, 16, 16, 32);
   in.u.mmad.init_c = 0;
   in.u.mmad.bias_en = 1;
   in.u.mmad.bias = (isa_addr){ISA_MEM_BT, 0};
@@ -658,7 +587,7 @@ static void test_sim_faults_field_out_of_range(void **state) {
 
 static void test_sim_faults_unsupported_dtypes(void **state) {
   (void)state;
-  isa_insn in = mmad(16, 16, 32);
+  isa_insn in = ib_mmad(ISA_INT8, 16, 16, 32);
   in.u.mmad.dtype = ISA_FP32;
   want w = W(ISA_FAULT_DTYPE, "dtype", "dtype", ISA_FP32, 0, "mmad",
              "mmad: dtype fp32 is not a cube input type (int8, int4, fp16, bf16)");
@@ -774,7 +703,7 @@ static void test_sim_faults_index_counts_the_cores_instructions(void **state) {
   isa_insn g = good();
   for (int i = 0; i < 5; i++) assert_int_equal(sim_core_issue(c1, &g), CS_OK);
   for (int i = 0; i < 2; i++) assert_int_equal(sim_core_issue(c0, &g), CS_OK);
-  isa_insn bad = mmad(16, 16, 32);
+  isa_insn bad = ib_mmad(ISA_INT8, 16, 16, 32);
   bad.u.mmad.n = 4096;
   assert_int_equal(sim_core_issue(c0, &bad), CS_EFAULT);
   const sim_fault *f = sim_core_fault(c0);

@@ -14,4 +14,20 @@ isa_insn ib_flag(isa_op op, isa_pipe src, isa_pipe dst, uint32_t event_id);
 /* pipe_barrier (pipe may be ISA_PIPE_ALL, or out of range for fault tests). */
 isa_insn ib_barrier(uint32_t pipe);
 
+/* ND rows x cols in GM at gm_off -> NZ in L1 at l1_off: one matrix, rows packed (C0 blocks
+ * rows rounded up to 16 apart, docs/ISA.md "Building mmad's operands"). */
+isa_insn ib_nd2nz(isa_dtype t, uint64_t l1_off, uint64_t gm_off, uint32_t rows, uint32_t cols);
+/* load_l0a or load_l0b (by op) from L1:src_off into L0A/L0B:dst_off, no destination gap. */
+isa_insn ib_load2d(isa_op op, isa_dtype t, uint64_t dst_off, uint64_t src_off, uint32_t start_index,
+                   uint32_t repeat_times, uint32_t src_stride, uint32_t if_transpose);
+/* C (L0C:0) = A (L0A:0) * B (L0B:0), init_c = 1, no bias. */
+isa_insn ib_mmad(isa_dtype t, uint32_t m, uint32_t n, uint32_t k);
+/* An m x n int32 tile of L0C:0 (rows rounded up to 16 between column blocks) out to dst as one
+ * ND matrix of row stride n, with the scalar word S = 1, scale 1.0. */
+isa_insn ib_fixpipe_nd(isa_mem dst, uint64_t dst_off, isa_quant_mode q, isa_dtype out, uint32_t m,
+                       uint32_t n);
+/* vdeq of rows x cols on UB, rows packed (row strides = cols). */
+isa_insn ib_vdeq(uint64_t dst_off, uint64_t src_off, uint64_t scale_off, isa_dtype out, uint32_t rows,
+                 uint32_t cols);
+
 #endif

@@ -413,28 +413,17 @@ static void test_summary_csv_one_row_per_core(void **state) {
 
 /* ---- the cube roofline ------------------------------------------------------------------ */
 
-static isa_insn mmad(isa_dtype t, uint32_t m, uint32_t n, uint32_t k) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_MMAD;
-  in.u.mmad.dtype = t;
-  in.u.mmad.m = m;
-  in.u.mmad.n = n;
-  in.u.mmad.k = k;
-  return in;
-}
-
 static void test_summary_ideal_cube_cycles_per_dtype(void **state) {
   (void)state;
   sim_config cfg;
   sim_config_defaults(&cfg);
   isa_insn s[6];
-  s[0] = mmad(ISA_FP16, 128, 256, 64);  /* 2097152 MACs / 4096 = 512 (the calibration tile) */
-  s[1] = mmad(ISA_INT8, 16, 16, 64);    /* 16384 / 8192 = 2 */
-  s[2] = mmad(ISA_INT4, 1, 1, 1);       /* 1 / 16384: no padding to fractals */
-  s[3] = mmad(ISA_BF16, 17, 3, 5);      /* 255 / 4096 */
+  s[0] = ib_mmad(ISA_FP16, 128, 256, 64);  /* 2097152 MACs / 4096 = 512 (the calibration tile) */
+  s[1] = ib_mmad(ISA_INT8, 16, 16, 64);    /* 16384 / 8192 = 2 */
+  s[2] = ib_mmad(ISA_INT4, 1, 1, 1);       /* 1 / 16384: no padding to fractals */
+  s[3] = ib_mmad(ISA_BF16, 17, 3, 5);      /* 255 / 4096 */
   s[4] = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_M, ISA_PIPE_FIX, 0); /* not an mmad */
-  s[5] = mmad(ISA_UINT8, 32, 32, 32);   /* 32768 / 8192 = 4 */
+  s[5] = ib_mmad(ISA_UINT8, 32, 32, 32);   /* 32768 / 8192 = 4 */
   double want = 512.0 + 2.0 + 1.0 / 16384.0 + 255.0 / 4096.0 + 4.0;
   assert_true(fabs(trc_ideal_cube_cycles(&cfg, s, 6) - want) < 1e-12);
   assert_true(trc_ideal_cube_cycles(&cfg, s, 0) == 0.0);
