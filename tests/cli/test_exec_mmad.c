@@ -148,7 +148,7 @@ static void write_program(const files *f, bool with_wait_m) {
   write_text(f->prog, text);
 }
 
-/* The configuration of tests/sim/test_engine.c, with round numbers (1000 MHz: 1 GB/s = 1
+/* sb_round_config of tests/support/sim_build.h, with round numbers (1000 MHz: 1 GB/s = 1
  * byte/cycle); the keys the program does not use keep their defaults. */
 static const char chip_yaml[] =
     "chip:\n  cores: 1\n  clock_mhz: 1000\n"

@@ -2,9 +2,9 @@
  * boundaries of its fractal count, k0 from the configuration, the MTE1 links, the fixpipe's
  * element rate as a GM bandwidth cap, the vector rate, a whole single-tile pipeline joined by
  * flags, set_flag leaving its pipe free, pipe_barrier on one pipe, and a deadlock from a full
- * queue. Every cycle count is derived by hand in the comments from the configuration below;
- * start and end cycles of single instructions are read back from the trace (args.start_cycle,
- * args.end_cycle; traces/FORMAT.md). */
+ * queue. Every cycle count is derived by hand in the comments from sb_round_config
+ * (tests/support/sim_build.h); start and end cycles of single instructions are read back from
+ * the trace (args.start_cycle, args.end_cycle; traces/FORMAT.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,45 +20,7 @@
 #include "sim/sim_trace.h"
 #include "support/json_check.h"
 #include "support/insn_build.h"
-
-/* The configuration with round numbers of tests/sim/test_engine.c (1000 MHz, so 1 GB/s is
- * 1 byte/cycle):
- *   dispatch 1 cycle (the first instruction enters its queue at cycle 1), queues of 16;
- *   MTE2 64 B/cycle, latency 10; MTE3 64 B/cycle, latency 10;
- *   MTE1 L1->L0A 256, L1->L0B 128, L1->BT 32, L1->FB 32 B/cycle, latency 5;
- *   cube: head 2 cycles, latency 3; macs/cycle are the defaults: fp16 4096 and bf16 4096
- *     (k0 = 4096 / 256 = 16), int8 8192 (k0 32), int4 16384 (k0 64);
- *   fixpipe 64 elements/cycle, latency 7; vector 256 B/cycle, latency 4;
- *   HBM 128 B/cycle; L2 off unless a test turns it on (then 256 B/cycle, hit 20, miss 100):
- *   with L2 off every GM access, read or write, adds the miss latency 100. */
-static void test_config(sim_config *c) {
-  sim_config_defaults(c);
-  c->chip_cores = 1;
-  c->chip_clock_mhz = 1000;
-  c->scalar_dispatch_cycles = 1;
-  c->mte2_queue_depth = c->mte1_queue_depth = c->cube_queue_depth = 16;
-  c->fixpipe_queue_depth = c->mte3_queue_depth = c->vector_queue_depth = 16;
-  c->mte2_gm_bytes_per_cycle = 64;
-  c->mte2_latency_cycles = 10;
-  c->mte3_gm_bytes_per_cycle = 64;
-  c->mte3_latency_cycles = 10;
-  c->mte1_l0a_bytes_per_cycle = 256;
-  c->mte1_l0b_bytes_per_cycle = 128;
-  c->mte1_bt_bytes_per_cycle = 32;
-  c->mte1_fb_bytes_per_cycle = 32;
-  c->mte1_latency_cycles = 5;
-  c->cube_head_cycles = 2;
-  c->cube_latency_cycles = 3;
-  c->fixpipe_elements_per_cycle = 64;
-  c->fixpipe_latency_cycles = 7;
-  c->vector_bytes_per_cycle = 256;
-  c->vector_latency_cycles = 4;
-  c->gm_hbm_gb_per_s = 128;
-  c->l2_enabled = false;
-  c->l2_gb_per_s = 256;
-  c->l2_hit_latency_cycles = 20;
-  c->l2_miss_latency_cycles = 100;
-}
+#include "support/sim_build.h"
 
 #define MAX_INSNS 32
 
@@ -86,7 +48,7 @@ static void setup_with(fixture *f, const sim_config *c) {
 
 static void setup(fixture *f) {
   sim_config c;
-  test_config(&c);
+  sb_round_config(&c, 1);
   setup_with(f, &c);
 }
 
@@ -95,14 +57,7 @@ static void teardown(fixture *f) {
   sim_destroy(f->s);
 }
 
-static void issue(fixture *f, isa_insn in) {
-  sim_core *c = sim_get_core(f->s, 0);
-  if (sim_core_issue(c, &in) != CS_OK) {
-    char msg[512];
-    sim_fault_describe(sim_core_fault(c), msg, sizeof msg);
-    fail_msg("issue failed: %s", msg);
-  }
-}
+static void issue(fixture *f, isa_insn in) { sb_issue(f->s, 0, in); }
 
 /* Replays with a trace and reads every instruction's cycles back from its X event. */
 static cs_status run(fixture *f) {
@@ -175,7 +130,7 @@ static void expect_mmad(const sim_config *c, isa_dtype t, uint32_t m, uint32_t n
 static void test_sim_cube_mmad_per_dtype_at_the_fractal_boundary(void **state) {
   (void)state;
   sim_config c;
-  test_config(&c);
+  sb_round_config(&c, 1);
   static const struct {
     isa_dtype t;
     uint32_t k0;
@@ -203,7 +158,7 @@ static void test_sim_cube_k0_follows_macs_per_cycle(void **state) {
     uint64_t k0, fractals;
   } int8_rates[] = {{8192, 32, 16}, {4096, 16, 32}, {16384, 64, 8}};
   for (size_t i = 0; i < sizeof int8_rates / sizeof int8_rates[0]; i++) {
-    test_config(&c);
+    sb_round_config(&c, 1);
     c.cube_macs_per_cycle_int8 = int8_rates[i].macs;
     fixture f;
     setup_with(&f, &c);
@@ -213,7 +168,7 @@ static void test_sim_cube_k0_follows_macs_per_cycle(void **state) {
     /* the other types keep their rates */
     expect_mmad(&c, ISA_FP16, 32, 32, 64, 16);
   }
-  test_config(&c);
+  sb_round_config(&c, 1);
   c.cube_macs_per_cycle_fp16 = 8192;
   expect_mmad(&c, ISA_FP16, 32, 32, 64, 8);
   expect_mmad(&c, ISA_BF16, 32, 32, 64, 16); /* bf16 has its own rate */
@@ -307,7 +262,7 @@ static void test_sim_cube_bias_table_and_fixpipe_buffer_copies(void **state) {
 static void test_sim_cube_fixpipe_rate_is_a_gm_bandwidth_cap(void **state) {
   (void)state;
   sim_config c;
-  test_config(&c);
+  sb_round_config(&c, 1);
   c.gm_hbm_gb_per_s = 1024;
   static const struct {
     isa_quant_mode q;
@@ -331,7 +286,7 @@ static void test_sim_cube_fixpipe_rate_is_a_gm_bandwidth_cap(void **state) {
     teardown(&f);
   }
   /* GM slower than the cap */
-  test_config(&c);
+  sb_round_config(&c, 1);
   fixture f;
   setup_with(&f, &c);
   issue(&f, ib_fixpipe_nd(ISA_MEM_GM, f.c, ISA_QUANT_NO_QUANT, ISA_INT32, 16, 32));
@@ -339,7 +294,7 @@ static void test_sim_cube_fixpipe_rate_is_a_gm_bandwidth_cap(void **state) {
   assert_times(&f, 0, 1, 17, 124);
   teardown(&f);
   /* L2 on */
-  test_config(&c);
+  sb_round_config(&c, 1);
   c.l2_enabled = true;
   setup_with(&f, &c);
   issue(&f, ib_fixpipe_nd(ISA_MEM_GM, f.c, ISA_QUANT_DEQF16, ISA_FP16, 16, 32));
@@ -547,7 +502,7 @@ static void test_sim_cube_full_queue_deadlocks(void **state) {
   (void)state;
   for (uint64_t depth = 1; depth <= 2; depth++) {
     sim_config c;
-    test_config(&c);
+    sb_round_config(&c, 1);
     c.mte2_queue_depth = c.mte1_queue_depth = c.cube_queue_depth = depth;
     c.fixpipe_queue_depth = c.mte3_queue_depth = c.vector_queue_depth = depth;
     fixture f;

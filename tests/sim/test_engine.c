@@ -1,5 +1,6 @@
 /* Tests of the timing engine: each rule of DESIGN.md §6 / docs/TIMING.md at its boundary, with
- * cycle counts derived by hand in the comments from the test configuration below. */
+ * cycle counts derived by hand in the comments from sb_round_config (tests/support/sim_build.h,
+ * with 2 cores). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,42 +12,7 @@
 
 #include "sim/sim.h"
 #include "support/insn_build.h"
-
-/* A configuration with round numbers (1000 MHz, so 1 GB/s = 1 byte/cycle):
- *   dispatch 1 cycle, queues of 16;
- *   MTE2 64 B/cycle per core, latency 10; MTE3 64 B/cycle, latency 10;
- *   MTE1 L0A 256, L0B 128, BT 32, FB 32 B/cycle, latency 5;
- *   cube head 2, latency 3; fixpipe 64 elements/cycle, latency 7; vector 256 B/cycle, latency 4;
- *   HBM 128 B/cycle; L2 off unless a test turns it on (then 256 B/cycle, hit 20, miss 100).
- * With L2 off every GM access pays the miss latency (100). */
-static void test_config(sim_config *c) {
-  sim_config_defaults(c);
-  c->chip_cores = 2;
-  c->chip_clock_mhz = 1000;
-  c->scalar_dispatch_cycles = 1;
-  c->mte2_queue_depth = c->mte1_queue_depth = c->cube_queue_depth = 16;
-  c->fixpipe_queue_depth = c->mte3_queue_depth = c->vector_queue_depth = 16;
-  c->mte2_gm_bytes_per_cycle = 64;
-  c->mte2_latency_cycles = 10;
-  c->mte3_gm_bytes_per_cycle = 64;
-  c->mte3_latency_cycles = 10;
-  c->mte1_l0a_bytes_per_cycle = 256;
-  c->mte1_l0b_bytes_per_cycle = 128;
-  c->mte1_bt_bytes_per_cycle = 32;
-  c->mte1_fb_bytes_per_cycle = 32;
-  c->mte1_latency_cycles = 5;
-  c->cube_head_cycles = 2;
-  c->cube_latency_cycles = 3;
-  c->fixpipe_elements_per_cycle = 64;
-  c->fixpipe_latency_cycles = 7;
-  c->vector_bytes_per_cycle = 256;
-  c->vector_latency_cycles = 4;
-  c->gm_hbm_gb_per_s = 128;
-  c->l2_enabled = false;
-  c->l2_gb_per_s = 256;
-  c->l2_hit_latency_cycles = 20;
-  c->l2_miss_latency_cycles = 100;
-}
+#include "support/sim_build.h"
 
 typedef struct fixture {
   sim *s;
@@ -64,7 +30,7 @@ static void setup_with(fixture *f, const sim_config *c) {
 
 static void setup(fixture *f) {
   sim_config c;
-  test_config(&c);
+  sb_round_config(&c, 2);
   setup_with(f, &c);
 }
 
@@ -73,14 +39,7 @@ static void teardown(fixture *f) {
   sim_destroy(f->s);
 }
 
-static void issue(fixture *f, unsigned core, isa_insn in) {
-  cs_status st = sim_core_issue(sim_get_core(f->s, core), &in);
-  if (st != CS_OK) {
-    char msg[512];
-    sim_fault_describe(sim_core_fault(sim_get_core(f->s, core)), msg, sizeof msg);
-    fail_msg("issue failed: %s", msg);
-  }
-}
+static void issue(fixture *f, unsigned core, isa_insn in) { sb_issue(f->s, core, in); }
 
 static cs_status run(fixture *f, bool allow_hazards) {
   sim_result_free(&f->res);
@@ -177,7 +136,7 @@ static void test_sim_engine_full_queue_stalls_dispatch(void **state) {
   (void)state;
   sim_config c;
   for (int depth = 2; depth <= 16; depth += 14) {
-    test_config(&c);
+    sb_round_config(&c, 2);
     c.mte2_queue_depth = c.mte1_queue_depth = c.cube_queue_depth = (uint64_t)depth;
     c.fixpipe_queue_depth = c.mte3_queue_depth = c.vector_queue_depth = (uint64_t)depth;
     fixture f;
@@ -199,7 +158,7 @@ static void test_sim_engine_full_queue_stalls_dispatch(void **state) {
 static void test_sim_engine_two_cores_share_gm_bandwidth(void **state) {
   (void)state;
   sim_config c;
-  test_config(&c);
+  sb_round_config(&c, 2);
   c.gm_hbm_gb_per_s = 64;
   for (unsigned cores = 1; cores <= 2; cores++) {
     fixture f;
@@ -221,7 +180,7 @@ static void test_sim_engine_two_cores_share_gm_bandwidth(void **state) {
 static void test_sim_engine_rates_are_recomputed_when_a_transfer_ends(void **state) {
   (void)state;
   sim_config c;
-  test_config(&c);
+  sb_round_config(&c, 2);
   c.gm_hbm_gb_per_s = 64;
   fixture f;
   setup_with(&f, &c);
@@ -240,7 +199,7 @@ static void test_sim_engine_rates_are_recomputed_when_a_transfer_ends(void **sta
 static void test_sim_engine_second_read_hits_l2(void **state) {
   (void)state;
   sim_config c;
-  test_config(&c);
+  sb_round_config(&c, 2);
   c.l2_enabled = true;
   c.gm_hbm_gb_per_s = 64;
   c.mte2_gm_bytes_per_cycle = 128;
@@ -318,7 +277,7 @@ static void test_sim_engine_reuse_before_read_is_a_war_hazard(void **state) {
   for (int with_flag = 0; with_flag <= 1; with_flag++) {
     fixture f;
     sim_config c;
-    test_config(&c);
+    sb_round_config(&c, 2);
     c.buffers_bt_bytes = 1024;
     setup_with(&f, &c);
     issue(&f, 0, ib_copy(ISA_OP_COPY_L1_BT, ISA_MEM_BT, 0, ISA_MEM_L1, 0, 1024));
@@ -464,8 +423,8 @@ static void test_sim_engine_wait_on_scalar_holds_dispatch(void **state) {
 static void test_sim_engine_two_simulators_are_independent(void **state) {
   (void)state;
   sim_config c1, c2;
-  test_config(&c1);
-  test_config(&c2);
+  sb_round_config(&c1, 2);
+  sb_round_config(&c2, 2);
   c2.mte2_gm_bytes_per_cycle = 32;
   c2.mte2_latency_cycles = 0;
   fixture f1, f2;

@@ -22,6 +22,7 @@
 #include "sim/sim_trace.h"
 #include "support/json_check.h"
 #include "support/insn_build.h"
+#include "support/sim_build.h"
 
 #define CHIP_PID 1000000u
 
@@ -51,58 +52,8 @@ static bool exists(const char *path) {
   return stat(path, &st) == 0;
 }
 
-static sim *make_sim(unsigned cores) {
-  sim_config cfg;
-  sim_config_defaults(&cfg);
-  cfg.mte2_gm_bytes_per_cycle = 128; /* the hand derivations below use 128 B/cycle */
-  cfg.chip_cores = cores;
-  sim *s = NULL;
-  cs_err err;
-  assert_int_equal(sim_create(&cfg, NULL, &s, &err), CS_OK);
-  return s;
-}
-
-static void issue(sim *s, unsigned core, const isa_insn *in) {
-  assert_int_equal(sim_core_issue(sim_get_core(s, core), in), CS_OK);
-}
-
-/* The program of the main test, on 2 cores with the default configuration:
- *   core 0: copy_gm_ub 4096 B (A -> UB:0); set_flag MTE2->MTE3 #0; wait_flag MTE2->MTE3 #0;
- *           copy_ub_gm 4096 B (UB:0 -> B)
- *   core 1: copy_gm_ub 2048 B (C -> UB:0); set_flag MTE2->S #1; wait_flag MTE2->S #1 (held by
- *           the dispatcher); copy_ub_gm 2048 B (UB:0 -> D); pipe_barrier ALL */
-typedef struct prog {
-  uint64_t a, b, c, d; /* GM addresses */
-} prog;
-
-static void build_program(sim *s, prog *p) {
-  cs_err err;
-  assert_int_equal(sim_gm_alloc(s, "A", 4096, &p->a, &err), CS_OK);
-  assert_int_equal(sim_gm_alloc(s, "B", 4096, &p->b, &err), CS_OK);
-  assert_int_equal(sim_gm_alloc(s, "C", 2048, &p->c, &err), CS_OK);
-  assert_int_equal(sim_gm_alloc(s, "D", 2048, &p->d, &err), CS_OK);
-  isa_insn in;
-  in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, p->a, 4096);
-  issue(s, 0, &in);
-  in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
-  issue(s, 0, &in);
-  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
-  issue(s, 0, &in);
-  in = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, p->b, ISA_MEM_UB, 0, 4096);
-  issue(s, 0, &in);
-  in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, p->c, 2048);
-  issue(s, 1, &in);
-  in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
-  issue(s, 1, &in);
-  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
-  issue(s, 1, &in);
-  in = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, p->d, ISA_MEM_UB, 0, 2048);
-  issue(s, 1, &in);
-  in = ib_barrier(ISA_PIPE_ALL);
-  issue(s, 1, &in);
-}
-
-/* Expected replay, by hand (DESIGN.md §6, default config: dispatch 4 cycles; MTE2/MTE3 128
+/* The main test's program is sb_two_core_program (tests/support/sim_build.h) on sb_trace_sim(2).
+ * Expected replay, by hand (DESIGN.md §6, default config: dispatch 4 cycles; MTE2/MTE3 128
  * B/cycle and 32 cycles; L2 miss 500 / hit 200 cycles; HBM 1800 GB/s = 973 B/cycle, so two
  * 128 B/cycle reads are capped by their cores, not shared):
  *   core 0: copy_gm_ub dispatched 4, streams 4..36 (16 cycles with core 1's read, both at 128
@@ -208,7 +159,7 @@ static void run_traced(sim *s, const char *path, bool keep, sim_result *r) {
 typedef struct fixture {
   tmpdir td;
   sim *s;
-  prog p;
+  sb_two_core_gm p;
   sim_result r;
   jc_doc *doc;
   const jc_value *events;
@@ -217,8 +168,8 @@ typedef struct fixture {
 static int setup_run(void **state) {
   fixture *fx = calloc(1, sizeof *fx);
   tmpdir_make(&fx->td);
-  fx->s = make_sim(2);
-  build_program(fx->s, &fx->p);
+  fx->s = sb_trace_sim(2);
+  sb_two_core_program(fx->s, &fx->p);
   run_traced(fx->s, fx->td.path, true, &fx->r);
   fx->doc = load(fx->td.path);
   fx->events = jc_get(jc_root(fx->doc), "traceEvents");
@@ -430,7 +381,7 @@ static void test_trace_of_zero_instructions_is_valid_json(void **state) {
   (void)state;
   tmpdir td;
   tmpdir_make(&td);
-  sim *s = make_sim(1);
+  sim *s = sb_trace_sim(1);
   sim_result r;
   run_traced(s, td.path, true, &r);
   assert_int_equal(r.total_cycles, 0);
@@ -457,12 +408,12 @@ static void test_trace_of_one_instruction_is_valid_json(void **state) {
   (void)state;
   tmpdir td;
   tmpdir_make(&td);
-  sim *s = make_sim(1);
+  sim *s = sb_trace_sim(1);
   uint64_t a;
   cs_err err;
   assert_int_equal(sim_gm_alloc(s, "A", 512, &a, &err), CS_OK);
   isa_insn in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x200, ISA_MEM_GM, a, 512);
-  issue(s, 0, &in);
+  sb_issue(s, 0, in);
   sim_result r;
   run_traced(s, td.path, true, &r);
   jc_doc *d = load(td.path);
@@ -484,9 +435,9 @@ static void test_trace_keep_false_leaves_no_file(void **state) {
   (void)state;
   tmpdir td;
   tmpdir_make(&td);
-  sim *s = make_sim(2);
-  prog p;
-  build_program(s, &p);
+  sim *s = sb_trace_sim(2);
+  sb_two_core_gm p;
+  sb_two_core_program(s, &p);
   cs_err err;
   sim_trace *t = NULL;
   assert_int_equal(sim_trace_open(td.path, sim_get_config(s), &t, &err), CS_OK);
@@ -525,9 +476,9 @@ static void test_trace_write_failure_keeps_nothing(void **state) {
   (void)state;
   tmpdir td;
   tmpdir_make(&td);
-  sim *s = make_sim(2);
-  prog p;
-  build_program(s, &p);
+  sim *s = sb_trace_sim(2);
+  sb_two_core_gm p;
+  sb_two_core_program(s, &p);
   cs_err err;
   struct rlimit old;
   assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);

@@ -21,60 +21,14 @@
 #include "support/json_check.h"
 #include "traces/trc_summary.h"
 #include "support/insn_build.h"
+#include "support/sim_build.h"
 
 /* ---- the program ------------------------------------------------------------------------ */
 
-static sim *make_sim(unsigned cores) {
-  sim_config cfg;
-  sim_config_defaults(&cfg);
-  cfg.mte2_gm_bytes_per_cycle = 128; /* the hand derivations below use 128 B/cycle */
-  cfg.chip_cores = cores;
-  sim *s = NULL;
-  cs_err err;
-  assert_int_equal(sim_create(&cfg, NULL, &s, &err), CS_OK);
-  return s;
-}
-
-static void issue(sim *s, unsigned core, const isa_insn *in) {
-  assert_int_equal(sim_core_issue(sim_get_core(s, core), in), CS_OK);
-}
-
-/* core 0: copy_gm_ub 4096 B; set_flag MTE2->MTE3; wait_flag MTE2->MTE3; copy_ub_gm 4096 B
- * core 1: copy_gm_ub 2048 B; set_flag MTE2->S; wait_flag MTE2->S; copy_ub_gm 2048 B;
- *         pipe_barrier ALL
- * By hand (tests/sim/test_trace.c derives each cycle): core 0 finishes at 832, core 1 at 804;
+/* sb_two_core_program (tests/support/sim_build.h) on sb_trace_sim(2). By hand
+ * (tests/sim/test_trace.c derives each cycle): core 0 finishes at 832, core 1 at 804;
  * MTE2 busy 32 + 16, MTE3 busy 32 + 16; core 1's dispatch stalls 12..552 on the wait_flag and
  * 560..804 on the barrier (784 cycles); GM streams 4..36 and 556..600 (76 cycles). */
-static void build_program(sim *s) {
-  cs_err err;
-  uint64_t a, b, c, d;
-  assert_int_equal(sim_gm_alloc(s, "A", 4096, &a, &err), CS_OK);
-  assert_int_equal(sim_gm_alloc(s, "B", 4096, &b, &err), CS_OK);
-  assert_int_equal(sim_gm_alloc(s, "C", 2048, &c, &err), CS_OK);
-  assert_int_equal(sim_gm_alloc(s, "D", 2048, &d, &err), CS_OK);
-  isa_insn in;
-  in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, a, 4096);
-  issue(s, 0, &in);
-  in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
-  issue(s, 0, &in);
-  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
-  issue(s, 0, &in);
-  in = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, b, ISA_MEM_UB, 0, 4096);
-  issue(s, 0, &in);
-  in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, c, 2048);
-  issue(s, 1, &in);
-  in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
-  issue(s, 1, &in);
-  in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_S, 1);
-  issue(s, 1, &in);
-  in = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, d, ISA_MEM_UB, 0, 2048);
-  issue(s, 1, &in);
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_PIPE_BARRIER;
-  in.u.barrier.pipe = ISA_PIPE_ALL;
-  issue(s, 1, &in);
-}
-
 typedef struct fixture {
   sim *s;
   sim_result r;
@@ -82,8 +36,8 @@ typedef struct fixture {
 
 static int setup_run(void **state) {
   fixture *fx = calloc(1, sizeof *fx);
-  fx->s = make_sim(2);
-  build_program(fx->s);
+  fx->s = sb_trace_sim(2);
+  sb_two_core_program(fx->s, NULL);
   cs_err err;
   assert_int_equal(sim_run(fx->s, NULL, &fx->r, &err), CS_OK);
   *state = fx;
@@ -447,16 +401,16 @@ static void test_summary_msprof_names(void **state) {
 
 static void test_summary_reports_hazards(void **state) {
   (void)state;
-  sim *s = make_sim(1);
+  sim *s = sb_trace_sim(1);
   cs_err err;
   uint64_t a, b;
   assert_int_equal(sim_gm_alloc(s, "A", 1024, &a, &err), CS_OK);
   assert_int_equal(sim_gm_alloc(s, "B", 1024, &b, &err), CS_OK);
   /* reads UB before the copy into it completes: no flag between MTE2 and MTE3 */
   isa_insn in = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, a, 1024);
-  issue(s, 0, &in);
+  sb_issue(s, 0, in);
   in = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, b, ISA_MEM_UB, 0, 1024);
-  issue(s, 0, &in);
+  sb_issue(s, 0, in);
   sim_run_options opt = {NULL, true};
   sim_result r;
   assert_int_equal(sim_run(s, &opt, &r, &err), CS_OK);
@@ -491,9 +445,9 @@ static void test_summary_reports_hazards(void **state) {
 
 static void test_summary_reports_deadlock(void **state) {
   (void)state;
-  sim *s = make_sim(1);
+  sim *s = sb_trace_sim(1);
   isa_insn in = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 5);
-  issue(s, 0, &in);
+  sb_issue(s, 0, in);
   cs_err err;
   sim_result r;
   assert_int_equal(sim_run(s, NULL, &r, &err), CS_EDEADLOCK);
@@ -515,7 +469,7 @@ static void test_summary_reports_deadlock(void **state) {
 
 static void test_summary_of_an_empty_run(void **state) {
   (void)state;
-  sim *s = make_sim(3);
+  sim *s = sb_trace_sim(3);
   cs_err err;
   sim_result r;
   assert_int_equal(sim_run(s, NULL, &r, &err), CS_OK);
