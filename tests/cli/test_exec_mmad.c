@@ -20,6 +20,7 @@
 #include "base/cs_npy.h"
 #include "cli/cli.h"
 #include "support/json_check.h"
+#include "support/json_expect.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
@@ -286,9 +287,7 @@ static void test_cli_exec_mmad_tile_is_bit_exact_and_on_time(void **state) {
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
   check_output(&f, a, b);
-  jc_error je;
-  jc_doc *doc = jc_parse(r.out, strlen(r.out), &je);
-  if (!doc) fail_msg("summary JSON: %s at %u:%u", je.msg, je.line, je.column);
+  jc_doc *doc = je_parse(r.out, strlen(r.out));
   uint64_t v;
   assert_true(jc_get_u64(jc_root(doc), "total_cycles", &v));
   assert_int_equal(v, TOTAL_CYCLES);
@@ -321,9 +320,7 @@ static void test_cli_exec_mmad_trace(void **state) {
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
   free_result(&r);
-  jc_error je;
-  jc_doc *doc = jc_parse_file(f.trace, &je);
-  if (!doc) fail_msg("trace: %s at %u:%u", je.msg, je.line, je.column);
+  jc_doc *doc = je_parse_file(f.trace);
   static const char *const tracks[7] = {"SCALAR", "MTE2", "MTE1", "CUBE", "FIXP", "MTE3", "VECTOR"};
   static const struct {
     const char *name, *track;
@@ -412,9 +409,7 @@ static void test_cli_exec_mmad_missing_wait_is_a_hazard(void **state) {
            f.prog, first);
   assert_string_equal(r.err, want);
   check_output(&f, a, b);
-  jc_error je;
-  jc_doc *doc = jc_parse(r.out, strlen(r.out), &je);
-  if (!doc) fail_msg("summary JSON: %s at %u:%u", je.msg, je.line, je.column);
+  jc_doc *doc = je_parse(r.out, strlen(r.out));
   uint64_t v;
   assert_true(jc_get_u64(jc_root(doc), "total_cycles", &v));
   assert_int_equal(v, 184);

@@ -20,6 +20,7 @@
 #include "base/cs_npy.h"
 #include "cli/cli.h"
 #include "support/json_check.h"
+#include "support/json_expect.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
@@ -173,18 +174,6 @@ static void test_cli_run_seed_example_to_out(void **state) {
   tmp_free(&s.t);
 }
 
-static double num(const jc_value *root, const char *path) {
-  double v;
-  if (!jc_get_number(root, path, &v)) fail_msg("no number at %s", path);
-  return v;
-}
-
-static uint64_t u64(const jc_value *root, const char *path) {
-  uint64_t v;
-  if (!jc_get_u64(root, path, &v)) fail_msg("no integer at %s", path);
-  return v;
-}
-
 static void assert_close(double got, double want) {
   if (!(fabs(got - want) <= 1e-12 * fabs(want) + 1e-300)) fail_msg("%.17g != %.17g", got, want);
 }
@@ -193,37 +182,35 @@ static void assert_close(double got, double want) {
  * ceil(2/32) = 1 cycle plus the 910B's head of 10 (DESIGN.md §6) = 11 busy CUBE cycles; its 12
  * MACs are 12/8192 ideal cycles. Ratios are busy / (cores x total). */
 static void check_seed_json(const char *text, unsigned cores) {
-  jc_error je;
-  jc_doc *doc = jc_parse(text, strlen(text), &je);
-  if (!doc) fail_msg("JSON: %s at %u:%u\n%s", je.msg, je.line, je.column, text);
+  jc_doc *doc = je_parse(text, strlen(text));
   const jc_value *root = jc_root(doc);
   assert_string_equal(jc_get_string(root, "kernel"), "linear");
   assert_string_equal(jc_get_string(root, "outputs.output.dtype"), "fp16");
-  assert_int_equal(u64(root, "outputs.output.shape[0]"), 2);
-  assert_int_equal(u64(root, "outputs.output.shape[1]"), 3);
+  assert_int_equal(je_u64(root, "outputs.output.shape[0]"), 2);
+  assert_int_equal(je_u64(root, "outputs.output.shape[1]"), 3);
   assert_int_equal(jc_count(jc_get(root, "outputs.output.shape")), 2);
   assert_string_equal(jc_get_string(root, "inputs.weight.dtype"), "int8");
-  assert_int_equal(u64(root, "inputs.deq_scale.shape[0]"), 3);
+  assert_int_equal(je_u64(root, "inputs.deq_scale.shape[0]"), 3);
   assert_int_equal(jc_count(jc_get(root, "notes")), 0);
-  assert_int_equal(u64(root, "cores"), cores);
-  assert_int_equal(u64(root, "clock_mhz"), 1850);
-  uint64_t total = u64(root, "total_cycles");
+  assert_int_equal(je_u64(root, "cores"), cores);
+  assert_int_equal(je_u64(root, "clock_mhz"), 1850);
+  uint64_t total = je_u64(root, "total_cycles");
   assert_true(total > 11);
-  assert_close(num(root, "time_us"), (double)total / 1850.0);
+  assert_close(je_number(root, "time_us"), (double)total / 1850.0);
   double capacity = (double)cores * (double)total;
-  assert_close(num(root, "cube_utilization"), 12.0 / 8192.0 / capacity);
-  assert_int_equal(u64(root, "pipes.CUBE.busy_cycles"), 11);
-  assert_close(num(root, "pipes.CUBE.ratio"), 11.0 / capacity);
+  assert_close(je_number(root, "cube_utilization"), 12.0 / 8192.0 / capacity);
+  assert_int_equal(je_u64(root, "pipes.CUBE.busy_cycles"), 11);
+  assert_close(je_number(root, "pipes.CUBE.ratio"), 11.0 / capacity);
   const char *pipes[3] = {"MTE1", "MTE2", "FIXP"};
   for (int p = 0; p < 3; p++) {
     char path[64];
     snprintf(path, sizeof path, "pipes.%s.busy_cycles", pipes[p]);
-    uint64_t busy = u64(root, path);
+    uint64_t busy = je_u64(root, path);
     assert_true(busy > 0);
     snprintf(path, sizeof path, "pipes.%s.ratio", pipes[p]);
-    assert_close(num(root, path), (double)busy / capacity);
+    assert_close(je_number(root, path), (double)busy / capacity);
   }
-  assert_int_equal(u64(root, "pipes.MTE3.busy_cycles"), 0);
+  assert_int_equal(je_u64(root, "pipes.MTE3.busy_cycles"), 0);
   jc_free(doc);
 }
 
@@ -252,12 +239,11 @@ static void test_cli_run_check(void **state) {
   free_result(&r);
   r = run_cli("run", "linear", SEED_INS(s), "--check", "--json", NULL);
   expect_ok(&r);
-  jc_doc *doc = jc_parse(r.out, strlen(r.out), NULL);
-  assert_non_null(doc);
+  jc_doc *doc = je_parse(r.out, strlen(r.out));
   const jc_value *root = jc_root(doc);
-  assert_int_equal(u64(root, "check.mismatches"), 0);
-  assert_int_equal(u64(root, "check.output.compared"), 6);
-  assert_int_equal(u64(root, "check.output.mismatches"), 0);
+  assert_int_equal(je_u64(root, "check.mismatches"), 0);
+  assert_int_equal(je_u64(root, "check.output.compared"), 6);
+  assert_int_equal(je_u64(root, "check.output.mismatches"), 0);
   assert_true(jc_is(jc_get(root, "check.output.first"), JC_NULL));
   jc_free(doc);
   free_result(&r);
@@ -276,9 +262,7 @@ static void test_cli_run_trace(void **state) {
   snprintf(want, sizeof want, "\ntrace written to %s (open it in https://ui.perfetto.dev)\n", trace);
   assert_non_null(strstr(r.out, want));
   free_result(&r);
-  jc_error je;
-  jc_doc *doc = jc_parse_file(trace, &je);
-  if (!doc) fail_msg("trace: %s at %u:%u", je.msg, je.line, je.column);
+  jc_doc *doc = je_parse_file(trace);
   const jc_value *ev = jc_get(jc_root(doc), "traceEvents");
   assert_true(jc_is(ev, JC_ARRAY));
   unsigned mmads = 0, complete = 0;
@@ -316,19 +300,18 @@ static void test_cli_run_generated_inputs(void **state) {
   run_result r = run_cli("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
                          "--json", "--check", "--out", o1, NULL);
   expect_ok(&r);
-  jc_doc *doc = jc_parse(r.out, strlen(r.out), NULL);
-  assert_non_null(doc);
+  jc_doc *doc = je_parse(r.out, strlen(r.out));
   const jc_value *root = jc_root(doc);
-  assert_int_equal(u64(root, "inputs.x.shape[0]"), 24);
-  assert_int_equal(u64(root, "inputs.x.shape[1]"), 64);
-  assert_int_equal(u64(root, "inputs.weight.shape[0]"), 64);
-  assert_int_equal(u64(root, "inputs.weight.shape[1]"), 40);
-  assert_int_equal(u64(root, "inputs.bias.shape[0]"), 40);
-  assert_int_equal(u64(root, "inputs.deq_scale.shape[0]"), 40);
-  assert_int_equal(u64(root, "outputs.output.shape[0]"), 24);
-  assert_int_equal(u64(root, "outputs.output.shape[1]"), 40);
-  assert_int_equal(u64(root, "check.mismatches"), 0);
-  uint64_t cycles = u64(root, "total_cycles");
+  assert_int_equal(je_u64(root, "inputs.x.shape[0]"), 24);
+  assert_int_equal(je_u64(root, "inputs.x.shape[1]"), 64);
+  assert_int_equal(je_u64(root, "inputs.weight.shape[0]"), 64);
+  assert_int_equal(je_u64(root, "inputs.weight.shape[1]"), 40);
+  assert_int_equal(je_u64(root, "inputs.bias.shape[0]"), 40);
+  assert_int_equal(je_u64(root, "inputs.deq_scale.shape[0]"), 40);
+  assert_int_equal(je_u64(root, "outputs.output.shape[0]"), 24);
+  assert_int_equal(je_u64(root, "outputs.output.shape[1]"), 40);
+  assert_int_equal(je_u64(root, "check.mismatches"), 0);
+  uint64_t cycles = je_u64(root, "total_cycles");
   jc_free(doc);
   free_result(&r);
   r = run_cli("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
@@ -364,9 +347,8 @@ static void test_cli_run_generated_inputs(void **state) {
   r = run_cli("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
               "--timing-only", "--json", NULL);
   expect_ok(&r);
-  doc = jc_parse(r.out, strlen(r.out), NULL);
-  assert_non_null(doc);
-  assert_int_equal(u64(jc_root(doc), "total_cycles"), cycles);
+  doc = je_parse(r.out, strlen(r.out));
+  assert_int_equal(je_u64(jc_root(doc), "total_cycles"), cycles);
   jc_free(doc);
   free_result(&r);
   /* the other kernels generate their inputs too, and agree with their references */
@@ -511,9 +493,7 @@ static void names_of(const jc_value *arr, char *out, size_t n) {
 }
 
 static void check_kernels_json(const char *text) {
-  jc_error je;
-  jc_doc *doc = jc_parse(text, strlen(text), &je);
-  if (!doc) fail_msg("JSON: %s at %u:%u", je.msg, je.line, je.column);
+  jc_doc *doc = je_parse(text, strlen(text));
   const jc_value *root = jc_root(doc);
   assert_true(jc_is(root, JC_ARRAY));
   assert_int_equal(jc_count(root), 11); /* these four and the seven quantization operators */

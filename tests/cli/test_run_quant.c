@@ -17,6 +17,7 @@
 #include "base/cs_npy.h"
 #include "cli/cli.h"
 #include "support/json_check.h"
+#include "support/json_expect.h"
 
 /* ---- running the command ---- */
 
@@ -239,9 +240,7 @@ static void test_cli_run_quant_qlinear_from_files(void **state) {
   int status = pclose(p);
   assert_true(WIFEXITED(status));
   assert_int_equal(WEXITSTATUS(status), 0);
-  jc_error je;
-  jc_doc *doc = jc_parse(buf, n, &je);
-  if (!doc) fail_msg("%s: %s", je.msg, buf);
+  jc_doc *doc = je_parse(buf, n);
   assert_string_equal(jc_get_string(jc_root(doc), "kernel"), "onnx_qlinear_matmul");
   assert_string_equal(jc_get_string(jc_root(doc), "outputs.y.dtype"), "uint8");
   uint64_t macs = 0, cycles = 0;
@@ -291,9 +290,7 @@ static void test_cli_run_quant_fixpipe_note_in_json(void **state) {
     add(a, "y=%s/y%d.npy", d.path, fix);
     run_result r = run(a);
     assert_ok(&r);
-    jc_error je;
-    jc_doc *doc = jc_parse(r.out, strlen(r.out), &je);
-    if (!doc) fail_msg("%s", je.msg);
+    jc_doc *doc = je_parse(r.out, strlen(r.out));
     const jc_value *root = jc_root(doc);
     uint64_t v = 1;
     assert_true(jc_get_u64(root, "check.mismatches", &v));
@@ -346,9 +343,7 @@ static void generated(const char *op, const char *precision, const char *m, cons
   add(a, "--set=chip.cores=3");
   run_result r = run(a);
   if (r.rc != 0) fail_msg("%s %s %s/%s: exit %d: %s", op, precision ? precision : "", a_t, b_t, r.rc, r.err);
-  jc_error je;
-  jc_doc *doc = jc_parse(r.out, strlen(r.out), &je);
-  if (!doc) fail_msg("%s", je.msg);
+  jc_doc *doc = je_parse(r.out, strlen(r.out));
   const jc_value *root = jc_root(doc);
   uint64_t v = 1, cmp = 0;
   assert_true(jc_get_u64(root, "check.mismatches", &v));
@@ -469,9 +464,7 @@ static void test_cli_run_quant_kernels_lists_every_operator(void **state) {
   add(a, "--json");
   run_result r = run(a);
   assert_ok(&r);
-  jc_error je;
-  jc_doc *doc = jc_parse(r.out, strlen(r.out), &je);
-  if (!doc) fail_msg("%s", je.msg);
+  jc_doc *doc = je_parse(r.out, strlen(r.out));
   const jc_value *root = jc_root(doc);
   size_t nexp = sizeof expected_ops / sizeof expected_ops[0];
   assert_int_equal(jc_count(root), nexp);

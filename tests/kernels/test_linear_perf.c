@@ -16,6 +16,7 @@
 #include "sim/sim_trace.h"
 #include "support/json_check.h"
 #include "traces/trc_summary.h"
+#include "support/json_expect.h"
 
 static kn_ctx *linear(const sim_config *cfg, unsigned m, unsigned n, unsigned k, bool timing_only,
                       sim_trace *trace) {
@@ -103,9 +104,7 @@ static void test_linear_trace_shows_the_pipes_overlapping(void **state) {
   kn_ctx *ctx = linear(&cfg, 256, 512, 1024, true, t);
   assert_int_equal(sim_trace_close(t, true, &err), CS_OK);
   kn_ctx_destroy(ctx);
-  jc_error je;
-  jc_doc *d = jc_parse_file(path, &je);
-  if (!d) fail_msg("%s: %s", path, je.msg);
+  jc_doc *d = je_parse_file(path);
   const jc_value *ev = jc_get(jc_root(d), "traceEvents");
   spans mte2 = track(ev, "MTE2"), mte1 = track(ev, "MTE1"), cube = track(ev, "CUBE"), fix = track(ev, "FIXP");
   assert_true(mte2.n > 0 && mte1.n > 0 && cube.n > 0 && fix.n > 0);

@@ -19,6 +19,7 @@
 #include "kernels/kn_op.h"
 #include "sim/sim_trace.h"
 #include "support/json_check.h"
+#include "support/json_expect.h"
 
 /* ---- the operators, by slot ---------------------------------------------------------------- */
 
@@ -503,9 +504,7 @@ static void expected_note(const ref_out *r, char *out, size_t n) {
 
 /* CUBE slices in the trace, and the MACs their mmads report. */
 static void trace_cube(const char *path, uint64_t *cube_events, uint64_t *macs, const char *quant_pre) {
-  jc_error je;
-  jc_doc *d = jc_parse_file(path, &je);
-  if (!d) fail_msg("%s: %s at %u:%u", path, je.msg, je.line, je.column);
+  jc_doc *d = je_parse_file(path);
   const jc_value *ev = jc_get(jc_root(d), "traceEvents");
   assert_non_null(ev);
   *cube_events = *macs = 0;

@@ -21,6 +21,7 @@
 #include "support/json_check.h"
 #include "support/insn_build.h"
 #include "support/sim_build.h"
+#include "support/json_expect.h"
 
 #define MAX_INSNS 32
 
@@ -72,9 +73,7 @@ static cs_status run(fixture *f) {
   cs_status st = sim_run(f->s, &o, &f->res, &f->err);
   cs_err e2;
   assert_int_equal(sim_trace_close(tr, true, &e2), CS_OK);
-  jc_error je;
-  jc_doc *doc = jc_parse_file(path, &je);
-  if (!doc) fail_msg("trace: %s at %u:%u", je.msg, je.line, je.column);
+  jc_doc *doc = je_parse_file(path);
   memset(&f->t, 0, sizeof f->t);
   const jc_value *ev = jc_get(jc_root(doc), "traceEvents");
   for (size_t i = 0; i < jc_count(ev); i++) {

@@ -23,6 +23,7 @@
 #include "support/json_check.h"
 #include "support/insn_build.h"
 #include "support/sim_build.h"
+#include "support/json_expect.h"
 
 #define CHIP_PID 1000000u
 
@@ -87,37 +88,12 @@ static const expect_insn expected[] = {
 };
 #define N_EXPECTED (sizeof expected / sizeof expected[0])
 
-static uint64_t get_u64(const jc_value *v, const char *path) {
-  uint64_t x = 0;
-  if (!jc_get_u64(v, path, &x)) fail_msg("no unsigned integer at %s", path);
-  return x;
-}
-
-static double get_num(const jc_value *v, const char *path) {
-  double x = 0;
-  if (!jc_get_number(v, path, &x)) fail_msg("no number at %s", path);
-  return x;
-}
-
-static const char *get_str(const jc_value *v, const char *path) {
-  const char *s = jc_get_string(v, path);
-  if (!s) fail_msg("no string at %s", path);
-  return s;
-}
-
 /* Independent reference for the ts text: cycles / mhz microseconds rounded to 6 decimals, in
  * long double (exact for these magnitudes; ties cannot occur at 1850 MHz since 37 | 1850). */
 static void us_text(uint64_t cycles, uint64_t mhz, char *out, size_t n) {
   long double ps = roundl((long double)cycles * 1000000.0L / (long double)mhz);
   uint64_t p = (uint64_t)ps;
   snprintf(out, n, "%" PRIu64 ".%06" PRIu64, p / 1000000u, p % 1000000u);
-}
-
-static jc_doc *load(const char *path) {
-  jc_error e;
-  jc_doc *d = jc_parse_file(path, &e);
-  if (!d) fail_msg("%s: offset %zu (%u:%u): %s", path, e.offset, e.line, e.column, e.msg);
-  return d;
 }
 
 /* Index of the first event with this phase, pid and (if tid != 0) tid whose `key` (if non-NULL)
@@ -171,7 +147,7 @@ static int setup_run(void **state) {
   fx->s = sb_trace_sim(2);
   sb_two_core_program(fx->s, &fx->p);
   run_traced(fx->s, fx->td.path, true, &fx->r);
-  fx->doc = load(fx->td.path);
+  fx->doc = je_parse_file(fx->td.path);
   fx->events = jc_get(jc_root(fx->doc), "traceEvents");
   *state = fx;
   return 0;
@@ -196,15 +172,15 @@ static void test_trace_file_is_renamed_and_carries_the_config(void **state) {
   assert_true(jc_is(root, JC_OBJECT));
   /* only keys Perfetto knows: it ignores the rest of the file after an unknown top-level key */
   assert_int_equal(jc_count(root), 3);
-  assert_string_equal(get_str(root, "displayTimeUnit"), "ns");
-  assert_string_equal(get_str(root, "otherData.generator"), "cubesim");
-  assert_string_equal(get_str(root, "otherData.cubesim_version"), CUBESIM_VERSION);
-  assert_string_equal(get_str(root, "otherData.chip"), "ascend910b");
-  assert_int_equal(get_u64(root, "otherData.cores"), 2);
-  assert_int_equal(get_u64(root, "otherData.clock_mhz"), 1850);
-  assert_int_equal(get_u64(root, "otherData.config.chip.cores"), 2);
-  assert_int_equal(get_u64(root, "otherData.config.scalar.dispatch_cycles"), 4);
-  assert_int_equal(get_u64(root, "otherData.config.l2.line_bytes"), 512);
+  assert_string_equal(je_string(root, "displayTimeUnit"), "ns");
+  assert_string_equal(je_string(root, "otherData.generator"), "cubesim");
+  assert_string_equal(je_string(root, "otherData.cubesim_version"), CUBESIM_VERSION);
+  assert_string_equal(je_string(root, "otherData.chip"), "ascend910b");
+  assert_int_equal(je_u64(root, "otherData.cores"), 2);
+  assert_int_equal(je_u64(root, "otherData.clock_mhz"), 1850);
+  assert_int_equal(je_u64(root, "otherData.config.chip.cores"), 2);
+  assert_int_equal(je_u64(root, "otherData.config.scalar.dispatch_cycles"), 4);
+  assert_int_equal(je_u64(root, "otherData.config.l2.line_bytes"), 512);
   assert_true(jc_is(fx->events, JC_ARRAY));
   /* the run itself, as the hand computation says */
   assert_int_equal(fx->r.total_cycles, 832);
@@ -221,14 +197,14 @@ static void test_trace_names_processes_and_pipe_tracks(void **state) {
     bool named = false, sorted = false;
     for (; i >= 0; i = find_event(fx->events, (size_t)i + 1, "M", pid, 0, NULL, 0)) {
       const jc_value *e = jc_at(fx->events, (size_t)i);
-      if (strcmp(get_str(e, "name"), "process_name") == 0) {
+      if (strcmp(je_string(e, "name"), "process_name") == 0) {
         char want[16];
         snprintf(want, sizeof want, "core %u", core);
-        assert_string_equal(get_str(e, "args.name"), want);
+        assert_string_equal(je_string(e, "args.name"), want);
         named = true;
       }
-      if (strcmp(get_str(e, "name"), "process_sort_index") == 0) {
-        assert_int_equal(get_u64(e, "args.sort_index"), core + 1);
+      if (strcmp(je_string(e, "name"), "process_sort_index") == 0) {
+        assert_int_equal(je_u64(e, "args.sort_index"), core + 1);
         sorted = true;
       }
     }
@@ -239,12 +215,12 @@ static void test_trace_names_processes_and_pipe_tracks(void **state) {
       for (i = find_event(fx->events, 0, "M", pid, tid, NULL, 0); i >= 0;
            i = find_event(fx->events, (size_t)i + 1, "M", pid, tid, NULL, 0)) {
         const jc_value *e = jc_at(fx->events, (size_t)i);
-        if (strcmp(get_str(e, "name"), "thread_name") == 0) {
-          assert_string_equal(get_str(e, "args.name"), tracks[p]);
+        if (strcmp(je_string(e, "name"), "thread_name") == 0) {
+          assert_string_equal(je_string(e, "args.name"), tracks[p]);
           has_name = true;
         } else {
-          assert_string_equal(get_str(e, "name"), "thread_sort_index");
-          assert_int_equal(get_u64(e, "args.sort_index"), p);
+          assert_string_equal(je_string(e, "name"), "thread_sort_index");
+          assert_int_equal(je_u64(e, "args.sort_index"), p);
           has_sort = true;
         }
       }
@@ -253,8 +229,8 @@ static void test_trace_names_processes_and_pipe_tracks(void **state) {
   }
   long chip = find_event(fx->events, 0, "M", CHIP_PID, 0, NULL, 0);
   assert_true(chip >= 0);
-  assert_string_equal(get_str(jc_at(fx->events, (size_t)chip), "name"), "process_name");
-  assert_string_equal(get_str(jc_at(fx->events, (size_t)chip), "args.name"), "chip (GM)");
+  assert_string_equal(je_string(jc_at(fx->events, (size_t)chip), "name"), "process_name");
+  assert_string_equal(je_string(jc_at(fx->events, (size_t)chip), "args.name"), "chip (GM)");
   /* 2 for the chip, per core: name and sort index of the process and of 7 tracks */
   assert_int_equal(count_phase(fx->events, "M"), 2 + 2 * (2 + 7 * 2));
 }
@@ -267,20 +243,20 @@ static void test_trace_one_complete_event_per_instruction_with_exact_times(void 
     long i = find_event(fx->events, 0, "X", x->core + 1, 0, "args.index", x->index);
     if (i < 0) fail_msg("no X event for core %u instruction %" PRIu64, x->core, x->index);
     const jc_value *e = jc_at(fx->events, (size_t)i);
-    assert_string_equal(get_str(e, "name"), x->name);
-    assert_string_equal(get_str(e, "cat"), x->cat);
-    assert_int_equal(get_u64(e, "tid"), x->tid);
-    assert_int_equal(get_u64(e, "args.dispatch_cycle"), x->dispatch);
-    assert_int_equal(get_u64(e, "args.start_cycle"), x->start);
-    assert_int_equal(get_u64(e, "args.busy_end_cycle"), x->busy_end);
-    assert_int_equal(get_u64(e, "args.end_cycle"), x->end);
-    assert_string_equal(get_str(e, "args.path"), x->path);
-    assert_int_equal(get_u64(e, "args.bytes"), x->bytes);
+    assert_string_equal(je_string(e, "name"), x->name);
+    assert_string_equal(je_string(e, "cat"), x->cat);
+    assert_int_equal(je_u64(e, "tid"), x->tid);
+    assert_int_equal(je_u64(e, "args.dispatch_cycle"), x->dispatch);
+    assert_int_equal(je_u64(e, "args.start_cycle"), x->start);
+    assert_int_equal(je_u64(e, "args.busy_end_cycle"), x->busy_end);
+    assert_int_equal(je_u64(e, "args.end_cycle"), x->end);
+    assert_string_equal(je_string(e, "args.path"), x->path);
+    assert_int_equal(je_u64(e, "args.bytes"), x->bytes);
     /* ts is exact to the picosecond; dur is the pipe's occupancy, start to busy_end */
     char want[40];
     us_text(x->start, 1850, want, sizeof want);
     assert_string_equal(jc_number_text(jc_get(e, "ts")), want);
-    double ts = get_num(e, "ts"), dur = get_num(e, "dur");
+    double ts = je_number(e, "ts"), dur = je_number(e, "dur");
     assert_true(llround(ts * 1850.0) == (long long)x->start);
     assert_true(llround(dur * 1850.0) == (long long)(x->busy_end - x->start));
     assert_true(fabs(ts + dur - (double)x->busy_end / 1850.0) < 1e-6);
@@ -291,26 +267,26 @@ static void test_trace_args_carry_operands_and_l2(void **state) {
   fixture *fx = *state;
   char gm[32];
   const jc_value *e = jc_at(fx->events, (size_t)find_event(fx->events, 0, "X", 1, 0, "args.index", 0));
-  assert_string_equal(get_str(e, "args.dst"), "UB:0x0");
+  assert_string_equal(je_string(e, "args.dst"), "UB:0x0");
   snprintf(gm, sizeof gm, "GM:0x%" PRIx64, fx->p.a);
-  assert_string_equal(get_str(e, "args.src"), gm);
-  assert_int_equal(get_u64(e, "args.block_count"), 1);
-  assert_int_equal(get_u64(e, "args.block_len_bytes"), 4096);
-  assert_int_equal(get_u64(e, "args.src_gap_bytes"), 0);
-  assert_int_equal(get_u64(e, "args.l2_hit_bytes"), 0);
-  assert_int_equal(get_u64(e, "args.l2_miss_bytes"), 4096); /* a cold L2 */
+  assert_string_equal(je_string(e, "args.src"), gm);
+  assert_int_equal(je_u64(e, "args.block_count"), 1);
+  assert_int_equal(je_u64(e, "args.block_len_bytes"), 4096);
+  assert_int_equal(je_u64(e, "args.src_gap_bytes"), 0);
+  assert_int_equal(je_u64(e, "args.l2_hit_bytes"), 0);
+  assert_int_equal(je_u64(e, "args.l2_miss_bytes"), 4096); /* a cold L2 */
   e = jc_at(fx->events, (size_t)find_event(fx->events, 0, "X", 1, 0, "args.index", 3));
   snprintf(gm, sizeof gm, "GM:0x%" PRIx64, fx->p.b);
-  assert_string_equal(get_str(e, "args.dst"), gm);
-  assert_int_equal(get_u64(e, "args.l2_miss_bytes"), 4096);
+  assert_string_equal(je_string(e, "args.dst"), gm);
+  assert_int_equal(je_u64(e, "args.l2_miss_bytes"), 4096);
   /* flags: pipes by name, no L2 fields for an instruction that does not touch GM */
   e = jc_at(fx->events, (size_t)find_event(fx->events, 0, "X", 2, 0, "args.index", 1));
-  assert_string_equal(get_str(e, "args.src_pipe"), "MTE2");
-  assert_string_equal(get_str(e, "args.dst_pipe"), "S");
-  assert_int_equal(get_u64(e, "args.event_id"), 1);
+  assert_string_equal(je_string(e, "args.src_pipe"), "MTE2");
+  assert_string_equal(je_string(e, "args.dst_pipe"), "S");
+  assert_int_equal(je_u64(e, "args.event_id"), 1);
   assert_null(jc_get(e, "args.l2_hit_bytes"));
   e = jc_at(fx->events, (size_t)find_event(fx->events, 0, "X", 2, 0, "args.index", 4));
-  assert_string_equal(get_str(e, "args.pipe"), "ALL");
+  assert_string_equal(je_string(e, "args.pipe"), "ALL");
   assert_int_equal(jc_count(jc_get(e, "args")), 5 + 1 + 2); /* cycles, the operand, path, bytes */
 }
 
@@ -328,10 +304,10 @@ static void test_trace_flow_arrows_pair_set_and_wait(void **state) {
     long fi = find_event(fx->events, 0, "f", arrows[a].pid, arrows[a].f_tid, NULL, 0);
     assert_true(si >= 0 && fi >= 0);
     const jc_value *s = jc_at(fx->events, (size_t)si), *f = jc_at(fx->events, (size_t)fi);
-    assert_int_equal(get_u64(s, "id"), get_u64(f, "id"));
-    assert_string_equal(get_str(s, "cat"), get_str(f, "cat"));
-    assert_string_equal(get_str(s, "name"), get_str(f, "name"));
-    assert_string_equal(get_str(f, "bp"), "e");
+    assert_int_equal(je_u64(s, "id"), je_u64(f, "id"));
+    assert_string_equal(je_string(s, "cat"), je_string(f, "cat"));
+    assert_string_equal(je_string(s, "name"), je_string(f, "name"));
+    assert_string_equal(je_string(f, "bp"), "e");
     assert_null(jc_get(s, "bp"));
     char want[40];
     us_text(arrows[a].cycle, 1850, want, sizeof want);
@@ -344,11 +320,11 @@ static void test_trace_flow_arrows_pair_set_and_wait(void **state) {
     for (int k = 0; k < 2; k++) {
       long x = find_event(fx->events, 0, "X", arrows[a].pid, tids[k], "args.start_cycle", arrows[a].cycle);
       assert_true(x >= 0 && x < ends[k]);
-      assert_string_equal(get_str(jc_at(fx->events, (size_t)x), "name"), names[k]);
+      assert_string_equal(je_string(jc_at(fx->events, (size_t)x), "name"), names[k]);
     }
   }
-  uint64_t id0 = get_u64(jc_at(fx->events, (size_t)find_event(fx->events, 0, "s", 1, 0, NULL, 0)), "id");
-  uint64_t id1 = get_u64(jc_at(fx->events, (size_t)find_event(fx->events, 0, "s", 2, 0, NULL, 0)), "id");
+  uint64_t id0 = je_u64(jc_at(fx->events, (size_t)find_event(fx->events, 0, "s", 1, 0, NULL, 0)), "id");
+  uint64_t id1 = je_u64(jc_at(fx->events, (size_t)find_event(fx->events, 0, "s", 2, 0, NULL, 0)), "id");
   assert_true(id0 != id1);
 }
 
@@ -366,11 +342,11 @@ static void test_trace_gm_bandwidth_counter(void **state) {
     long i = find_event(fx->events, from, "C", CHIP_PID, 0, NULL, 0);
     assert_true(i >= 0);
     const jc_value *e = jc_at(fx->events, (size_t)i);
-    assert_string_equal(get_str(e, "name"), "GM bandwidth (GB/s)");
+    assert_string_equal(je_string(e, "name"), "GM bandwidth (GB/s)");
     char want[40];
     us_text(samples[k].cycle, 1850, want, sizeof want);
     assert_string_equal(jc_number_text(jc_get(e, "ts")), want);
-    assert_true(fabs(get_num(e, "args.value") - samples[k].gb_per_s) < 1e-9);
+    assert_true(fabs(je_number(e, "args.value") - samples[k].gb_per_s) < 1e-9);
     from = (size_t)i + 1;
   }
 }
@@ -385,7 +361,7 @@ static void test_trace_of_zero_instructions_is_valid_json(void **state) {
   sim_result r;
   run_traced(s, td.path, true, &r);
   assert_int_equal(r.total_cycles, 0);
-  jc_doc *d = load(td.path);
+  jc_doc *d = je_parse_file(td.path);
   const jc_value *ev = jc_get(jc_root(d), "traceEvents");
   assert_int_equal(jc_count(ev), 2 + 2 + 7 * 2); /* metadata only */
   assert_int_equal(count_phase(ev, "X"), 0);
@@ -396,7 +372,7 @@ static void test_trace_of_zero_instructions_is_valid_json(void **state) {
   sim_trace *t = NULL;
   assert_int_equal(sim_trace_open(td.path, sim_get_config(s), &t, &err), CS_OK);
   assert_int_equal(sim_trace_close(t, true, &err), CS_OK);
-  d = load(td.path);
+  d = je_parse_file(td.path);
   assert_true(jc_is(jc_get(jc_root(d), "traceEvents"), JC_ARRAY));
   assert_int_equal(jc_count(jc_get(jc_root(d), "traceEvents")), 0);
   jc_free(d);
@@ -416,14 +392,14 @@ static void test_trace_of_one_instruction_is_valid_json(void **state) {
   sb_issue(s, 0, in);
   sim_result r;
   run_traced(s, td.path, true, &r);
-  jc_doc *d = load(td.path);
+  jc_doc *d = je_parse_file(td.path);
   const jc_value *ev = jc_get(jc_root(d), "traceEvents");
   assert_int_equal(count_phase(ev, "X"), 1);
   const jc_value *x = jc_at(ev, (size_t)find_event(ev, 0, "X", 1, 102, NULL, 0));
-  assert_string_equal(get_str(x, "args.dst"), "UB:0x200");
+  assert_string_equal(je_string(x, "args.dst"), "UB:0x200");
   /* 512 B at 128 B/cycle from cycle 4; done 4 + 4 + 32 + 500 */
-  assert_int_equal(get_u64(x, "args.busy_end_cycle"), 8);
-  assert_int_equal(get_u64(x, "args.end_cycle"), 540);
+  assert_int_equal(je_u64(x, "args.busy_end_cycle"), 8);
+  assert_int_equal(je_u64(x, "args.end_cycle"), 540);
   assert_int_equal(r.total_cycles, 540);
   jc_free(d);
   sim_result_free(&r);
@@ -534,7 +510,7 @@ static void test_trace_timestamps_exact_for_large_cycles_and_any_clock(void **st
       sim_trace_insn(t, &e);
     }
     assert_int_equal(sim_trace_close(t, true, &err), CS_OK);
-    jc_doc *d = load(td.path);
+    jc_doc *d = je_parse_file(td.path);
     const jc_value *ev = jc_get(jc_root(d), "traceEvents");
     for (size_t k = 0; k < sizeof cycles / sizeof cycles[0]; k++) {
       const jc_value *x = jc_at(ev, (size_t)find_event(ev, 0, "X", 1, 102, "args.index", k));
@@ -578,15 +554,15 @@ static void test_trace_flow_follows_its_slice(void **state) {
   /* an arrow never followed by its slice is still written (at close) */
   sim_trace_flow(t, 0, ISA_PIPE_V, 200, 42, false);
   assert_int_equal(sim_trace_close(t, true, &err), CS_OK);
-  jc_doc *d = load(td.path);
+  jc_doc *d = je_parse_file(td.path);
   const jc_value *ev = jc_get(jc_root(d), "traceEvents");
   long x = find_event(ev, 0, "X", 1, 102, NULL, 0);
   long s = find_event(ev, 0, "s", 1, 102, NULL, 0);
   long c = find_event(ev, 0, "C", CHIP_PID, 0, NULL, 0);
   long f = find_event(ev, 0, "f", 1, 107, NULL, 0);
   assert_true(x >= 0 && s == x + 1 && c > s && f > c);
-  assert_int_equal(get_u64(jc_at(ev, (size_t)s), "id"), 42);
-  assert_string_equal(get_str(jc_at(ev, (size_t)c), "name"), "odd \"name\"");
+  assert_int_equal(je_u64(jc_at(ev, (size_t)s), "id"), 42);
+  assert_string_equal(je_string(jc_at(ev, (size_t)c), "name"), "odd \"name\"");
   assert_string_equal(jc_number_text(jc_get(jc_at(ev, (size_t)c), "args.value")), "0"); /* NaN */
   jc_free(d);
   tmpdir_remove(&td);

@@ -22,6 +22,7 @@
 #include "traces/trc_summary.h"
 #include "support/insn_build.h"
 #include "support/sim_build.h"
+#include "support/json_expect.h"
 
 /* ---- the program ------------------------------------------------------------------------ */
 
@@ -77,29 +78,9 @@ static jc_doc *summary_json(const sim *s, const sim_result *r) {
   cs_json_init(&j, c.f, true);
   trc_summary_json(s, r, &j);
   capture_end(&c);
-  jc_error e;
-  jc_doc *d = jc_parse(c.text, c.len, &e);
-  if (!d) fail_msg("summary JSON: offset %zu (%u:%u): %s", e.offset, e.line, e.column, e.msg);
+  jc_doc *d = je_parse(c.text, c.len);
   free(c.text);
   return d;
-}
-
-static uint64_t get_u64(const jc_value *v, const char *path) {
-  uint64_t x = 0;
-  if (!jc_get_u64(v, path, &x)) fail_msg("no unsigned integer at %s", path);
-  return x;
-}
-
-static double get_num(const jc_value *v, const char *path) {
-  double x = 0;
-  if (!jc_get_number(v, path, &x)) fail_msg("no number at %s", path);
-  return x;
-}
-
-static const char *get_str(const jc_value *v, const char *path) {
-  const char *s = jc_get_string(v, path);
-  if (!s) fail_msg("no string at %s", path);
-  return s;
 }
 
 /* The line of text starting with prefix (copied into line), or fails. */
@@ -132,16 +113,16 @@ static void test_summary_json_totals_and_pipes(void **state) {
   fixture *fx = *state;
   jc_doc *d = summary_json(fx->s, &fx->r);
   const jc_value *j = jc_root(d);
-  assert_int_equal(get_u64(j, "total_cycles"), 832);
-  assert_true(get_num(j, "time_us") == fx->r.time_us);
-  assert_true(fabs(get_num(j, "time_us") - 832.0 / 1850.0) < 1e-15);
-  assert_int_equal(get_u64(j, "cores"), 2);
-  assert_int_equal(get_u64(j, "clock_mhz"), 1850);
-  assert_int_equal(get_u64(j, "instructions"), 9);
-  assert_int_equal(get_u64(j, "macs"), 0);
-  assert_true(get_num(j, "cube_utilization") == 0.0);
-  assert_true(get_num(j, "ideal_cube_cycles") == 0.0);
-  assert_int_equal(get_u64(j, "stall_cycles"), 784);
+  assert_int_equal(je_u64(j, "total_cycles"), 832);
+  assert_true(je_number(j, "time_us") == fx->r.time_us);
+  assert_true(fabs(je_number(j, "time_us") - 832.0 / 1850.0) < 1e-15);
+  assert_int_equal(je_u64(j, "cores"), 2);
+  assert_int_equal(je_u64(j, "clock_mhz"), 1850);
+  assert_int_equal(je_u64(j, "instructions"), 9);
+  assert_int_equal(je_u64(j, "macs"), 0);
+  assert_true(je_number(j, "cube_utilization") == 0.0);
+  assert_true(je_number(j, "ideal_cube_cycles") == 0.0);
+  assert_int_equal(je_u64(j, "stall_cycles"), 784);
   /* busy / (2 cores x 832 cycles); SCALAR: 9 instructions x 4 dispatch cycles */
   static const struct {
     const char *track, *pipe, *msprof;
@@ -155,10 +136,10 @@ static void test_summary_json_totals_and_pipes(void **state) {
     const jc_value *v = jc_member(jc_get(j, "pipes"), pipes[p].track);
     assert_non_null(v);
     assert_string_equal(jc_key_at(jc_get(j, "pipes"), (size_t)p), pipes[p].track);
-    assert_string_equal(get_str(v, "pipe"), pipes[p].pipe);
-    assert_string_equal(get_str(v, "msprof"), pipes[p].msprof);
-    assert_int_equal(get_u64(v, "busy_cycles"), pipes[p].busy);
-    assert_true(get_num(v, "ratio") == (double)pipes[p].busy / 1664.0);
+    assert_string_equal(je_string(v, "pipe"), pipes[p].pipe);
+    assert_string_equal(je_string(v, "msprof"), pipes[p].msprof);
+    assert_int_equal(je_u64(v, "busy_cycles"), pipes[p].busy);
+    assert_true(je_number(v, "ratio") == (double)pipes[p].busy / 1664.0);
     double flat;
     assert_true(jc_number(jc_member(jc_get(j, "pipe_utilization"), pipes[p].msprof), &flat));
     assert_true(flat == (double)pipes[p].busy / 1664.0);
@@ -175,36 +156,36 @@ static void test_summary_json_paths_gm_l2_and_ops(void **state) {
   jc_doc *d = summary_json(fx->s, &fx->r);
   const jc_value *j = jc_root(d);
   double gbs = 6144.0 * 1850.0 / (832.0 * 1000.0); /* bytes/cycle x cycles/us = MB/s; /1e3 = GB/s */
-  assert_int_equal(get_u64(j, "paths[\"GM->UB\"].bytes"), 6144);
-  assert_true(fabs(get_num(j, "paths[\"GM->UB\"].gb_per_s") - gbs) < 1e-12);
-  assert_int_equal(get_u64(j, "paths.UB->GM.bytes"), 6144);
-  assert_int_equal(get_u64(j, "paths.L1->L0A.bytes"), 0);
-  assert_true(get_num(j, "paths.cube.gb_per_s") == 0.0);
+  assert_int_equal(je_u64(j, "paths[\"GM->UB\"].bytes"), 6144);
+  assert_true(fabs(je_number(j, "paths[\"GM->UB\"].gb_per_s") - gbs) < 1e-12);
+  assert_int_equal(je_u64(j, "paths.UB->GM.bytes"), 6144);
+  assert_int_equal(je_u64(j, "paths.L1->L0A.bytes"), 0);
+  assert_true(je_number(j, "paths.cube.gb_per_s") == 0.0);
   assert_null(jc_get(j, "paths.none"));
   assert_int_equal(jc_count(jc_get(j, "paths")), ISA_PATH_COUNT - 1);
-  assert_int_equal(get_u64(j, "gm.read_bytes"), 6144);
-  assert_int_equal(get_u64(j, "gm.write_bytes"), 6144);
-  assert_int_equal(get_u64(j, "gm.hbm_read_bytes"), 6144);
-  assert_int_equal(get_u64(j, "gm.busy_cycles"), 76);
-  assert_true(fabs(get_num(j, "gm.gb_per_s") - 2 * gbs) < 1e-12);
-  assert_true(fabs(get_num(j, "gm.busy_gb_per_s") - 12288.0 * 1850.0 / (76.0 * 1000.0)) < 1e-12);
+  assert_int_equal(je_u64(j, "gm.read_bytes"), 6144);
+  assert_int_equal(je_u64(j, "gm.write_bytes"), 6144);
+  assert_int_equal(je_u64(j, "gm.hbm_read_bytes"), 6144);
+  assert_int_equal(je_u64(j, "gm.busy_cycles"), 76);
+  assert_true(fabs(je_number(j, "gm.gb_per_s") - 2 * gbs) < 1e-12);
+  assert_true(fabs(je_number(j, "gm.busy_gb_per_s") - 12288.0 * 1850.0 / (76.0 * 1000.0)) < 1e-12);
   bool on = false;
   assert_true(jc_bool(jc_get(j, "l2.enabled"), &on) && on);
-  assert_int_equal(get_u64(j, "l2.hit_bytes"), 0); /* a cold L2: every line misses */
-  assert_int_equal(get_u64(j, "l2.miss_bytes"), 12288);
-  assert_true(get_num(j, "l2.hit_rate") == 0.0);
+  assert_int_equal(je_u64(j, "l2.hit_bytes"), 0); /* a cold L2: every line misses */
+  assert_int_equal(je_u64(j, "l2.miss_bytes"), 12288);
+  assert_true(je_number(j, "l2.hit_rate") == 0.0);
   /* ops: cycles are start to completion, busy is occupancy */
   assert_int_equal(jc_count(jc_get(j, "ops")), ISA_OP_COUNT);
-  assert_int_equal(get_u64(j, "ops.copy_gm_ub.count"), 2);
-  assert_int_equal(get_u64(j, "ops.copy_gm_ub.cycles"), (568 - 4) + (552 - 4));
-  assert_int_equal(get_u64(j, "ops.copy_gm_ub.busy_cycles"), 32 + 16);
-  assert_int_equal(get_u64(j, "ops.copy_ub_gm.count"), 2);
-  assert_int_equal(get_u64(j, "ops.copy_ub_gm.cycles"), (832 - 568) + (804 - 556));
-  assert_int_equal(get_u64(j, "ops.set_flag.count"), 2);
-  assert_int_equal(get_u64(j, "ops.wait_flag.count"), 2);
-  assert_int_equal(get_u64(j, "ops.pipe_barrier.count"), 1);
-  assert_int_equal(get_u64(j, "ops.pipe_barrier.cycles"), 0);
-  assert_int_equal(get_u64(j, "ops.mmad.count"), 0);
+  assert_int_equal(je_u64(j, "ops.copy_gm_ub.count"), 2);
+  assert_int_equal(je_u64(j, "ops.copy_gm_ub.cycles"), (568 - 4) + (552 - 4));
+  assert_int_equal(je_u64(j, "ops.copy_gm_ub.busy_cycles"), 32 + 16);
+  assert_int_equal(je_u64(j, "ops.copy_ub_gm.count"), 2);
+  assert_int_equal(je_u64(j, "ops.copy_ub_gm.cycles"), (832 - 568) + (804 - 556));
+  assert_int_equal(je_u64(j, "ops.set_flag.count"), 2);
+  assert_int_equal(je_u64(j, "ops.wait_flag.count"), 2);
+  assert_int_equal(je_u64(j, "ops.pipe_barrier.count"), 1);
+  assert_int_equal(je_u64(j, "ops.pipe_barrier.cycles"), 0);
+  assert_int_equal(je_u64(j, "ops.mmad.count"), 0);
   jc_free(d);
 }
 
@@ -213,42 +194,42 @@ static void test_summary_json_per_core_stats_and_config(void **state) {
   jc_doc *d = summary_json(fx->s, &fx->r);
   const jc_value *j = jc_root(d);
   assert_int_equal(jc_count(jc_get(j, "per_core")), 2);
-  assert_int_equal(get_u64(j, "per_core[0].core"), 0);
-  assert_int_equal(get_u64(j, "per_core[0].finish_cycles"), 832);
-  assert_int_equal(get_u64(j, "per_core[1].finish_cycles"), 804);
-  assert_int_equal(get_u64(j, "per_core[0].instructions"), 4);
-  assert_int_equal(get_u64(j, "per_core[1].instructions"), 5);
-  assert_int_equal(get_u64(j, "per_core[0].stall_cycles"), 0);
-  assert_int_equal(get_u64(j, "per_core[1].stall_cycles"), (552 - 12) + (804 - 560));
-  assert_int_equal(get_u64(j, "per_core[0].pipes.MTE2.busy_cycles"), 32);
-  assert_true(get_num(j, "per_core[0].pipes.MTE2.ratio") == 32.0 / 832.0);
-  assert_int_equal(get_u64(j, "per_core[1].pipes.SCALAR.busy_cycles"), 20);
+  assert_int_equal(je_u64(j, "per_core[0].core"), 0);
+  assert_int_equal(je_u64(j, "per_core[0].finish_cycles"), 832);
+  assert_int_equal(je_u64(j, "per_core[1].finish_cycles"), 804);
+  assert_int_equal(je_u64(j, "per_core[0].instructions"), 4);
+  assert_int_equal(je_u64(j, "per_core[1].instructions"), 5);
+  assert_int_equal(je_u64(j, "per_core[0].stall_cycles"), 0);
+  assert_int_equal(je_u64(j, "per_core[1].stall_cycles"), (552 - 12) + (804 - 560));
+  assert_int_equal(je_u64(j, "per_core[0].pipes.MTE2.busy_cycles"), 32);
+  assert_true(je_number(j, "per_core[0].pipes.MTE2.ratio") == 32.0 / 832.0);
+  assert_int_equal(je_u64(j, "per_core[1].pipes.SCALAR.busy_cycles"), 20);
   assert_null(jc_get(j, "per_core[2]"));
   /* every statistic with its value, unit and description, from the descriptors */
   for (size_t i = 0; i < sim_stats_chip_count(); i++) {
     const sim_stat_desc *sd = sim_stats_chip_desc(i);
     char path[96];
     snprintf(path, sizeof path, "stats.chip.%s.value", sd->name);
-    assert_int_equal(get_u64(j, path), sim_stats_chip_value(&fx->r.stats, i));
+    assert_int_equal(je_u64(j, path), sim_stats_chip_value(&fx->r.stats, i));
     snprintf(path, sizeof path, "stats.chip.%s.unit", sd->name);
-    assert_string_equal(get_str(j, path), sd->unit);
+    assert_string_equal(je_string(j, path), sd->unit);
     snprintf(path, sizeof path, "stats.chip.%s.description", sd->name);
-    assert_string_equal(get_str(j, path), sd->desc);
+    assert_string_equal(je_string(j, path), sd->desc);
   }
-  assert_int_equal(get_u64(j, "stats.chip.total_cycles.value"), 832);
-  assert_int_equal(get_u64(j, "stats.chip.instructions.value"), 9);
-  assert_int_equal(get_u64(j, "stats.chip.l2_miss_bytes.value"), 12288);
-  assert_string_equal(get_str(j, "stats.core.stall_cycles.unit"), "cycles");
+  assert_int_equal(je_u64(j, "stats.chip.total_cycles.value"), 832);
+  assert_int_equal(je_u64(j, "stats.chip.instructions.value"), 9);
+  assert_int_equal(je_u64(j, "stats.chip.l2_miss_bytes.value"), 12288);
+  assert_string_equal(je_string(j, "stats.core.stall_cycles.unit"), "cycles");
   assert_int_equal(jc_count(jc_get(j, "stats.core")), sim_stats_core_count());
   /* hazards, deadlock, the configuration */
-  assert_int_equal(get_u64(j, "hazards.count"), 0);
+  assert_int_equal(je_u64(j, "hazards.count"), 0);
   assert_int_equal(jc_count(jc_get(j, "hazards.first")), 0);
   assert_true(jc_is(jc_get(j, "deadlock"), JC_NULL));
-  assert_int_equal(get_u64(j, "config.chip.cores"), 2);
-  assert_int_equal(get_u64(j, "config.chip.clock_mhz"), 1850);
-  assert_string_equal(get_str(j, "chip"), "ascend910b");
-  assert_int_equal(get_u64(j, "derived.cube_k0_fp16"), 16);
-  assert_string_equal(get_str(j, "cubesim_version"), CUBESIM_VERSION);
+  assert_int_equal(je_u64(j, "config.chip.cores"), 2);
+  assert_int_equal(je_u64(j, "config.chip.clock_mhz"), 1850);
+  assert_string_equal(je_string(j, "chip"), "ascend910b");
+  assert_int_equal(je_u64(j, "derived.cube_k0_fp16"), 16);
+  assert_string_equal(je_string(j, "cubesim_version"), CUBESIM_VERSION);
   jc_free(d);
 }
 
@@ -417,16 +398,16 @@ static void test_summary_reports_hazards(void **state) {
   assert_int_equal(r.hazard_count, 1);
   jc_doc *d = summary_json(s, &r);
   const jc_value *j = jc_root(d);
-  assert_int_equal(get_u64(j, "hazards.count"), 1);
-  assert_string_equal(get_str(j, "hazards.first[0].kind"), "RAW");
-  assert_string_equal(get_str(j, "hazards.first[0].earlier_op"), "copy_gm_ub");
-  assert_string_equal(get_str(j, "hazards.first[0].later_op"), "copy_ub_gm");
-  assert_string_equal(get_str(j, "hazards.first[0].mem"), "UB");
-  assert_int_equal(get_u64(j, "hazards.first[0].lo"), 0);
-  assert_int_equal(get_u64(j, "hazards.first[0].hi"), 1024);
+  assert_int_equal(je_u64(j, "hazards.count"), 1);
+  assert_string_equal(je_string(j, "hazards.first[0].kind"), "RAW");
+  assert_string_equal(je_string(j, "hazards.first[0].earlier_op"), "copy_gm_ub");
+  assert_string_equal(je_string(j, "hazards.first[0].later_op"), "copy_ub_gm");
+  assert_string_equal(je_string(j, "hazards.first[0].mem"), "UB");
+  assert_int_equal(je_u64(j, "hazards.first[0].lo"), 0);
+  assert_int_equal(je_u64(j, "hazards.first[0].hi"), 1024);
   char desc[1024];
   sim_hazard_describe(&r.hazards[0], desc, sizeof desc);
-  assert_string_equal(get_str(j, "hazards.first[0].message"), desc);
+  assert_string_equal(je_string(j, "hazards.first[0].message"), desc);
   jc_free(d);
   capture c;
   capture_begin(&c);
@@ -452,7 +433,7 @@ static void test_summary_reports_deadlock(void **state) {
   sim_result r;
   assert_int_equal(sim_run(s, NULL, &r, &err), CS_EDEADLOCK);
   jc_doc *d = summary_json(s, &r);
-  assert_string_equal(get_str(jc_root(d), "deadlock"), r.deadlock_msg);
+  assert_string_equal(je_string(jc_root(d), "deadlock"), r.deadlock_msg);
   jc_free(d);
   capture c;
   capture_begin(&c);
@@ -475,10 +456,10 @@ static void test_summary_of_an_empty_run(void **state) {
   assert_int_equal(sim_run(s, NULL, &r, &err), CS_OK);
   jc_doc *d = summary_json(s, &r);
   const jc_value *j = jc_root(d);
-  assert_int_equal(get_u64(j, "total_cycles"), 0);
-  assert_true(get_num(j, "pipes.MTE2.ratio") == 0.0); /* 0 / 0 is reported as 0, never NaN */
-  assert_true(get_num(j, "gm.gb_per_s") == 0.0);
-  assert_true(get_num(j, "cube_utilization") == 0.0);
+  assert_int_equal(je_u64(j, "total_cycles"), 0);
+  assert_true(je_number(j, "pipes.MTE2.ratio") == 0.0); /* 0 / 0 is reported as 0, never NaN */
+  assert_true(je_number(j, "gm.gb_per_s") == 0.0);
+  assert_true(je_number(j, "cube_utilization") == 0.0);
   assert_int_equal(jc_count(jc_get(j, "per_core")), 3);
   jc_free(d);
   capture c;
