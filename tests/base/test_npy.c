@@ -6,73 +6,16 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/cs_npy.h"
+#include "support/tmp_files.h"
 
 /* ---- helpers ---- */
-
-typedef struct tmpdir {
-  char path[64];
-} tmpdir;
-
-static void tmpdir_make(tmpdir *d) {
-  snprintf(d->path, sizeof d->path, "/tmp/cs_npy_test_XXXXXX");
-  assert_non_null(mkdtemp(d->path));
-}
-
-static void join(char *out, size_t n, const tmpdir *d, const char *name) {
-  snprintf(out, n, "%s/%s", d->path, name);
-}
-
-/* Number of entries in a directory (without . and ..). */
-static int dir_entries(const char *path) {
-  DIR *dir = opendir(path);
-  assert_non_null(dir);
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(dir)) != NULL)
-    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
-  closedir(dir);
-  return n;
-}
-
-/* Removes the directory and the regular files or empty directories inside it. */
-static void tmpdir_remove(tmpdir *d) {
-  DIR *dir = opendir(d->path);
-  assert_non_null(dir);
-  struct dirent *e;
-  char p[512];
-  while ((e = readdir(dir)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    snprintf(p, sizeof p, "%s/%s", d->path, e->d_name);
-    if (unlink(p) != 0) rmdir(p);
-  }
-  closedir(dir);
-  assert_int_equal(rmdir(d->path), 0);
-}
-
-static void write_bytes(const char *path, const void *b, size_t n) {
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(b, 1, n, f), n);
-  assert_int_equal(fclose(f), 0);
-}
-
-static unsigned char *read_bytes(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  unsigned char *b = malloc(1 << 16);
-  *n = fread(b, 1, 1 << 16, f);
-  fclose(f);
-  return b;
-}
 
 /* A .npy image: magic, version major.0, header length (2 bytes for 1.0, 4 for 2.0/3.0), the
  * header text exactly as given, then the data. */
@@ -140,10 +83,10 @@ static void test_cs_npy_dtype_table(void **state) {
 
 static void test_cs_npy_round_trip_every_dtype_and_shape(void **state) {
   (void)state;
-  tmpdir d;
-  tmpdir_make(&d);
+  tf_dir d;
+  tf_dir_make(&d);
   char path[128];
-  join(path, sizeof path, &d, "a.npy");
+  tf_join(path, sizeof path, d.path, "a.npy");
   static const struct {
     int ndim;
     size_t shape[CS_NPY_MAX_DIMS];
@@ -179,7 +122,7 @@ static void test_cs_npy_round_trip_every_dtype_and_shape(void **state) {
       assert_null(a.data);
       /* The file is exactly a 64-byte aligned header plus the data. */
       size_t n;
-      unsigned char *b = read_bytes(path, &n);
+      unsigned char *b = (unsigned char *)tf_read(path, &n);
       size_t hl = (size_t)b[8] | (size_t)b[9] << 8;
       assert_int_equal(b[6], 1);
       assert_int_equal(b[7], 0);
@@ -189,22 +132,22 @@ static void test_cs_npy_round_trip_every_dtype_and_shape(void **state) {
       free(b);
     }
   }
-  assert_int_equal(dir_entries(d.path), 1); /* no temporary files left behind */
-  tmpdir_remove(&d);
+  assert_int_equal(tf_count_entries(d.path), 1); /* no temporary files left behind */
+  tf_dir_remove(&d);
 }
 
 static void test_cs_npy_written_header_is_numpys(void **state) {
   (void)state;
-  tmpdir d;
-  tmpdir_make(&d);
+  tf_dir d;
+  tf_dir_make(&d);
   char path[128];
-  join(path, sizeof path, &d, "w.npy");
+  tf_join(path, sizeof path, d.path, "w.npy");
   const uint64_t words[6] = {0x40003dccc000u, 1, 2, 3, 4, UINT64_MAX};
   const size_t shape[2] = {2, 3};
   cs_err e;
   assert_int_equal(cs_npy_write(path, CS_NPY_U64, 2, shape, words, &e), CS_OK);
   size_t n;
-  unsigned char *b = read_bytes(path, &n);
+  unsigned char *b = (unsigned char *)tf_read(path, &n);
   /* As numpy.save writes it: the dict, spaces to a multiple of 64 bytes, '\n'. */
   const char dict[] = "{'descr': '<u8', 'fortran_order': False, 'shape': (2, 3), }";
   assert_memory_equal(b, "\x93NUMPY\x01\x00", 8);
@@ -220,15 +163,15 @@ static void test_cs_npy_written_header_is_numpys(void **state) {
   const size_t one[1] = {3};
   const float f[3] = {1, 2, 3};
   assert_int_equal(cs_npy_write(path, CS_NPY_F32, 1, one, f, &e), CS_OK);
-  b = read_bytes(path, &n);
+  b = (unsigned char *)tf_read(path, &n);
   assert_memory_equal(b + 10, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 57);
   free(b);
   assert_int_equal(cs_npy_write(path, CS_NPY_I8, 0, NULL, "\x7f", &e), CS_OK);
-  b = read_bytes(path, &n);
+  b = (unsigned char *)tf_read(path, &n);
   assert_memory_equal(b + 10, "{'descr': '|i1', 'fortran_order': False, 'shape': (), }", 55);
   assert_int_equal(n, 129); /* 10 + 55 + 1 = 66 header bytes, padded to 128; 1 data byte */
   free(b);
-  tmpdir_remove(&d);
+  tf_dir_remove(&d);
 }
 
 /* ---- hand-built images ---- */
@@ -421,10 +364,10 @@ static void test_cs_npy_header_errors(void **state) {
 
 static void test_cs_npy_read_file_errors(void **state) {
   (void)state;
-  tmpdir d;
-  tmpdir_make(&d);
+  tf_dir d;
+  tf_dir_make(&d);
   char path[128];
-  join(path, sizeof path, &d, "missing.npy");
+  tf_join(path, sizeof path, d.path, "missing.npy");
   cs_npy a;
   cs_err e;
   assert_int_equal(cs_npy_read(path, &a, &e), CS_EIO);
@@ -432,46 +375,46 @@ static void test_cs_npy_read_file_errors(void **state) {
   snprintf(want, sizeof want, "%s: cannot open: %s", path, strerror(ENOENT));
   assert_string_equal(e.msg, want);
   /* A truncated file on disk names the file. */
-  join(path, sizeof path, &d, "t.npy");
+  tf_join(path, sizeof path, d.path, "t.npy");
   size_t n;
   unsigned char data[24] = {0};
   unsigned char *b =
       image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", data, 20, &n);
-  write_bytes(path, b, n);
+  tf_write_bytes(path, b, n);
   free(b);
   assert_int_equal(cs_npy_read(path, &a, &e), CS_EFORMAT);
   snprintf(want, sizeof want, "%s: truncated: header says 24 bytes of data, file has 20", path);
   assert_string_equal(e.msg, want);
   assert_null(a.data);
-  tmpdir_remove(&d);
+  tf_dir_remove(&d);
 }
 
 static void test_cs_npy_failed_write_leaves_no_file(void **state) {
   (void)state;
-  tmpdir d;
-  tmpdir_make(&d);
+  tf_dir d;
+  tf_dir_make(&d);
   char path[128];
   const size_t shape[1] = {2};
   const int32_t v[2] = {1, 2};
   cs_err e;
   /* Into a directory that does not exist. */
-  join(path, sizeof path, &d, "nodir/w.npy");
+  tf_join(path, sizeof path, d.path, "nodir/w.npy");
   assert_int_equal(cs_npy_write(path, CS_NPY_I32, 1, shape, v, &e), CS_EIO);
   char want[512];
   snprintf(want, sizeof want, "%s: cannot write: cannot create the temporary file %s.", path,
            path);
   assert_memory_equal(e.msg, want, strlen(want));
   assert_non_null(strstr(e.msg, strerror(ENOENT)));
-  assert_int_equal(dir_entries(d.path), 0);
+  assert_int_equal(tf_count_entries(d.path), 0);
   /* Onto a directory: the temporary file is written, the rename fails, it is removed. */
-  join(path, sizeof path, &d, "dir.npy");
+  tf_join(path, sizeof path, d.path, "dir.npy");
   assert_int_equal(mkdir(path, 0755), 0);
   assert_int_equal(cs_npy_write(path, CS_NPY_I32, 1, shape, v, &e), CS_EIO);
   snprintf(want, sizeof want, "%s: cannot rename the temporary file onto it: ", path);
   assert_memory_equal(e.msg, want, strlen(want));
-  assert_int_equal(dir_entries(d.path), 1); /* only dir.npy itself */
+  assert_int_equal(tf_count_entries(d.path), 1); /* only dir.npy itself */
   /* Bad arguments write nothing. */
-  join(path, sizeof path, &d, "w.npy");
+  tf_join(path, sizeof path, d.path, "w.npy");
   const size_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
   assert_int_equal(cs_npy_write(path, CS_NPY_I32, 9, nine, v, &e), CS_EINVAL);
   snprintf(want, sizeof want, "%s: 9 dimensions (cubesim writes 0 to 8)", path);
@@ -479,16 +422,16 @@ static void test_cs_npy_failed_write_leaves_no_file(void **state) {
   assert_int_equal(cs_npy_write(path, CS_NPY_I32, 1, shape, NULL, &e), CS_EINVAL);
   snprintf(want, sizeof want, "%s: no data given for 2 elements", path);
   assert_string_equal(e.msg, want);
-  assert_int_equal(dir_entries(d.path), 1);
+  assert_int_equal(tf_count_entries(d.path), 1);
   /* An existing file is replaced whole. */
-  write_bytes(path, "old contents", 12);
+  tf_write_bytes(path, "old contents", 12);
   assert_int_equal(cs_npy_write(path, CS_NPY_I32, 1, shape, v, &e), CS_OK);
   cs_npy a;
   assert_int_equal(cs_npy_read(path, &a, &e), CS_OK);
   assert_int_equal(((int32_t *)a.data)[1], 2);
   cs_npy_free(&a);
-  assert_int_equal(dir_entries(d.path), 2);
-  tmpdir_remove(&d);
+  assert_int_equal(tf_count_entries(d.path), 2);
+  tf_dir_remove(&d);
 }
 
 int main(void) {

@@ -11,120 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "base/cs_npy.h"
-#include "cli/cli.h"
 #include "support/ref_num.h"
+#include "support/cli_run.h"
+#include "support/tmp_files.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
-
-typedef struct run_result {
-  int status;
-  char *out;
-  char *err;
-} run_result;
-
-static char *slurp(FILE *f) {
-  long n;
-  fflush(f);
-  fseek(f, 0, SEEK_END);
-  n = ftell(f);
-  rewind(f);
-  char *s = malloc((size_t)n + 1);
-  assert_non_null(s);
-  size_t got = fread(s, 1, (size_t)n, f);
-  s[got] = '\0';
-  return s;
-}
-
-/* Runs `cubesim exec <args>` (NULL-terminated) in this process, with tmpfiles as out and err. */
-static run_result run_exec(const char *first, ...) {
-  char *argv[64];
-  int argc = 0;
-  argv[argc++] = "cubesim";
-  argv[argc++] = "exec";
-  va_list ap;
-  va_start(ap, first);
-  for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *)) argv[argc++] = (char *)a;
-  va_end(ap);
-  argv[argc] = NULL;
-  cli_io io = {tmpfile(), tmpfile()};
-  assert_non_null(io.out);
-  assert_non_null(io.err);
-  run_result r;
-  r.status = cli_main(&io, argc, argv);
-  r.out = slurp(io.out);
-  r.err = slurp(io.err);
-  fclose(io.out);
-  fclose(io.err);
-  return r;
-}
-
-static void free_result(run_result *r) {
-  free(r->out);
-  free(r->err);
-}
-
-static void temp_dir(char *out, size_t n) {
-  snprintf(out, n, "/tmp/cubesim_test_exec_XXXXXX");
-  assert_non_null(mkdtemp(out));
-}
-
-/* dir/name into out. */
-static const char *in_dir(char *out, size_t n, const char *dir, const char *name) {
-  snprintf(out, n, "%s/%s", dir, name);
-  return out;
-}
-
-static void write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  assert_int_equal(fclose(f), 0);
-}
-
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "r");
-  if (!f) fail_msg("cannot read %s", path);
-  char *s = slurp(f);
-  fclose(f);
-  return s;
-}
 
 /* NAME=PATH into out. */
 static void bind_arg(char *out, size_t n, const char *name, const char *path) {
   int k = snprintf(out, n, "%s=%s", name, path);
   assert_true(k > 0 && (size_t)k < n);
-}
-
-static bool exists(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
-
-static void write_npy(const char *path, cs_npy_dtype t, int ndim, const size_t *shape, const void *data) {
-  cs_err e;
-  if (cs_npy_write(path, t, ndim, shape, data, &e) != CS_OK) fail_msg("%s", e.msg);
-}
-
-static void read_npy(const char *path, cs_npy *a) {
-  cs_err e;
-  memset(a, 0, sizeof *a);
-  if (cs_npy_read(path, a, &e) != CS_OK) fail_msg("%s", e.msg);
-}
-
-/* Removes the files a test made and its directory. */
-static void remove_dir(const char *dir) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
-}
-
-static void assert_starts_with(const char *s, const char *prefix) {
-  if (strncmp(s, prefix, strlen(prefix)) != 0) fail_msg("[%s] does not start with [%s]", s, prefix);
 }
 
 static void assert_ends_with(const char *s, const char *suffix) {
@@ -161,29 +59,29 @@ typedef struct two_core_files {
 } two_core_files;
 
 static void make_two_core(two_core_files *t) {
-  temp_dir(t->dir, sizeof t->dir);
-  in_dir(t->prog, sizeof t->prog, t->dir, "two.s");
-  in_dir(t->a, sizeof t->a, t->dir, "a.npy");
-  in_dir(t->c, sizeof t->c, t->dir, "c.npy");
-  in_dir(t->b, sizeof t->b, t->dir, "b.npy");
-  in_dir(t->d, sizeof t->d, t->dir, "d.npy");
-  write_text(t->prog, two_core_program);
+  tf_mkdtemp(t->dir, sizeof t->dir);
+  tf_join(t->prog, sizeof t->prog, t->dir, "two.s");
+  tf_join(t->a, sizeof t->a, t->dir, "a.npy");
+  tf_join(t->c, sizeof t->c, t->dir, "c.npy");
+  tf_join(t->b, sizeof t->b, t->dir, "b.npy");
+  tf_join(t->d, sizeof t->d, t->dir, "d.npy");
+  tf_write_text(t->prog, two_core_program);
   for (int i = 0; i < 256; i++) t->a_data[i] = (int8_t)(i * 37 - 128);
   for (int i = 0; i < 32; i++) t->c_data[i] = -1000 * i - 7;
   size_t sa[2] = {4, 64}, sc[1] = {32};
-  write_npy(t->a, CS_NPY_I8, 2, sa, t->a_data);
-  write_npy(t->c, CS_NPY_I32, 1, sc, t->c_data);
+  tf_write_npy(t->a, CS_NPY_I8, 2, sa, t->a_data);
+  tf_write_npy(t->c, CS_NPY_I32, 1, sc, t->c_data);
 }
 
 static void check_two_core_outputs(const two_core_files *t, const char *b, const char *d) {
   cs_npy nb, nd;
-  read_npy(b, &nb);
+  tf_read_npy(b, &nb);
   assert_int_equal(nb.dtype, CS_NPY_I8);
   assert_int_equal(nb.ndim, 2);
   assert_int_equal(nb.shape[0], 4);
   assert_int_equal(nb.shape[1], 64);
   assert_memory_equal(nb.data, t->a_data, 256);
-  read_npy(d, &nd);
+  tf_read_npy(d, &nd);
   assert_int_equal(nd.dtype, CS_NPY_I32);
   assert_int_equal(nd.ndim, 1);
   assert_int_equal(nd.shape[0], 16);
@@ -203,37 +101,37 @@ static void test_cli_exec_two_cores_copy_inputs_to_outputs(void **state) {
   bind_arg(outb, sizeof outb, "B", t.b);
   int k = snprintf(outd, sizeof outd, "--out=D=%s", t.d);
   assert_true(k > 0 && (size_t)k < sizeof outd);
-  run_result r = run_exec(t.prog, "--in", ina, "--in", inc, "--out", outb, outd, NULL);
+  cr_result r = cr_run("exec", t.prog, "--in", ina, "--in", inc, "--out", outb, outd, NULL);
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
   check_two_core_outputs(&t, t.b, t.d);
   /* the summary (traces/trc_summary): 8 instructions, 256 + 64 bytes each way */
-  assert_starts_with(r.out, "cubesim summary: ascend910b, 24 cores at 1850 MHz\n");
+  cr_assert_prefix(r.out, "cubesim summary: ascend910b, 24 cores at 1850 MHz\n");
   assert_non_null(strstr(r.out, "\n  instructions   8\n"));
   assert_non_null(strstr(r.out, "\n  read           320 B\n"));
   assert_non_null(strstr(r.out, "\n  written        320 B\n"));
   assert_non_null(strstr(r.out, "\n  hazards        none\n"));
-  free_result(&r);
+  cr_free(&r);
 
   /* a trace after a good run */
   char trace[200];
-  in_dir(trace, sizeof trace, t.dir, "t.json");
-  r = run_exec(t.prog, "--in", ina, "--trace", trace, NULL);
+  tf_join(trace, sizeof trace, t.dir, "t.json");
+  r = cr_run("exec", t.prog, "--in", ina, "--trace", trace, NULL);
   assert_int_equal(r.status, 0);
-  free_result(&r);
-  char *tr = read_text(trace);
-  assert_starts_with(tr, "{\"displayTimeUnit\"");
+  cr_free(&r);
+  char *tr = tf_read(trace, NULL);
+  cr_assert_prefix(tr, "{\"displayTimeUnit\"");
   free(tr);
 
-  r = run_exec(t.prog, "--in", ina, "--json", NULL);
+  r = cr_run("exec", t.prog, "--in", ina, "--json", NULL);
   assert_int_equal(r.status, 0);
-  assert_starts_with(r.out, "{\n");
+  cr_assert_prefix(r.out, "{\n");
   assert_non_null(strstr(r.out, "\n  \"cores\": 24,\n"));
   assert_non_null(strstr(r.out, "\n  \"instructions\": 8,\n"));
   assert_non_null(strstr(r.out, "\n    \"read_bytes\": 320,\n"));
   assert_ends_with(r.out, "}\n");
-  free_result(&r);
-  remove_dir(t.dir);
+  cr_free(&r);
+  tf_remove_tree(t.dir);
 }
 
 /* A program's stream dump is the canonical text, and runs again to the same outputs. */
@@ -242,14 +140,14 @@ static void test_cli_exec_dump_stream_runs_again(void **state) {
   two_core_files t;
   make_two_core(&t);
   char ina[160], inc[160], outb[160], outd[160], dump[160], dump2[160], b2[160], d2[160];
-  in_dir(dump, sizeof dump, t.dir, "dump.s");
-  in_dir(dump2, sizeof dump2, t.dir, "dump2.s");
+  tf_join(dump, sizeof dump, t.dir, "dump.s");
+  tf_join(dump2, sizeof dump2, t.dir, "dump2.s");
   bind_arg(ina, sizeof ina, "A", t.a);
   bind_arg(inc, sizeof inc, "C", t.c);
-  run_result r = run_exec(t.prog, "--in", ina, "--in", inc, "--dump-stream", dump, NULL);
+  cr_result r = cr_run("exec", t.prog, "--in", ina, "--in", inc, "--dump-stream", dump, NULL);
   assert_int_equal(r.status, 0);
-  free_result(&r);
-  char *text = read_text(dump);
+  cr_free(&r);
+  char *text = tf_read(dump, NULL);
   char want[4096];
   snprintf(want, sizeof want,
            "# cubesim program: the instruction streams recorded from %s, one line per instruction\n"
@@ -272,35 +170,35 @@ static void test_cli_exec_dump_stream_runs_again(void **state) {
   assert_string_equal(text, want);
 
   /* the dump runs to the same outputs, and dumps to the same text */
-  in_dir(b2, sizeof b2, t.dir, "b2.npy");
-  in_dir(d2, sizeof d2, t.dir, "d2.npy");
+  tf_join(b2, sizeof b2, t.dir, "b2.npy");
+  tf_join(d2, sizeof d2, t.dir, "d2.npy");
   bind_arg(outb, sizeof outb, "B", b2);
   bind_arg(outd, sizeof outd, "D", d2);
-  r = run_exec(dump, "--in", ina, "--in", inc, "--out", outb, "--out", outd, "--dump-stream", dump2, NULL);
+  r = cr_run("exec", dump, "--in", ina, "--in", inc, "--out", outb, "--out", outd, "--dump-stream", dump2, NULL);
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
-  free_result(&r);
+  cr_free(&r);
   check_two_core_outputs(&t, b2, d2);
-  char *text2 = read_text(dump2);
+  char *text2 = tf_read(dump2, NULL);
   const char *body1 = strchr(text, '\n'), *body2 = strchr(text2, '\n');
   assert_string_equal(body2, body1);
   free(text);
   free(text2);
-  remove_dir(t.dir);
+  tf_remove_tree(t.dir);
 }
 
 /* The example of docs/PROGRAM.md runs and does what the page says. */
 static void test_cli_exec_doc_example(void **state) {
   (void)state;
-  char *doc = read_text(CUBESIM_SOURCE_DIR "/docs/PROGRAM.md");
+  char *doc = tf_read(CUBESIM_SOURCE_DIR "/docs/PROGRAM.md", NULL);
   const char *start = strstr(doc, "```\n# copy.s");
   assert_non_null(start);
   start += 4;
   const char *end = strstr(start, "```");
   assert_non_null(end);
   char dir[64], prog[128], a[128], c[128], b[128], c2[128];
-  temp_dir(dir, sizeof dir);
-  in_dir(prog, sizeof prog, dir, "copy.s");
+  tf_mkdtemp(dir, sizeof dir);
+  tf_join(prog, sizeof prog, dir, "copy.s");
   FILE *f = fopen(prog, "w");
   assert_non_null(f);
   fwrite(start, 1, (size_t)(end - start), f);
@@ -311,28 +209,28 @@ static void test_cli_exec_doc_example(void **state) {
   for (int i = 0; i < 256; i++) av[i] = (int8_t)(i ^ 0x5a);
   for (int i = 0; i < 16; i++) cv[i] = 0.25f * (float)i - 1.0f;
   size_t sa[2] = {4, 64}, sc[1] = {16};
-  write_npy(in_dir(a, sizeof a, dir, "a.npy"), CS_NPY_I8, 2, sa, av);
-  write_npy(in_dir(c, sizeof c, dir, "c.npy"), CS_NPY_F32, 1, sc, cv);
-  in_dir(b, sizeof b, dir, "b.npy");
-  in_dir(c2, sizeof c2, dir, "c2.npy");
+  tf_write_npy(tf_join(a, sizeof a, dir, "a.npy"), CS_NPY_I8, 2, sa, av);
+  tf_write_npy(tf_join(c, sizeof c, dir, "c.npy"), CS_NPY_F32, 1, sc, cv);
+  tf_join(b, sizeof b, dir, "b.npy");
+  tf_join(c2, sizeof c2, dir, "c2.npy");
   char ia[160], ic[160], ob[160], oc[160];
   bind_arg(ia, sizeof ia, "A", a);
   bind_arg(ic, sizeof ic, "C", c);
   bind_arg(ob, sizeof ob, "B", b);
   bind_arg(oc, sizeof oc, "C", c2);
-  run_result r = run_exec(prog, "--in", ia, "--in", ic, "--out", ob, "--out", oc, NULL);
+  cr_result r = cr_run("exec", prog, "--in", ia, "--in", ic, "--out", ob, "--out", oc, NULL);
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
-  free_result(&r);
+  cr_free(&r);
   cs_npy nb, nc;
-  read_npy(b, &nb);
+  tf_read_npy(b, &nb);
   assert_memory_equal(nb.data, av, 256);
-  read_npy(c2, &nc);
+  tf_read_npy(c2, &nc);
   const float *cw = nc.data;
   for (int i = 0; i < 16; i++) assert_true(cw[i] == cv[i % 8]); /* C[8:16] = C[0:8] */
   cs_npy_free(&nb);
   cs_npy_free(&nc);
-  remove_dir(dir);
+  tf_remove_tree(dir);
 }
 
 /* ---- conversions: bf16 as fp32, int4 as int8 ------------------------------------------------ */
@@ -354,8 +252,8 @@ static const char convert_program[] =
 static void test_cli_exec_bf16_and_int4_conversions(void **state) {
   (void)state;
   char dir[64], prog[128], h[128], q[128], h2[128], q2[128], qb[128];
-  temp_dir(dir, sizeof dir);
-  write_text(in_dir(prog, sizeof prog, dir, "conv.s"), convert_program);
+  tf_mkdtemp(dir, sizeof dir);
+  tf_write_text(tf_join(prog, sizeof prog, dir, "conv.s"), convert_program);
   /* bf16 inputs: three exact, three rounded to nearest even (bits derived by hand: the low 16
    * bits 0x8000 are a tie, kept even; 0x8001 is above the tie) */
   uint32_t hin[6] = {0x3FC00000 /* 1.5 */, 0xC0100000 /* -2.25 */, 0x7F7F0000 /* bf16 max */,
@@ -366,23 +264,23 @@ static void test_cli_exec_bf16_and_int4_conversions(void **state) {
   for (int i = 0; i < 6; i++) hf[i] = ref_f32_of_bits(hin[i]);
   int8_t qv[5] = {1, -2, 7, -8, 3};
   size_t s6[1] = {6}, s5[1] = {5};
-  write_npy(in_dir(h, sizeof h, dir, "h.npy"), CS_NPY_F32, 1, s6, hf);
-  write_npy(in_dir(q, sizeof q, dir, "q.npy"), CS_NPY_I8, 1, s5, qv);
-  in_dir(h2, sizeof h2, dir, "h2.npy");
-  in_dir(q2, sizeof q2, dir, "q2.npy");
-  in_dir(qb, sizeof qb, dir, "qb.npy");
+  tf_write_npy(tf_join(h, sizeof h, dir, "h.npy"), CS_NPY_F32, 1, s6, hf);
+  tf_write_npy(tf_join(q, sizeof q, dir, "q.npy"), CS_NPY_I8, 1, s5, qv);
+  tf_join(h2, sizeof h2, dir, "h2.npy");
+  tf_join(q2, sizeof q2, dir, "q2.npy");
+  tf_join(qb, sizeof qb, dir, "qb.npy");
   char ih[160], iq[160], oh[160], oq[160], ob[160];
   bind_arg(ih, sizeof ih, "H", h);
   bind_arg(iq, sizeof iq, "Q", q);
   bind_arg(oh, sizeof oh, "H2", h2);
   bind_arg(oq, sizeof oq, "Q2", q2);
   bind_arg(ob, sizeof ob, "QB", qb);
-  run_result r = run_exec(prog, "--in", ih, "--in", iq, "--out", oh, "--out", oq, "--out", ob, NULL);
+  cr_result r = cr_run("exec", prog, "--in", ih, "--in", iq, "--out", oh, "--out", oq, "--out", ob, NULL);
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
-  free_result(&r);
+  cr_free(&r);
   cs_npy a;
-  read_npy(h2, &a);
+  tf_read_npy(h2, &a);
   assert_int_equal(a.dtype, CS_NPY_F32);
   for (int i = 0; i < 6; i++) {
     uint32_t bits;
@@ -390,12 +288,12 @@ static void test_cli_exec_bf16_and_int4_conversions(void **state) {
     assert_int_equal(bits, hout[i]);
   }
   cs_npy_free(&a);
-  read_npy(q2, &a);
+  tf_read_npy(q2, &a);
   assert_int_equal(a.dtype, CS_NPY_I8);
   assert_int_equal(a.shape[0], 5);
   assert_memory_equal(a.data, qv, 5);
   cs_npy_free(&a);
-  read_npy(qb, &a);
+  tf_read_npy(qb, &a);
   /* low nibble first: (1, -2) -> 0xE1, (7, -8) -> 0x87, (3, pad 0) -> 0x03 */
   const uint8_t packed[3] = {0xE1, 0x87, 0x03};
   assert_memory_equal(a.data, packed, 3);
@@ -403,15 +301,15 @@ static void test_cli_exec_bf16_and_int4_conversions(void **state) {
 
   /* an int4 input outside [-8, 7] */
   int8_t bad[5] = {1, 2, 3, 9, 0};
-  write_npy(q, CS_NPY_I8, 1, s5, bad);
-  r = run_exec(prog, "--in", iq, "--out", oq, NULL);
+  tf_write_npy(q, CS_NPY_I8, 1, s5, bad);
+  r = cr_run("exec", prog, "--in", iq, "--out", oq, NULL);
   assert_int_equal(r.status, 2);
   char want[512];
   snprintf(want, sizeof want,
            "cubesim exec: error: --in Q=%s: int4 pack: value 9 at index 3 is outside [-8, 7]\n", q);
   assert_string_equal(r.err, want);
-  free_result(&r);
-  remove_dir(dir);
+  cr_free(&r);
+  tf_remove_tree(dir);
 }
 
 /* ---- faults, deadlocks, hazards ----------------------------------------------------------- */
@@ -419,21 +317,21 @@ static void test_cli_exec_bf16_and_int4_conversions(void **state) {
 static void test_cli_exec_fault_fails_without_outputs(void **state) {
   (void)state;
   char dir[64], prog[128], b[128], dump[128], ob[160];
-  temp_dir(dir, sizeof dir);
+  tf_mkdtemp(dir, sizeof dir);
   /* core 1's second copy writes 32 bytes past the end of B (tensors are 512-byte aligned from
    * GM address 0: A at 0x0, B at 0x200) */
-  write_text(in_dir(prog, sizeof prog, dir, "fault.s"),
-             ".gm A int8 [64] in\n"
-             ".gm B int8 [64] out\n"
-             ".core 1\n"
-             "copy_gm_ub dst=UB:0x0 src=GM:A block_count=1 block_len_bytes=64\n"
-             "set_flag src_pipe=MTE2 dst_pipe=MTE3 event_id=0\n"
-             "wait_flag src_pipe=MTE2 dst_pipe=MTE3 event_id=0\n"
-             "copy_ub_gm dst=GM:B+0x20 src=UB:0x0 block_count=1 block_len_bytes=64\n");
-  in_dir(b, sizeof b, dir, "b.npy");
-  in_dir(dump, sizeof dump, dir, "dump.s");
+  tf_write_text(tf_join(prog, sizeof prog, dir, "fault.s"),
+                ".gm A int8 [64] in\n"
+                ".gm B int8 [64] out\n"
+                ".core 1\n"
+                "copy_gm_ub dst=UB:0x0 src=GM:A block_count=1 block_len_bytes=64\n"
+                "set_flag src_pipe=MTE2 dst_pipe=MTE3 event_id=0\n"
+                "wait_flag src_pipe=MTE2 dst_pipe=MTE3 event_id=0\n"
+                "copy_ub_gm dst=GM:B+0x20 src=UB:0x0 block_count=1 block_len_bytes=64\n");
+  tf_join(b, sizeof b, dir, "b.npy");
+  tf_join(dump, sizeof dump, dir, "dump.s");
   bind_arg(ob, sizeof ob, "B", b);
-  run_result r = run_exec(prog, "--out", ob, "--dump-stream", dump, NULL);
+  cr_result r = cr_run("exec", prog, "--out", ob, "--dump-stream", dump, NULL);
   assert_int_equal(r.status, 4);
   char want[1024];
   snprintf(want, sizeof want,
@@ -442,68 +340,68 @@ static void test_cli_exec_fault_fails_without_outputs(void **state) {
            prog);
   assert_string_equal(r.err, want);
   assert_string_equal(r.out, "");
-  assert_false(exists(b));
-  assert_false(exists(dump));
-  free_result(&r);
+  assert_false(tf_exists(b));
+  assert_false(tf_exists(dump));
+  cr_free(&r);
 
   /* a misaligned UB address on core 0 */
-  write_text(prog, ".gm A int8 [64] in\ncopy_gm_ub dst=UB:0x10 src=GM:A block_count=1 block_len_bytes=64\n");
-  r = run_exec(prog, NULL);
+  tf_write_text(prog, ".gm A int8 [64] in\ncopy_gm_ub dst=UB:0x10 src=GM:A block_count=1 block_len_bytes=64\n");
+  r = cr_run("exec", prog, NULL);
   assert_int_equal(r.status, 4);
   snprintf(want, sizeof want,
            "cubesim exec: error: %s:2: core 0, instruction 0 (copy_gm_ub): copy_gm_ub: operand dst "
            "= UB:0x10 is not 32-byte aligned [misaligned]\n",
            prog);
   assert_string_equal(r.err, want);
-  free_result(&r);
-  remove_dir(dir);
+  cr_free(&r);
+  tf_remove_tree(dir);
 }
 
 static void test_cli_exec_wait_without_set_deadlocks(void **state) {
   (void)state;
   char dir[64], prog[128], b[128], ob[160];
-  temp_dir(dir, sizeof dir);
+  tf_mkdtemp(dir, sizeof dir);
   /* the set_flag that should precede the wait is missing */
-  write_text(in_dir(prog, sizeof prog, dir, "dead.s"),
-             ".gm A int8 [64] in\n"
-             ".gm B int8 [64] out\n"
-             "copy_gm_ub dst=UB:0x0 src=GM:A block_count=1 block_len_bytes=64\n"
-             "wait_flag src_pipe=MTE2 dst_pipe=MTE3 event_id=1\n"
-             "copy_ub_gm dst=GM:B src=UB:0x0 block_count=1 block_len_bytes=64\n");
-  bind_arg(ob, sizeof ob, "B", in_dir(b, sizeof b, dir, "b.npy"));
+  tf_write_text(tf_join(prog, sizeof prog, dir, "dead.s"),
+                ".gm A int8 [64] in\n"
+                ".gm B int8 [64] out\n"
+                "copy_gm_ub dst=UB:0x0 src=GM:A block_count=1 block_len_bytes=64\n"
+                "wait_flag src_pipe=MTE2 dst_pipe=MTE3 event_id=1\n"
+                "copy_ub_gm dst=GM:B src=UB:0x0 block_count=1 block_len_bytes=64\n");
+  bind_arg(ob, sizeof ob, "B", tf_join(b, sizeof b, dir, "b.npy"));
   char trace[200];
-  in_dir(trace, sizeof trace, dir, "t.json");
-  run_result r = run_exec(prog, "--out", ob, "--trace", trace, NULL);
+  tf_join(trace, sizeof trace, dir, "t.json");
+  cr_result r = cr_run("exec", prog, "--out", ob, "--trace", trace, NULL);
   assert_int_equal(r.status, 4);
-  assert_false(exists(trace));
+  assert_false(tf_exists(trace));
   char want[512];
   snprintf(want, sizeof want, "cubesim exec: error: %s:4: deadlock at cycle ", prog);
-  assert_starts_with(r.err, want);
+  cr_assert_prefix(r.err, want);
   assert_ends_with(r.err, ": core 0 MTE3 waits at instruction 1 (wait_flag MTE2->MTE3 #1), a flag "
                           "no remaining set_flag sets;\n");
   assert_string_equal(r.out, "");
-  assert_false(exists(b));
-  free_result(&r);
-  remove_dir(dir);
+  assert_false(tf_exists(b));
+  cr_free(&r);
+  tf_remove_tree(dir);
 }
 
 static void test_cli_exec_missing_wait_is_a_hazard(void **state) {
   (void)state;
   char dir[64], prog[128], a[128], b[128], ia[160], ob[160];
-  temp_dir(dir, sizeof dir);
+  tf_mkdtemp(dir, sizeof dir);
   /* no flag between the MTE2 copy into UB and the MTE3 copy out of it */
-  write_text(in_dir(prog, sizeof prog, dir, "race.s"),
-             ".gm A int8 [64] in\n"
-             ".gm B int8 [64] out\n"
-             "copy_gm_ub dst=UB:0x0 src=GM:A block_count=1 block_len_bytes=64\n"
-             "copy_ub_gm dst=GM:B src=UB:0x0 block_count=1 block_len_bytes=64\n");
+  tf_write_text(tf_join(prog, sizeof prog, dir, "race.s"),
+                ".gm A int8 [64] in\n"
+                ".gm B int8 [64] out\n"
+                "copy_gm_ub dst=UB:0x0 src=GM:A block_count=1 block_len_bytes=64\n"
+                "copy_ub_gm dst=GM:B src=UB:0x0 block_count=1 block_len_bytes=64\n");
   int8_t av[64];
   for (int i = 0; i < 64; i++) av[i] = (int8_t)(3 * i);
   size_t s[1] = {64};
-  write_npy(in_dir(a, sizeof a, dir, "a.npy"), CS_NPY_I8, 1, s, av);
+  tf_write_npy(tf_join(a, sizeof a, dir, "a.npy"), CS_NPY_I8, 1, s, av);
   bind_arg(ia, sizeof ia, "A", a);
-  bind_arg(ob, sizeof ob, "B", in_dir(b, sizeof b, dir, "b.npy"));
-  run_result r = run_exec(prog, "--in", ia, "--out", ob, NULL);
+  bind_arg(ob, sizeof ob, "B", tf_join(b, sizeof b, dir, "b.npy"));
+  cr_result r = cr_run("exec", prog, "--in", ia, "--out", ob, NULL);
   assert_int_equal(r.status, 5);
   char want[512];
   snprintf(want, sizeof want,
@@ -511,24 +409,24 @@ static void test_cli_exec_missing_wait_is_a_hazard(void **state) {
            "(copy_ub_gm, MTE3) reads bytes that instruction 0 (copy_gm_ub, MTE2) still writes: UB "
            "[0x0, 0x40), started at cycle ",
            prog);
-  assert_starts_with(r.err, want);
+  cr_assert_prefix(r.err, want);
   assert_ends_with(r.err, " (missing set_flag/wait_flag or pipe_barrier)\n");
-  assert_false(exists(b));
-  free_result(&r);
+  assert_false(tf_exists(b));
+  cr_free(&r);
 
   /* allowed: a warning, and the outputs (the data is applied at issue, in program order) */
-  r = run_exec(prog, "--in", ia, "--out", ob, "--allow-hazards", NULL);
+  r = cr_run("exec", prog, "--in", ia, "--out", ob, "--allow-hazards", NULL);
   assert_int_equal(r.status, 0);
   snprintf(want, sizeof want,
            "cubesim exec: warning: %s:4: 1 data hazard (allowed); first: RAW hazard on core 0", prog);
-  assert_starts_with(r.err, want);
+  cr_assert_prefix(r.err, want);
   assert_non_null(strstr(r.out, "\n  hazards        1 (missing set_flag/wait_flag or pipe_barrier):\n"));
   cs_npy nb;
-  read_npy(b, &nb);
+  tf_read_npy(b, &nb);
   assert_memory_equal(nb.data, av, 64);
   cs_npy_free(&nb);
-  free_result(&r);
-  remove_dir(dir);
+  cr_free(&r);
+  tf_remove_tree(dir);
 }
 
 /* ---- .npy errors ----------------------------------------------------------------------------- */
@@ -543,60 +441,60 @@ static void test_cli_exec_npy_dtype_and_shape_errors(void **state) {
   int8_t i8[256] = {0};
 
   /* dtype */
-  write_npy(in_dir(path, sizeof path, t.dir, "f.npy"), CS_NPY_F32, 2, s2, f);
+  tf_write_npy(tf_join(path, sizeof path, t.dir, "f.npy"), CS_NPY_F32, 2, s2, f);
   bind_arg(arg, sizeof arg, "A", path);
-  run_result r = run_exec(t.prog, "--in", arg, "--out", "B=never.npy", NULL);
+  cr_result r = cr_run("exec", t.prog, "--in", arg, "--out", "B=never.npy", NULL);
   assert_int_equal(r.status, 2);
   snprintf(want, sizeof want,
            "cubesim exec: error: --in A=%s: tensor A is int8 [4,64], so the file must hold int8 "
            "[4,64]; it holds float32 [4,64]\n",
            path);
   assert_string_equal(r.err, want);
-  assert_false(exists("never.npy"));
-  free_result(&r);
+  assert_false(tf_exists("never.npy"));
+  cr_free(&r);
 
   /* rank, then a transposed shape */
-  write_npy(path, CS_NPY_I8, 1, s1, i8);
-  r = run_exec(t.prog, "--in", arg, NULL);
+  tf_write_npy(path, CS_NPY_I8, 1, s1, i8);
+  r = cr_run("exec", t.prog, "--in", arg, NULL);
   snprintf(want, sizeof want,
            "cubesim exec: error: --in A=%s: tensor A is int8 [4,64], so the file must hold int8 "
            "[4,64]; it holds int8 [256]\n",
            path);
   assert_string_equal(r.err, want);
-  free_result(&r);
-  write_npy(path, CS_NPY_I8, 2, s3, i8);
-  r = run_exec(t.prog, "--in", arg, NULL);
+  cr_free(&r);
+  tf_write_npy(path, CS_NPY_I8, 2, s3, i8);
+  r = cr_run("exec", t.prog, "--in", arg, NULL);
   snprintf(want, sizeof want,
            "cubesim exec: error: --in A=%s: tensor A is int8 [4,64], so the file must hold int8 "
            "[4,64]; it holds int8 [64,4]\n",
            path);
   assert_string_equal(r.err, want);
-  free_result(&r);
+  cr_free(&r);
 
   /* bf16 travels as float32 */
   char prog[160];
-  write_text(in_dir(prog, sizeof prog, t.dir, "bf.s"), ".gm H bf16 [2,3] inout\n");
-  write_npy(path, CS_NPY_I8, 2, s2, i8);
+  tf_write_text(tf_join(prog, sizeof prog, t.dir, "bf.s"), ".gm H bf16 [2,3] inout\n");
+  tf_write_npy(path, CS_NPY_I8, 2, s2, i8);
   bind_arg(arg, sizeof arg, "H", path);
-  r = run_exec(prog, "--in", arg, NULL);
+  r = cr_run("exec", prog, "--in", arg, NULL);
   snprintf(want, sizeof want,
            "cubesim exec: error: --in H=%s: tensor H is bf16 [2,3], so the file must hold float32 "
            "[2,3]; it holds int8 [4,64]\n",
            path);
   assert_string_equal(r.err, want);
-  free_result(&r);
+  cr_free(&r);
 
   /* a file that is not there */
   snprintf(arg, sizeof arg, "A=%s/missing.npy", t.dir);
-  r = run_exec(t.prog, "--in", arg, NULL);
+  r = cr_run("exec", t.prog, "--in", arg, NULL);
   assert_int_equal(r.status, 2);
   snprintf(want, sizeof want,
            "cubesim exec: error: --in A=%s/missing.npy: %s/missing.npy: cannot open: No such file or "
            "directory\n",
            t.dir, t.dir);
   assert_string_equal(r.err, want);
-  free_result(&r);
-  remove_dir(t.dir);
+  cr_free(&r);
+  tf_remove_tree(t.dir);
 }
 
 /* ---- argument and program errors --------------------------------------------------------- */
@@ -622,8 +520,8 @@ static void test_cli_exec_argument_errors(void **state) {
       {{"--config"}, "option --config needs a value", 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    run_result r = run_exec(t.prog, cases[i].args[0], cases[i].args[1], cases[i].args[2],
-                            cases[i].args[3], NULL);
+    cr_result r = cr_run("exec", t.prog, cases[i].args[0], cases[i].args[1], cases[i].args[2],
+                         cases[i].args[3], NULL);
     assert_int_equal(r.status, 2);
     char msg[512];
     const char *mark = cases[i].with_prog ? strstr(cases[i].msg, "%s") : NULL;
@@ -634,44 +532,44 @@ static void test_cli_exec_argument_errors(void **state) {
     snprintf(want, sizeof want, "cubesim exec: error: %s\n", msg);
     assert_string_equal(r.err, want);
     assert_string_equal(r.out, "");
-    free_result(&r);
+    cr_free(&r);
   }
-  run_result r = run_exec(NULL);
+  cr_result r = cr_run("exec", NULL);
   assert_int_equal(r.status, 2);
   assert_string_equal(r.err, "cubesim exec: error: no program given (cubesim exec --help)\n");
-  free_result(&r);
-  r = run_exec(t.prog, "other.s", NULL);
+  cr_free(&r);
+  r = cr_run("exec", t.prog, "other.s", NULL);
   snprintf(want, sizeof want, "cubesim exec: error: one program only: '%s' and 'other.s'\n", t.prog);
   assert_string_equal(r.err, want);
-  free_result(&r);
-  r = run_exec("--help", NULL);
+  cr_free(&r);
+  r = cr_run("exec", "--help", NULL);
   assert_int_equal(r.status, 0);
-  assert_starts_with(r.out, "usage: cubesim exec PROGRAM.s [--in NAME=FILE.npy]...");
-  free_result(&r);
+  cr_assert_prefix(r.out, "usage: cubesim exec PROGRAM.s [--in NAME=FILE.npy]...");
+  cr_free(&r);
 
   /* a .core beyond the configured cores */
-  write_text(in_dir(cfg, sizeof cfg, t.dir, "two.yaml"), "chip:\n  cores: 1\n");
-  r = run_exec(t.prog, "--config", cfg, NULL);
+  tf_write_text(tf_join(cfg, sizeof cfg, t.dir, "two.yaml"), "chip:\n  cores: 1\n");
+  r = cr_run("exec", t.prog, "--config", cfg, NULL);
   assert_int_equal(r.status, 2);
   snprintf(want, sizeof want,
            "cubesim exec: error: %s:7:7: .core 1: the configuration has 1 core (chip.cores), "
            "numbered from 0\n",
            t.prog);
   assert_string_equal(r.err, want);
-  free_result(&r);
+  cr_free(&r);
   /* timing only: runs, loads nothing */
-  r = run_exec(t.prog, "--timing-only", NULL);
+  r = cr_run("exec", t.prog, "--timing-only", NULL);
   assert_int_equal(r.status, 0);
   assert_non_null(strstr(r.out, "\n  instructions   8\n"));
-  free_result(&r);
-  remove_dir(t.dir);
+  cr_free(&r);
+  tf_remove_tree(t.dir);
 }
 
 static void test_cli_exec_program_errors_are_located(void **state) {
   (void)state;
   char dir[64], prog[128], want[1024];
-  temp_dir(dir, sizeof dir);
-  in_dir(prog, sizeof prog, dir, "bad.s");
+  tf_mkdtemp(dir, sizeof dir);
+  tf_join(prog, sizeof prog, dir, "bad.s");
   static const struct {
     const char *text;
     const char *msg; /* after "file:" */
@@ -704,59 +602,54 @@ static void test_cli_exec_program_errors_are_located(void **state) {
       {".text\n", "1:1: unknown directive '.text' (the directives are .gm and .core)"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    write_text(prog, cases[i].text);
-    run_result r = run_exec(prog, NULL);
+    tf_write_text(prog, cases[i].text);
+    cr_result r = cr_run("exec", prog, NULL);
     assert_int_equal(r.status, 2);
     snprintf(want, sizeof want, "cubesim exec: error: %s:%s\n", prog, cases[i].msg);
     assert_string_equal(r.err, want);
-    free_result(&r);
+    cr_free(&r);
   }
-  run_result r = run_exec("/nonexistent/x.s", NULL);
+  cr_result r = cr_run("exec", "/nonexistent/x.s", NULL);
   assert_int_equal(r.status, 2);
   assert_string_equal(r.err, "cubesim exec: error: cannot read /nonexistent/x.s: No such file or directory\n");
-  free_result(&r);
-  remove_dir(dir);
+  cr_free(&r);
+  tf_remove_tree(dir);
 }
 
 /* ---- the real binary ---------------------------------------------------------------------- */
-
-/* Runs a shell command; returns its exit status and what it wrote (stdout and stderr). */
-static int run_shell(const char *cmd, char *out, size_t n) {
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  size_t used = 0, got;
-  while (used + 1 < n && (got = fread(out + used, 1, n - 1 - used, p)) > 0) used += got;
-  out[used] = '\0';
-  int st = pclose(p);
-  assert_true(WIFEXITED(st));
-  return WEXITSTATUS(st);
-}
 
 static void test_cli_exec_real_binary(void **state) {
   (void)state;
   two_core_files t;
   make_two_core(&t);
-  char cmd[1024], out[8192];
+  char cmd[1024];
+  int status;
   snprintf(cmd, sizeof cmd, "'%s' exec '%s' --in 'A=%s' --in 'C=%s' --out 'B=%s' --out 'D=%s' 2>&1",
            CUBESIM_BINARY, t.prog, t.a, t.c, t.b, t.d);
-  assert_int_equal(run_shell(cmd, out, sizeof out), 0);
-  assert_starts_with(out, "cubesim summary: ");
+  char *out = cr_shell(cmd, &status);
+  assert_int_equal(status, 0);
+  cr_assert_prefix(out, "cubesim summary: ");
   assert_non_null(strstr(out, "\n  instructions   8\n"));
+  free(out);
   check_two_core_outputs(&t, t.b, t.d);
 
   /* a fault: exit status 4, one line on stderr, nothing on stdout */
   char prog[160], want[512];
-  write_text(in_dir(prog, sizeof prog, t.dir, "f.s"), "copy_gm_ub dst=UB:0x0 src=GM:0x0 block_count=1 block_len_bytes=64\n");
+  tf_write_text(tf_join(prog, sizeof prog, t.dir, "f.s"), "copy_gm_ub dst=UB:0x0 src=GM:0x0 block_count=1 block_len_bytes=64\n");
   snprintf(cmd, sizeof cmd, "'%s' exec '%s' 2>/dev/null", CUBESIM_BINARY, prog);
-  assert_int_equal(run_shell(cmd, out, sizeof out), 4);
+  out = cr_shell(cmd, &status);
+  assert_int_equal(status, 4);
   assert_string_equal(out, "");
+  free(out);
   snprintf(cmd, sizeof cmd, "'%s' exec '%s' 2>&1 >/dev/null", CUBESIM_BINARY, prog);
-  assert_int_equal(run_shell(cmd, out, sizeof out), 4);
+  out = cr_shell(cmd, &status);
+  assert_int_equal(status, 4);
   snprintf(want, sizeof want,
            "cubesim exec: error: %s:1: core 0, instruction 0 (copy_gm_ub): GM read at 0x0 is outside "
            "every allocated tensor [gm-unmapped]\n", prog);
   assert_string_equal(out, want);
-  remove_dir(t.dir);
+  free(out);
+  tf_remove_tree(t.dir);
 }
 
 int main(void) {

@@ -18,64 +18,12 @@
 #include <unistd.h>
 
 #include "base/cs_npy.h"
-#include "cli/cli.h"
 #include "support/json_check.h"
 #include "support/json_expect.h"
+#include "support/cli_run.h"
+#include "support/tmp_files.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
-
-typedef struct run_result {
-  int status;
-  char *out;
-  char *err;
-} run_result;
-
-static char *slurp(FILE *f) {
-  fflush(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *s = malloc((size_t)n + 1);
-  assert_non_null(s);
-  size_t got = fread(s, 1, (size_t)n, f);
-  s[got] = '\0';
-  return s;
-}
-
-/* Runs `cubesim exec <args>` (NULL-terminated) through cli_main, output and errors captured. */
-static run_result run_exec(const char *first, ...) {
-  char *argv[32];
-  int argc = 0;
-  argv[argc++] = "cubesim";
-  argv[argc++] = "exec";
-  va_list ap;
-  va_start(ap, first);
-  for (const char *a = first; a && argc < 31; a = va_arg(ap, const char *)) argv[argc++] = (char *)a;
-  va_end(ap);
-  argv[argc] = NULL;
-  cli_io io = {tmpfile(), tmpfile()};
-  assert_non_null(io.out);
-  assert_non_null(io.err);
-  run_result r;
-  r.status = cli_main(&io, argc, argv);
-  r.out = slurp(io.out);
-  r.err = slurp(io.err);
-  fclose(io.out);
-  fclose(io.err);
-  return r;
-}
-
-static void free_result(run_result *r) {
-  free(r->out);
-  free(r->err);
-}
-
-static void write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  assert_int_equal(fclose(f), 0);
-}
 
 /* The files of one test, in a fresh temporary directory. */
 typedef struct files {
@@ -85,23 +33,16 @@ typedef struct files {
 } files;
 
 static void make_files(files *f) {
-  snprintf(f->dir, sizeof f->dir, "/tmp/cubesim_exec_mmad_XXXXXX");
-  assert_non_null(mkdtemp(f->dir));
-  snprintf(f->prog, sizeof f->prog, "%s/tile.s", f->dir);
-  snprintf(f->cfg, sizeof f->cfg, "%s/chip.yaml", f->dir);
-  snprintf(f->a, sizeof f->a, "%s/a.npy", f->dir);
-  snprintf(f->b, sizeof f->b, "%s/b.npy", f->dir);
-  snprintf(f->c, sizeof f->c, "%s/c.npy", f->dir);
-  snprintf(f->trace, sizeof f->trace, "%s/t.json", f->dir);
+  tf_mkdtemp(f->dir, sizeof f->dir);
+  tf_join(f->prog, sizeof f->prog, f->dir, "tile.s");
+  tf_join(f->cfg, sizeof f->cfg, f->dir, "chip.yaml");
+  tf_join(f->a, sizeof f->a, f->dir, "a.npy");
+  tf_join(f->b, sizeof f->b, f->dir, "b.npy");
+  tf_join(f->c, sizeof f->c, f->dir, "c.npy");
+  tf_join(f->trace, sizeof f->trace, f->dir, "t.json");
   snprintf(f->in_a, sizeof f->in_a, "A=%s", f->a);
   snprintf(f->in_b, sizeof f->in_b, "B=%s", f->b);
   snprintf(f->out_c, sizeof f->out_c, "C=%s", f->c);
-}
-
-static void remove_files(const files *f) {
-  const char *paths[] = {f->prog, f->cfg, f->a, f->b, f->c, f->trace};
-  for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) remove(paths[i]);
-  assert_int_equal(rmdir(f->dir), 0);
 }
 
 /* ---- the program ---------------------------------------------------------------------------- */
@@ -146,7 +87,7 @@ static const char program_tail[] =
 static void write_program(const files *f, bool with_wait_m) {
   char text[4096];
   snprintf(text, sizeof text, "%s%s%s", program_head, with_wait_m ? program_wait_m : "", program_tail);
-  write_text(f->prog, text);
+  tf_write_text(f->prog, text);
 }
 
 /* sb_round_config of tests/support/sim_build.h, with round numbers (1000 MHz: 1 GB/s = 1
@@ -196,10 +137,9 @@ static void make_inputs(int8_t *a, int8_t *b) {
 }
 
 static void write_inputs(const files *f, const int8_t *a, const int8_t *b) {
-  cs_err e;
   size_t sa[2] = {M, K}, sb[2] = {K, N};
-  if (cs_npy_write(f->a, CS_NPY_I8, 2, sa, a, &e) != CS_OK) fail_msg("%s", e.msg);
-  if (cs_npy_write(f->b, CS_NPY_I8, 2, sb, b, &e) != CS_OK) fail_msg("%s", e.msg);
+  tf_write_npy(f->a, CS_NPY_I8, 2, sa, a);
+  tf_write_npy(f->b, CS_NPY_I8, 2, sb, b);
 }
 
 /* ---- the independent reference ------------------------------------------------------------ */
@@ -257,9 +197,7 @@ static void check_output(const files *f, const int8_t *a, const int8_t *b) {
   assert_int_equal(want[0 * N + 0], 0x7BFF);
   assert_int_equal(want[1 * N + 0], 0xFBFF);
   cs_npy out;
-  cs_err e;
-  memset(&out, 0, sizeof out);
-  if (cs_npy_read(f->c, &out, &e) != CS_OK) fail_msg("%s", e.msg);
+  tf_read_npy(f->c, &out);
   assert_int_equal(out.dtype, CS_NPY_F16);
   assert_int_equal(out.ndim, 2);
   assert_int_equal(out.shape[0], M);
@@ -278,11 +216,11 @@ static void test_cli_exec_mmad_tile_is_bit_exact_and_on_time(void **state) {
   files f;
   make_files(&f);
   write_program(&f, true);
-  write_text(f.cfg, chip_yaml);
+  tf_write_text(f.cfg, chip_yaml);
   int8_t a[M * K], b[K * N];
   make_inputs(a, b);
   write_inputs(&f, a, b);
-  run_result r = run_exec(f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--out",
+  cr_result r = cr_run("exec", f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--out",
                           f.out_c, "--json", NULL);
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
@@ -300,8 +238,8 @@ static void test_cli_exec_mmad_tile_is_bit_exact_and_on_time(void **state) {
   assert_true(jc_get_u64(jc_root(doc), "pipes.MTE2.busy_cycles", &v));
   assert_int_equal(v, 16 + 32);
   jc_free(doc);
-  free_result(&r);
-  remove_files(&f);
+  cr_free(&r);
+  tf_remove_tree(f.dir);
 }
 
 /* --trace: a track named after each pipe (traces/FORMAT.md: tid (core + 1) x 100 + pipe + 1) and
@@ -311,15 +249,15 @@ static void test_cli_exec_mmad_trace(void **state) {
   files f;
   make_files(&f);
   write_program(&f, true);
-  write_text(f.cfg, chip_yaml);
+  tf_write_text(f.cfg, chip_yaml);
   int8_t a[M * K], b[K * N];
   make_inputs(a, b);
   write_inputs(&f, a, b);
-  run_result r = run_exec(f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--trace",
+  cr_result r = cr_run("exec", f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--trace",
                           f.trace, NULL);
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
-  free_result(&r);
+  cr_free(&r);
   jc_doc *doc = je_parse_file(f.trace);
   static const char *const tracks[7] = {"SCALAR", "MTE2", "MTE1", "CUBE", "FIXP", "MTE3", "VECTOR"};
   static const struct {
@@ -370,7 +308,7 @@ static void test_cli_exec_mmad_trace(void **state) {
   for (int p = 0; p < 7; p++) assert_int_equal(named[p], 1);
   for (int i = 0; i < 13; i++) assert_int_equal(seen[i], 1);
   jc_free(doc);
-  remove_files(&f);
+  tf_remove_tree(f.dir);
 }
 
 /* Without the wait_flag MTE1->M of line 13, the mmad (now instruction 8, line 13) starts at its
@@ -384,7 +322,7 @@ static void test_cli_exec_mmad_missing_wait_is_a_hazard(void **state) {
   files f;
   make_files(&f);
   write_program(&f, false);
-  write_text(f.cfg, chip_yaml);
+  tf_write_text(f.cfg, chip_yaml);
   int8_t a[M * K], b[K * N];
   make_inputs(a, b);
   write_inputs(&f, a, b);
@@ -392,7 +330,7 @@ static void test_cli_exec_mmad_missing_wait_is_a_hazard(void **state) {
       "RAW hazard on core 0: instruction 8 (mmad, M) reads bytes that instruction 4 (load_l0a, "
       "MTE1) still writes: L0A [0x0, 0x400), started at cycle 9, the earlier one completes at "
       "cycle 168 (missing set_flag/wait_flag or pipe_barrier)";
-  run_result r = run_exec(f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--out",
+  cr_result r = cr_run("exec", f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--out",
                           f.out_c, NULL);
   assert_int_equal(r.status, 5);
   char want[1024];
@@ -400,9 +338,9 @@ static void test_cli_exec_mmad_missing_wait_is_a_hazard(void **state) {
   assert_string_equal(r.err, want);
   assert_string_equal(r.out, "");
   assert_int_equal(access(f.c, F_OK), -1);
-  free_result(&r);
+  cr_free(&r);
 
-  r = run_exec(f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--out", f.out_c,
+  r = cr_run("exec", f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--out", f.out_c,
                "--allow-hazards", "--json", NULL);
   assert_int_equal(r.status, 0);
   snprintf(want, sizeof want, "cubesim exec: warning: %s:13: 3 data hazards (allowed); first: %s\n",
@@ -416,8 +354,8 @@ static void test_cli_exec_mmad_missing_wait_is_a_hazard(void **state) {
   assert_true(jc_get_u64(jc_root(doc), "instructions", &v));
   assert_int_equal(v, 12);
   jc_free(doc);
-  free_result(&r);
-  remove_files(&f);
+  cr_free(&r);
+  tf_remove_tree(f.dir);
 }
 
 int main(void) {

@@ -6,225 +6,153 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/cs_npy.h"
-#include "cli/cli.h"
+#include "support/cli_run.h"
+#include "support/tmp_files.h"
 
 /* ---- running the command ---- */
 
-typedef struct run_result {
-  int rc;
-  char *out;
-  char *err;
-} run_result;
-
-/* Runs `cubesim quant <args...>` (NULL-terminated) through cli_main. */
-static run_result run(const char *first, ...) {
-  char *argv[32];
-  int argc = 0;
-  argv[argc++] = "cubesim";
-  argv[argc++] = "quant";
-  va_list ap;
-  va_start(ap, first);
-  for (const char *a = first; a; a = va_arg(ap, const char *)) argv[argc++] = (char *)a;
-  va_end(ap);
-  argv[argc] = NULL;
-  run_result r = {0, NULL, NULL};
-  size_t n_out, n_err;
-  cli_io io;
-  io.out = open_memstream(&r.out, &n_out);
-  io.err = open_memstream(&r.err, &n_err);
-  r.rc = cli_main(&io, argc, argv);
-  fclose(io.out);
-  fclose(io.err);
-  return r;
-}
-
-static void run_free(run_result *r) {
-  free(r->out);
-  free(r->err);
-}
-
-static void assert_contains(const char *haystack, const char *needle) {
-  if (!strstr(haystack, needle)) fail_msg("missing <%s> in:\n%s", needle, haystack);
-}
-
 /* A failing run: exit status 2, nothing on stdout, exactly one error line. */
-static void assert_fails(run_result r, const char *line) {
-  assert_int_equal(r.rc, 2);
+static void assert_fails(cr_result r, const char *line) {
+  assert_int_equal(r.status, 2);
   assert_string_equal(r.out, "");
   assert_string_equal(r.err, line);
-  run_free(&r);
-}
-
-typedef struct tmpdir {
-  char path[64];
-} tmpdir;
-
-static void tmpdir_make(tmpdir *d) {
-  snprintf(d->path, sizeof d->path, "/tmp/cs_quant_test_XXXXXX");
-  assert_non_null(mkdtemp(d->path));
-}
-
-static int dir_entries(const char *path) {
-  DIR *dir = opendir(path);
-  assert_non_null(dir);
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(dir)) != NULL)
-    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
-  closedir(dir);
-  return n;
-}
-
-static void tmpdir_remove(tmpdir *d) {
-  DIR *dir = opendir(d->path);
-  assert_non_null(dir);
-  struct dirent *e;
-  char p[512];
-  while ((e = readdir(dir)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    snprintf(p, sizeof p, "%s/%s", d->path, e->d_name);
-    unlink(p);
-  }
-  closedir(dir);
-  assert_int_equal(rmdir(d->path), 0);
+  cr_free(&r);
 }
 
 /* ---- pack ---- */
 
 static void test_cli_quant_pack_json_acceptance(void **state) {
   (void)state;
-  run_result r = run("pack", "--scale", "0.1", "--json", NULL);
-  assert_int_equal(r.rc, 0);
+  cr_result r = cr_run("quant", "pack", "--scale", "0.1", "--json", NULL);
+  assert_int_equal(r.status, 0);
   assert_string_equal(r.err, "");
-  assert_contains(r.out, "\"word\": \"0x000040003dccc000\"");
+  cr_assert_contains(r.out, "\"word\": \"0x000040003dccc000\"");
   /* fp32 0.1 is 0.100000001490116..., its fp19 0.0999755859375 exactly. */
-  assert_contains(r.out, "\"scale\": 0.10000000149011612");
-  assert_contains(r.out, "\"scale_effective\": 0.0999755859375");
+  cr_assert_contains(r.out, "\"scale\": 0.10000000149011612");
+  cr_assert_contains(r.out, "\"scale_effective\": 0.0999755859375");
   /* (0.0999755859375 - 0.100000001490116119384765625) / 0.100000001490116119384765625 */
-  assert_contains(r.out, "\"relative_error\": -0.00024415552252299305");
-  assert_contains(r.out, "\"offset\": null");
-  assert_contains(r.out, "\"warnings\": []");
-  assert_contains(r.out, "\"scale_rounding\": \"trunc\"");
-  assert_contains(r.out, "\"offset_rounding\": \"half-away\"");
-  assert_contains(r.out, "\"sign\": 1");
-  assert_contains(r.out, "\"ignored_bits\": \"0x0000000000000000\"");
-  run_free(&r);
+  cr_assert_contains(r.out, "\"relative_error\": -0.00024415552252299305");
+  cr_assert_contains(r.out, "\"offset\": null");
+  cr_assert_contains(r.out, "\"warnings\": []");
+  cr_assert_contains(r.out, "\"scale_rounding\": \"trunc\"");
+  cr_assert_contains(r.out, "\"offset_rounding\": \"half-away\"");
+  cr_assert_contains(r.out, "\"sign\": 1");
+  cr_assert_contains(r.out, "\"ignored_bits\": \"0x0000000000000000\"");
+  cr_free(&r);
 
-  r = run("pack", "--scale", "0.1", "--offset", "-3", "--json", NULL);
-  assert_int_equal(r.rc, 0);
-  assert_contains(r.out, "\"word\": \"0x00007fa03dccc000\"");
-  assert_contains(r.out, "\"offset_input\": -3");
-  assert_contains(r.out, "\"offset\": -3");
-  run_free(&r);
+  r = cr_run("quant", "pack", "--scale", "0.1", "--offset", "-3", "--json", NULL);
+  assert_int_equal(r.status, 0);
+  cr_assert_contains(r.out, "\"word\": \"0x00007fa03dccc000\"");
+  cr_assert_contains(r.out, "\"offset_input\": -3");
+  cr_assert_contains(r.out, "\"offset\": -3");
+  cr_free(&r);
 
   /* 1.0 -> 0x40003f800000; offset 2.5 half-even -> 2 -> 0x4000000000. */
-  r = run("pack", "--scale", "1", "--offset", "2.5", "--offset-rounding", "half-even", "--json",
-          NULL);
-  assert_int_equal(r.rc, 0);
-  assert_contains(r.out, "\"word\": \"0x000040403f800000\"");
-  assert_contains(r.out, "\"relative_error\": 0");
-  run_free(&r);
+  r = cr_run("quant", "pack", "--scale", "1", "--offset", "2.5", "--offset-rounding", "half-even", "--json",
+             NULL);
+  assert_int_equal(r.status, 0);
+  cr_assert_contains(r.out, "\"word\": \"0x000040403f800000\"");
+  cr_assert_contains(r.out, "\"relative_error\": 0");
+  cr_free(&r);
 
   /* Offset 300 clamps to 255: a warning, in text and id. */
-  r = run("pack", "--scale=1", "--offset=300", "--json", NULL);
-  assert_int_equal(r.rc, 0);
-  assert_contains(r.out, "\"word\": \"0x00005fe03f800000\"");
-  assert_contains(r.out, "\"offset clamped: 300 rounds (half-away) to 300, outside [-256, 255]; "
-                         "stored 255\"");
-  assert_contains(r.out, "\"warning_ids\": [\n    \"offset-clamped\"\n  ]");
-  run_free(&r);
+  r = cr_run("quant", "pack", "--scale=1", "--offset=300", "--json", NULL);
+  assert_int_equal(r.status, 0);
+  cr_assert_contains(r.out, "\"word\": \"0x00005fe03f800000\"");
+  cr_assert_contains(r.out, "\"offset clamped: 300 rounds (half-away) to 300, outside [-256, 255]; "
+                     "stored 255\"");
+  cr_assert_contains(r.out, "\"warning_ids\": [\n    \"offset-clamped\"\n  ]");
+  cr_free(&r);
 }
 
 static void test_cli_quant_pack_rounding_options(void **state) {
   (void)state;
   /* 0x1.ffffffp+0 = 0x3fffffff: rne carries into the exponent: 2.0 = 0x40000000. */
-  run_result r = run("pack", "--scale", "0x1.fffffep+0", "--scale-rounding", "rne", "--json",
-                     NULL);
-  assert_int_equal(r.rc, 0);
-  assert_contains(r.out, "\"word\": \"0x0000400040000000\"");
-  assert_contains(r.out, "\"scale_effective\": 2");
-  run_free(&r);
+  cr_result r = cr_run("quant", "pack", "--scale", "0x1.fffffep+0", "--scale-rounding", "rne", "--json",
+                       NULL);
+  assert_int_equal(r.status, 0);
+  cr_assert_contains(r.out, "\"word\": \"0x0000400040000000\"");
+  cr_assert_contains(r.out, "\"scale_effective\": 2");
+  cr_free(&r);
   /* none keeps the low bits (0x3dcccccd) and S, and warns about them. */
-  r = run("pack", "--scale", "0.1", "--scale-rounding", "none", "--json", NULL);
-  assert_int_equal(r.rc, 0);
-  assert_contains(r.out, "\"word\": \"0x000040003dcccccd\"");
-  assert_contains(r.out, "\"scale_effective\": 0.0999755859375");
-  assert_contains(r.out, "\"ignored low scale bits 12..0 set (0x0ccd): the hardware truncates "
-                         "them\"");
-  run_free(&r);
+  r = cr_run("quant", "pack", "--scale", "0.1", "--scale-rounding", "none", "--json", NULL);
+  assert_int_equal(r.status, 0);
+  cr_assert_contains(r.out, "\"word\": \"0x000040003dcccccd\"");
+  cr_assert_contains(r.out, "\"scale_effective\": 0.0999755859375");
+  cr_assert_contains(r.out, "\"ignored low scale bits 12..0 set (0x0ccd): the hardware truncates "
+                     "them\"");
+  cr_free(&r);
 }
 
 static void test_cli_quant_pack_text(void **state) {
   (void)state;
-  run_result r = run("pack", "--scale", "0.1", "--offset", "-3", NULL);
-  assert_int_equal(r.rc, 0);
+  cr_result r = cr_run("quant", "pack", "--scale", "0.1", "--offset", "-3", NULL);
+  assert_int_equal(r.status, 0);
   assert_string_equal(r.err, "");
-  assert_contains(r.out, "quant word 0x00007fa03dccc000\n");
-  assert_contains(r.out, "  scale in        0.1 = fp32 0x3dcccccd = 0.10000000149011612\n");
-  assert_contains(r.out, "  scale applied   0.0999755859375 = fp32 0x3dccc000 (trunc: bits "
-                         "12..0 cleared)\n");
-  assert_contains(r.out, "  offset          -3, rounded half-away to -3, stored -3 (9 bits: "
-                         "0x1fd)\n");
+  cr_assert_contains(r.out, "quant word 0x00007fa03dccc000\n");
+  cr_assert_contains(r.out, "  scale in        0.1 = fp32 0x3dcccccd = 0.10000000149011612\n");
+  cr_assert_contains(r.out, "  scale applied   0.0999755859375 = fp32 0x3dccc000 (trunc: bits "
+                     "12..0 cleared)\n");
+  cr_assert_contains(r.out, "  offset          -3, rounded half-away to -3, stored -3 (9 bits: "
+                     "0x1fd)\n");
   /* -3 = 0x1fd = 1 1111 1101 in the offset cell; S = 1. */
-  assert_contains(r.out, "| 00000000000000000 | 1 | 111111101 |  0  | 0000 |   0   | 01111011 "
-                         "| 1001100110 | 0000000000000 |\n");
-  assert_contains(r.out, "\nwarnings: none\n");
-  run_free(&r);
+  cr_assert_contains(r.out, "| 00000000000000000 | 1 | 111111101 |  0  | 0000 |   0   | 01111011 "
+                     "| 1001100110 | 0000000000000 |\n");
+  cr_assert_contains(r.out, "\nwarnings: none\n");
+  cr_free(&r);
 }
 
 /* ---- unpack ---- */
 
 static void test_cli_quant_unpack_seed_example(void **state) {
   (void)state;
-  run_result r = run("unpack", "0x3dcccccd", "--json", NULL);
-  assert_int_equal(r.rc, 0);
-  assert_contains(r.out, "\"word\": \"0x000000003dcccccd\"");
-  assert_contains(r.out, "\"scale_bits\": \"0x3dcccccd\"");
-  assert_contains(r.out, "\"scale_effective\": 0.0999755859375");
-  assert_contains(r.out, "\"sign\": 0");
-  assert_contains(r.out, "\"warnings\": [\n"
-                         "    \"bit 46 (S) clear: REQ8/QF322B8 modes would produce uint8\",\n"
-                         "    \"ignored low scale bits 12..0 set (0x0ccd): the hardware "
-                         "truncates them\"\n  ]");
-  assert_contains(r.out, "\"warning_ids\": [\n    \"s-clear\",\n    \"low-bits\"\n  ]");
-  assert_contains(r.out, "\"DEQF16/VDEQF16\": \"int32 -> fp16: out = fp16_rne(fp32(x) * "
-                         "0.0999755859375), saturating; offset, S, N and MCB are ignored\"");
-  run_free(&r);
+  cr_result r = cr_run("quant", "unpack", "0x3dcccccd", "--json", NULL);
+  assert_int_equal(r.status, 0);
+  cr_assert_contains(r.out, "\"word\": \"0x000000003dcccccd\"");
+  cr_assert_contains(r.out, "\"scale_bits\": \"0x3dcccccd\"");
+  cr_assert_contains(r.out, "\"scale_effective\": 0.0999755859375");
+  cr_assert_contains(r.out, "\"sign\": 0");
+  cr_assert_contains(r.out, "\"warnings\": [\n"
+                     "    \"bit 46 (S) clear: REQ8/QF322B8 modes would produce uint8\",\n"
+                     "    \"ignored low scale bits 12..0 set (0x0ccd): the hardware "
+                     "truncates them\"\n  ]");
+  cr_assert_contains(r.out, "\"warning_ids\": [\n    \"s-clear\",\n    \"low-bits\"\n  ]");
+  cr_assert_contains(r.out, "\"DEQF16/VDEQF16\": \"int32 -> fp16: out = fp16_rne(fp32(x) * "
+                     "0.0999755859375), saturating; offset, S, N and MCB are ignored\"");
+  cr_free(&r);
 }
 
 static void test_cli_quant_unpack_sign_extended(void **state) {
   (void)state;
-  run_result r = run("unpack", "0xffffffffbdcccccd", NULL);
-  assert_int_equal(r.rc, 0);
+  cr_result r = cr_run("quant", "unpack", "0xffffffffbdcccccd", NULL);
+  assert_int_equal(r.status, 0);
   assert_string_equal(r.err, "");
-  assert_contains(r.out, "quant word 0xffffffffbdcccccd\n");
+  cr_assert_contains(r.out, "quant word 0xffffffffbdcccccd\n");
   /* Bits by hand: 0xbdcccccd = 1 01111011 1001100110 0110011001101; bits 32..63 all ones. */
-  assert_contains(r.out, "| 11111111111111111 | 1 | 111111111 |  1  | 1111 |   1   | 01111011 "
-                         "| 1001100110 | 0110011001101 |\n");
-  assert_contains(r.out, "       ignored        S    offset     MCB    N     sign    exponent   "
-                         "mantissa10   low (ignored)\n");
-  assert_contains(r.out, "       0x1ffff        1      -1        1     15      -       2^-4     "
-                         "  0x266         0x0ccd\n");
+  cr_assert_contains(r.out, "| 11111111111111111 | 1 | 111111111 |  1  | 1111 |   1   | 01111011 "
+                     "| 1001100110 | 0110011001101 |\n");
+  cr_assert_contains(r.out, "       ignored        S    offset     MCB    N     sign    exponent   "
+                     "mantissa10   low (ignored)\n");
+  cr_assert_contains(r.out, "       0x1ffff        1      -1        1     15      -       2^-4     "
+                     "  0x266         0x0ccd\n");
   /* Every field it sets is explained. */
-  assert_contains(r.out, "  N           N bits 35..32 = 15: REQ8 shifts the int32 right by 15");
-  assert_contains(r.out, "  MCB         MCB bit 36 = 1: REQ8 shifts the int32 right by N = 15 "
-                         "and saturates it to int16 before\n");
-  assert_contains(r.out, "  offset      offset bits 45..37 = 0x1ff = -1 (9-bit two's "
-                         "complement)");
-  assert_contains(r.out, "  S           S bit 46 = 1: REQ8/QF322B8 produce signed int8");
-  assert_contains(r.out, "  ignored     bits 63..47 = 0x1ffff: ignored by the hardware");
-  assert_contains(r.out, "\nwarnings (3)\n");
-  assert_contains(r.out, "  ! ignored high bits 47..63 set (0xffff800000000000)\n");
-  assert_contains(r.out, "  ! bits 32..63 are all ones and bit 31 is set: the word looks like a "
-                         "negative fp32 scale (-0.1,\n");
+  cr_assert_contains(r.out, "  N           N bits 35..32 = 15: REQ8 shifts the int32 right by 15");
+  cr_assert_contains(r.out, "  MCB         MCB bit 36 = 1: REQ8 shifts the int32 right by N = 15 "
+                     "and saturates it to int16 before\n");
+  cr_assert_contains(r.out, "  offset      offset bits 45..37 = 0x1ff = -1 (9-bit two's "
+                     "complement)");
+  cr_assert_contains(r.out, "  S           S bit 46 = 1: REQ8/QF322B8 produce signed int8");
+  cr_assert_contains(r.out, "  ignored     bits 63..47 = 0x1ffff: ignored by the hardware");
+  cr_assert_contains(r.out, "\nwarnings (3)\n");
+  cr_assert_contains(r.out, "  ! ignored high bits 47..63 set (0xffff800000000000)\n");
+  cr_assert_contains(r.out, "  ! bits 32..63 are all ones and bit 31 is set: the word looks like a "
+                     "negative fp32 scale (-0.1,\n");
   /* At most 100 columns, no trailing blanks. */
   for (const char *line = r.out; *line;) {
     const char *nl = strchr(line, '\n');
@@ -233,25 +161,25 @@ static void test_cli_quant_unpack_sign_extended(void **state) {
     if (nl > line) assert_true(nl[-1] != ' ');
     line = nl + 1;
   }
-  run_free(&r);
+  cr_free(&r);
 
   /* The same word as an int64 in decimal: -(2^32 - 0xbdcccccd) = -1110651699. */
-  r = run("unpack", "-1110651699", "--json", NULL);
-  assert_int_equal(r.rc, 0);
-  assert_contains(r.out, "\"word\": \"0xffffffffbdcccccd\"");
-  assert_contains(r.out, "\"n\": 15");
-  assert_contains(r.out, "\"mcb\": 1");
-  assert_contains(r.out, "\"offset\": -1");
-  assert_contains(r.out, "\"ignored_bits\": \"0xffff800000000000\"");
-  assert_contains(r.out, "\"sign-extended\"");
-  run_free(&r);
+  r = cr_run("quant", "unpack", "-1110651699", "--json", NULL);
+  assert_int_equal(r.status, 0);
+  cr_assert_contains(r.out, "\"word\": \"0xffffffffbdcccccd\"");
+  cr_assert_contains(r.out, "\"n\": 15");
+  cr_assert_contains(r.out, "\"mcb\": 1");
+  cr_assert_contains(r.out, "\"offset\": -1");
+  cr_assert_contains(r.out, "\"ignored_bits\": \"0xffff800000000000\"");
+  cr_assert_contains(r.out, "\"sign-extended\"");
+  cr_free(&r);
 
   /* Decimal words: 70369781006336 = 0x40003dccc000. */
-  r = run("unpack", "70369781006336", "--json", NULL);
-  assert_int_equal(r.rc, 0);
-  assert_contains(r.out, "\"word\": \"0x000040003dccc000\"");
-  assert_contains(r.out, "\"warnings\": []");
-  run_free(&r);
+  r = cr_run("quant", "unpack", "70369781006336", "--json", NULL);
+  assert_int_equal(r.status, 0);
+  cr_assert_contains(r.out, "\"word\": \"0x000040003dccc000\"");
+  cr_assert_contains(r.out, "\"warnings\": []");
+  cr_free(&r);
 }
 
 /* ---- bad input ---- */
@@ -260,75 +188,75 @@ static void test_cli_quant_bad_input(void **state) {
   (void)state;
   const char *rule = "the quant scale must be a finite, non-zero, normal fp32\n";
   char want[512];
-  assert_fails(run("pack", NULL),
+  assert_fails(cr_run("quant", "pack", NULL),
                "cubesim quant: error: missing --scale F (or --scale-file S.npy --out W.npy)\n");
   snprintf(want, sizeof want, "cubesim quant: error: scale 0 (fp32 0x00000000) is zero: %s",
            rule);
-  assert_fails(run("pack", "--scale", "0", NULL), want);
+  assert_fails(cr_run("quant", "pack", "--scale", "0", NULL), want);
   snprintf(want, sizeof want, "cubesim quant: error: scale nan (fp32 0x7fc00000) is NaN: %s",
            rule);
-  assert_fails(run("pack", "--scale", "nan", NULL), want);
+  assert_fails(cr_run("quant", "pack", "--scale", "nan", NULL), want);
   snprintf(want, sizeof want,
            "cubesim quant: error: scale inf (fp32 0x7f800000) is infinite: %s", rule);
-  assert_fails(run("pack", "--scale", "inf", NULL), want);
+  assert_fails(cr_run("quant", "pack", "--scale", "inf", NULL), want);
   snprintf(want, sizeof want,
            "cubesim quant: error: scale 1e-40 (fp32 0x000116c2) is subnormal (the smallest "
            "normal fp32 is 1.17549435e-38): %s",
            rule);
-  assert_fails(run("pack", "--scale", "1e-40", NULL), want);
-  assert_fails(run("pack", "--scale", "1e-50", NULL),
+  assert_fails(cr_run("quant", "pack", "--scale", "1e-40", NULL), want);
+  assert_fails(cr_run("quant", "pack", "--scale", "1e-50", NULL),
                "cubesim quant: error: --scale 1e-50 underflows to 0 in fp32 (the smallest "
                "normal fp32 is 1.17549435e-38)\n");
-  assert_fails(run("pack", "--scale", "1e39", NULL),
+  assert_fails(cr_run("quant", "pack", "--scale", "1e39", NULL),
                "cubesim quant: error: --scale 1e39 is out of the fp32 range (the largest finite "
                "fp32 is 3.40282347e+38)\n");
-  assert_fails(run("pack", "--scale", "0.1x", NULL),
+  assert_fails(cr_run("quant", "pack", "--scale", "0.1x", NULL),
                "cubesim quant: error: --scale: '0.1x' is not a number\n");
-  assert_fails(run("pack", "--scale", "1", "--offset", "nan", NULL),
+  assert_fails(cr_run("quant", "pack", "--scale", "1", "--offset", "nan", NULL),
                "cubesim quant: error: offset nan is not finite: the quant offset must be a "
                "finite number (it is rounded and clamped to [-256, 255])\n");
-  assert_fails(run("pack", "--scale", "1", "--bogus", NULL),
+  assert_fails(cr_run("quant", "pack", "--scale", "1", "--bogus", NULL),
                "cubesim quant: error: unknown option '--bogus' for quant pack (see cubesim "
                "quant pack --help)\n");
-  assert_fails(run("pack", "--scale", NULL), "cubesim quant: error: option --scale needs a "
-                                             "value\n");
-  assert_fails(run("pack", "--scale", "1", "--scale", "2", NULL),
+  assert_fails(cr_run("quant", "pack", "--scale", NULL), "cubesim quant: error: option --scale needs a "
+               "value\n");
+  assert_fails(cr_run("quant", "pack", "--scale", "1", "--scale", "2", NULL),
                "cubesim quant: error: --scale is given twice\n");
-  assert_fails(run("pack", "--scale", "1", "--scale-rounding", "up", NULL),
+  assert_fails(cr_run("quant", "pack", "--scale", "1", "--scale-rounding", "up", NULL),
                "cubesim quant: error: --scale-rounding 'up' is not one of trunc, rne, none\n");
-  assert_fails(run("pack", "--scale", "1", "--offset-rounding", "even", NULL),
+  assert_fails(cr_run("quant", "pack", "--scale", "1", "--offset-rounding", "even", NULL),
                "cubesim quant: error: --offset-rounding 'even' is not one of half-away, "
                "half-even\n");
-  assert_fails(run("pack", "--scale", "3.4028234e38", "--scale-rounding", "rne", NULL),
+  assert_fails(cr_run("quant", "pack", "--scale", "3.4028234e38", "--scale-rounding", "rne", NULL),
                "cubesim quant: error: scale 3.4028235e+38 (fp32 0x7f7fffff) rounds to infinity "
                "in 19 bits with rne rounding (the largest fp19 magnitude is 3.40116213e+38, "
                "fp32 0x7f7fe000); use trunc\n");
-  assert_fails(run("pack", "--scale", "1", "--out", "w.npy", NULL),
+  assert_fails(cr_run("quant", "pack", "--scale", "1", "--out", "w.npy", NULL),
                "cubesim quant: error: --out goes with --scale-file; --scale prints one word\n");
-  assert_fails(run("pack", "--scale", "1", "stray", NULL),
+  assert_fails(cr_run("quant", "pack", "--scale", "1", "stray", NULL),
                "cubesim quant: error: unexpected argument 'stray' (quant pack takes options "
                "only; see cubesim quant pack --help)\n");
-  assert_fails(run("unpack", "xyz", NULL),
+  assert_fails(cr_run("quant", "unpack", "xyz", NULL),
                "cubesim quant: error: WORD: 'xyz' is not an unsigned integer (give the word in "
                "hex, 0x..., or in decimal)\n");
-  assert_fails(run("unpack", "0x1ffffffffffffffff", NULL),
+  assert_fails(cr_run("quant", "unpack", "0x1ffffffffffffffff", NULL),
                "cubesim quant: error: WORD: '0x1ffffffffffffffff' does not fit in 64 bits "
                "(give the word in hex, 0x..., or in decimal)\n");
-  assert_fails(run("unpack", "-9223372036854775809", NULL),
+  assert_fails(cr_run("quant", "unpack", "-9223372036854775809", NULL),
                "cubesim quant: error: WORD: '-9223372036854775809' does not fit in a signed "
                "64-bit integer (give the word in hex, 0x..., or in decimal)\n");
-  assert_fails(run("unpack", NULL),
+  assert_fails(cr_run("quant", "unpack", NULL),
                "cubesim quant: error: missing WORD: cubesim quant unpack WORD (hex 0x... or "
                "decimal)\n");
-  assert_fails(run("unpack", "1", "2", NULL),
+  assert_fails(cr_run("quant", "unpack", "1", "2", NULL),
                "cubesim quant: error: unexpected argument '2': quant unpack takes one WORD\n");
-  assert_fails(run("unpack", "1", "--bogus", NULL),
+  assert_fails(cr_run("quant", "unpack", "1", "--bogus", NULL),
                "cubesim quant: error: unknown option '--bogus' for quant unpack (see cubesim "
                "quant unpack --help)\n");
-  assert_fails(run(NULL), "cubesim quant: error: missing pack or unpack (cubesim quant "
-                          "--help)\n");
-  assert_fails(run("frob", NULL), "cubesim quant: error: unknown action 'frob': use pack or "
-                                  "unpack (cubesim quant --help)\n");
+  assert_fails(cr_run("quant", NULL), "cubesim quant: error: missing pack or unpack (cubesim quant "
+               "--help)\n");
+  assert_fails(cr_run("quant", "frob", NULL), "cubesim quant: error: unknown action 'frob': use pack or "
+               "unpack (cubesim quant --help)\n");
 }
 
 static void test_cli_quant_help(void **state) {
@@ -338,24 +266,24 @@ static void test_cli_quant_help(void **state) {
                           "usage: cubesim quant pack --scale F [--offset F]",
                           "usage: cubesim quant unpack WORD [--json]"};
   for (int i = 0; i < 3; i++) {
-    run_result r = run(forms[i][0], forms[i][1], NULL);
-    assert_int_equal(r.rc, 0);
+    cr_result r = cr_run("quant", forms[i][0], forms[i][1], NULL);
+    assert_int_equal(r.status, 0);
     assert_string_equal(r.err, "");
     assert_memory_equal(r.out, starts[i], strlen(starts[i]));
-    run_free(&r);
+    cr_free(&r);
   }
   /* --help wins over other arguments. */
-  run_result r = run("pack", "--scale", "0", "--help", NULL);
-  assert_int_equal(r.rc, 0);
-  run_free(&r);
+  cr_result r = cr_run("quant", "pack", "--scale", "0", "--help", NULL);
+  assert_int_equal(r.status, 0);
+  cr_free(&r);
 }
 
 /* ---- per-channel files ---- */
 
 static void test_cli_quant_pack_files(void **state) {
   (void)state;
-  tmpdir d;
-  tmpdir_make(&d);
+  tf_dir d;
+  tf_dir_make(&d);
   char s_path[128], o_path[128], w_path[128];
   snprintf(s_path, sizeof s_path, "%s/s.npy", d.path);
   snprintf(o_path, sizeof o_path, "%s/o.npy", d.path);
@@ -367,21 +295,21 @@ static void test_cli_quant_pack_files(void **state) {
   assert_int_equal(cs_npy_write(s_path, CS_NPY_F32, 2, shape, scales, &e), CS_OK);
   assert_int_equal(cs_npy_write(o_path, CS_NPY_F32, 1, six, offsets, &e), CS_OK);
 
-  run_result r = run("pack", "--scale-file", s_path, "--offset-file", o_path, "--out", w_path,
-                     NULL);
-  assert_int_equal(r.rc, 0);
+  cr_result r = cr_run("quant", "pack", "--scale-file", s_path, "--offset-file", o_path, "--out", w_path,
+                       NULL);
+  assert_int_equal(r.status, 0);
   assert_string_equal(r.err, "");
   char want[512];
   snprintf(want, sizeof want, "packed 6 channels of %s into %s (uint64 '<u8', shape (2, 3))\n",
            s_path, w_path);
-  assert_contains(r.out, want);
-  assert_contains(r.out, "  warnings: 2 (in 2 channels)\n");
-  assert_contains(r.out, "    channel 2: offset clamped: 300 rounds (half-away) to 300, outside "
-                         "[-256, 255]; stored 255\n");
+  cr_assert_contains(r.out, want);
+  cr_assert_contains(r.out, "  warnings: 2 (in 2 channels)\n");
+  cr_assert_contains(r.out, "    channel 2: offset clamped: 300 rounds (half-away) to 300, outside "
+                     "[-256, 255]; stored 255\n");
   /* 0.003f = 0x3b449ba6 -> 0x3b448000 = 0.00299835205078125: the largest error here. */
-  assert_contains(r.out, "  max |relative error| 5.49325094e-04 at channel 3 (scale 0.003 "
-                         "applied as 0.00299835205078125)\n");
-  run_free(&r);
+  cr_assert_contains(r.out, "  max |relative error| 5.49325094e-04 at channel 3 (scale 0.003 "
+                     "applied as 0.00299835205078125)\n");
+  cr_free(&r);
 
   cs_npy w;
   assert_int_equal(cs_npy_read(w_path, &w, &e), CS_OK);
@@ -402,25 +330,25 @@ static void test_cli_quant_pack_files(void **state) {
   /* One offset broadcast, half to even, JSON per channel. */
   const float half[1] = {2.5f};
   assert_int_equal(cs_npy_write(o_path, CS_NPY_F32, 0, NULL, half, &e), CS_OK);
-  r = run("pack", "--scale-file", s_path, "--offset-file", o_path, "--out", w_path,
-          "--offset-rounding", "half-even", "--json", NULL);
-  assert_int_equal(r.rc, 0);
-  assert_contains(r.out, "\"channels\": 6");
-  assert_contains(r.out, "\"warning_count\": 0");
-  assert_contains(r.out, "\"max_relative_error_channel\": 3");
-  assert_contains(r.out, "\"channel\": 5,\n      \"word\": \"0x000040403e800000\"");
-  run_free(&r);
+  r = cr_run("quant", "pack", "--scale-file", s_path, "--offset-file", o_path, "--out", w_path,
+             "--offset-rounding", "half-even", "--json", NULL);
+  assert_int_equal(r.status, 0);
+  cr_assert_contains(r.out, "\"channels\": 6");
+  cr_assert_contains(r.out, "\"warning_count\": 0");
+  cr_assert_contains(r.out, "\"max_relative_error_channel\": 3");
+  cr_assert_contains(r.out, "\"channel\": 5,\n      \"word\": \"0x000040403e800000\"");
+  cr_free(&r);
   assert_int_equal(cs_npy_read(w_path, &w, &e), CS_OK);
   assert_true(((const uint64_t *)w.data)[1] == UINT64_C(0x40403f800000)); /* 2.5 -> 2 */
   cs_npy_free(&w);
-  assert_int_equal(dir_entries(d.path), 3);
-  tmpdir_remove(&d);
+  assert_int_equal(tf_count_entries(d.path), 3);
+  tf_dir_remove(&d);
 }
 
 static void test_cli_quant_pack_file_errors_write_nothing(void **state) {
   (void)state;
-  tmpdir d;
-  tmpdir_make(&d);
+  tf_dir d;
+  tf_dir_make(&d);
   char s_path[128], o_path[128], w_path[128], want[1024];
   snprintf(s_path, sizeof s_path, "%s/s.npy", d.path);
   snprintf(o_path, sizeof o_path, "%s/o.npy", d.path);
@@ -433,7 +361,7 @@ static void test_cli_quant_pack_file_errors_write_nothing(void **state) {
   assert_int_equal(cs_npy_write(s_path, CS_NPY_F64, 1, two, dbl, &e), CS_OK);
   snprintf(want, sizeof want, "cubesim quant: error: %s: the scales must be fp32 ('<f4'), not "
            "float64 ('<f8'); save them with arr.astype(np.float32)\n", s_path);
-  assert_fails(run("pack", "--scale-file", s_path, "--out", w_path, NULL), want);
+  assert_fails(cr_run("quant", "pack", "--scale-file", s_path, "--out", w_path, NULL), want);
 
   /* A truncated scale file: header says 3 fp32 = 12 bytes, 8 present. */
   const float sc[3] = {0.1f, 0.0f, 2.0f};
@@ -445,13 +373,13 @@ static void test_cli_quant_pack_file_errors_write_nothing(void **state) {
   fclose(f);
   snprintf(want, sizeof want, "cubesim quant: error: %s: truncated: header says 12 bytes of "
            "data, file has 8\n", s_path);
-  assert_fails(run("pack", "--scale-file", s_path, "--out", w_path, NULL), want);
+  assert_fails(cr_run("quant", "pack", "--scale-file", s_path, "--out", w_path, NULL), want);
 
   /* A zero scale in channel 1. */
   assert_int_equal(cs_npy_write(s_path, CS_NPY_F32, 1, three, sc, &e), CS_OK);
   snprintf(want, sizeof want, "cubesim quant: error: %s: channel 1: scale 0 (fp32 0x00000000) "
            "is zero: the quant scale must be a finite, non-zero, normal fp32\n", s_path);
-  assert_fails(run("pack", "--scale-file", s_path, "--out", w_path, NULL), want);
+  assert_fails(cr_run("quant", "pack", "--scale-file", s_path, "--out", w_path, NULL), want);
 
   /* Two offsets for three scales. */
   const float good[3] = {0.1f, 1.0f, 2.0f};
@@ -459,64 +387,52 @@ static void test_cli_quant_pack_file_errors_write_nothing(void **state) {
   assert_int_equal(cs_npy_write(o_path, CS_NPY_F32, 1, two, good, &e), CS_OK);
   snprintf(want, sizeof want, "cubesim quant: error: %s: 2 offsets for 3 scales in %s: give one "
            "offset (broadcast) or one per scale\n", o_path, s_path);
-  assert_fails(run("pack", "--scale-file", s_path, "--offset-file", o_path, "--out", w_path,
-                   NULL), want);
+  assert_fails(cr_run("quant", "pack", "--scale-file", s_path, "--offset-file", o_path, "--out", w_path,
+               NULL), want);
   /* Offsets in int32. */
   const int32_t ioff[3] = {1, 2, 3};
   assert_int_equal(cs_npy_write(o_path, CS_NPY_I32, 1, three, ioff, &e), CS_OK);
   snprintf(want, sizeof want, "cubesim quant: error: %s: the offsets must be fp32 ('<f4'), not "
            "int32 ('<i4'); save them with arr.astype(np.float32)\n", o_path);
-  assert_fails(run("pack", "--scale-file", s_path, "--offset-file", o_path, "--out", w_path,
-                   NULL), want);
+  assert_fails(cr_run("quant", "pack", "--scale-file", s_path, "--offset-file", o_path, "--out", w_path,
+               NULL), want);
 
   /* Missing files and missing --out. */
   char missing[160];
   snprintf(missing, sizeof missing, "%s/none.npy", d.path);
   snprintf(want, sizeof want, "cubesim quant: error: %s: cannot open: No such file or "
            "directory\n", missing);
-  assert_fails(run("pack", "--scale-file", missing, "--out", w_path, NULL), want);
-  assert_fails(run("pack", "--scale-file", s_path, NULL),
+  assert_fails(cr_run("quant", "pack", "--scale-file", missing, "--out", w_path, NULL), want);
+  assert_fails(cr_run("quant", "pack", "--scale-file", s_path, NULL),
                "cubesim quant: error: --scale-file needs --out W.npy for the words\n");
-  assert_fails(run("pack", "--scale-file", s_path, "--scale", "1", "--out", w_path, NULL),
+  assert_fails(cr_run("quant", "pack", "--scale-file", s_path, "--scale", "1", "--out", w_path, NULL),
                "cubesim quant: error: give either --scale or --scale-file, not both\n");
 
   /* None of these wrote the output (s.npy and o.npy are all there is). */
-  assert_int_equal(dir_entries(d.path), 2);
+  assert_int_equal(tf_count_entries(d.path), 2);
   assert_int_equal(access(w_path, F_OK), -1);
-  tmpdir_remove(&d);
+  tf_dir_remove(&d);
 }
 
 /* ---- end to end, through the built binary ---- */
 
-static char *capture(const char *cmd, int *status) {
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  char *buf = calloc(1, 1 << 16);
-  size_t n = fread(buf, 1, (1 << 16) - 1, p);
-  buf[n] = '\0';
-  *status = pclose(p);
-  return buf;
-}
-
 static void test_cli_quant_binary_end_to_end(void **state) {
   (void)state;
   int status;
-  char *out = capture(CUBESIM_BINARY " quant pack --scale 0.1 --offset -3 --json", &status);
-  assert_true(WIFEXITED(status));
-  assert_int_equal(WEXITSTATUS(status), 0);
-  assert_contains(out, "\"word\": \"0x00007fa03dccc000\"");
+  char *out = cr_shell(CUBESIM_BINARY " quant pack --scale 0.1 --offset -3 --json", &status);
+  assert_int_equal(status, 0);
+  cr_assert_contains(out, "\"word\": \"0x00007fa03dccc000\"");
   free(out);
-  out = capture(CUBESIM_BINARY " quant pack --scale 0 2>&1", &status);
-  assert_true(WIFEXITED(status));
-  assert_int_equal(WEXITSTATUS(status), 2);
+  out = cr_shell(CUBESIM_BINARY " quant pack --scale 0 2>&1", &status);
+  assert_int_equal(status, 2);
   assert_string_equal(out, "cubesim quant: error: scale 0 (fp32 0x00000000) is zero: the quant "
                            "scale must be a finite, non-zero, normal fp32\n");
   free(out);
   /* The command is listed in the top-level help. */
-  out = capture(CUBESIM_BINARY " --help", &status);
-  assert_int_equal(WEXITSTATUS(status), 0);
-  assert_contains(out, "  quant      pack a float scale/offset into the fixpipe quant word, or "
-                       "explain a word\n");
+  out = cr_shell(CUBESIM_BINARY " --help", &status);
+  assert_int_equal(status, 0);
+  cr_assert_contains(out, "  quant      pack a float scale/offset into the fixpipe quant word, or "
+                     "explain a word\n");
   free(out);
 }
 

@@ -13,71 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "base/cs_npy.h"
-#include "cli/cli.h"
 #include "support/json_check.h"
 #include "support/json_expect.h"
+#include "support/cli_run.h"
+#include "support/tmp_files.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
-
-typedef struct run_result {
-  int status;
-  char *out;
-  char *err;
-} run_result;
-
-static char *slurp(FILE *f) {
-  fflush(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *s = malloc((size_t)n + 1);
-  assert_non_null(s);
-  size_t got = fread(s, 1, (size_t)n, f);
-  s[got] = '\0';
-  return s;
-}
-
-/* Runs `cubesim <args>` (NULL-terminated) through cli_main. */
-static run_result run_cli(const char *first, ...) {
-  char *argv[64];
-  int argc = 0;
-  argv[argc++] = "cubesim";
-  va_list ap;
-  va_start(ap, first);
-  for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *)) argv[argc++] = (char *)a;
-  va_end(ap);
-  argv[argc] = NULL;
-  cli_io io = {tmpfile(), tmpfile()};
-  assert_non_null(io.out);
-  assert_non_null(io.err);
-  run_result r;
-  r.status = cli_main(&io, argc, argv);
-  r.out = slurp(io.out);
-  r.err = slurp(io.err);
-  fclose(io.out);
-  fclose(io.err);
-  return r;
-}
-
-static void free_result(run_result *r) {
-  free(r->out);
-  free(r->err);
-}
-
-static void expect_ok(const run_result *r) {
-  if (r->status != 0) fail_msg("status %d, stderr: %s", r->status, r->err);
-  assert_string_equal(r->err, "");
-}
-
-static bool exists(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
 
 typedef struct tmp {
   char dir[64];
@@ -86,31 +29,14 @@ typedef struct tmp {
 
 static void tmp_init(tmp *t) {
   memset(t, 0, sizeof *t);
-  snprintf(t->dir, sizeof t->dir, "/tmp/cubesim_test_run_XXXXXX");
-  assert_non_null(mkdtemp(t->dir));
+  tf_mkdtemp(t->dir, sizeof t->dir);
 }
 
 static const char *tmp_path(tmp *t, int slot, const char *name) {
-  snprintf(t->path[slot], sizeof t->path[slot], "%s/%s", t->dir, name);
-  return t->path[slot];
+  return tf_join(t->path[slot], sizeof t->path[slot], t->dir, name);
 }
 
-static void tmp_free(tmp *t) {
-  char cmd[160];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
-  assert_int_equal(system(cmd), 0);
-}
-
-static void write_npy(const char *path, cs_npy_dtype dt, int ndim, const size_t *shape, const void *data) {
-  cs_err e;
-  if (cs_npy_write(path, dt, ndim, shape, data, &e) != CS_OK) fail_msg("%s", e.msg);
-}
-
-static void read_npy(const char *path, cs_npy *a) {
-  cs_err e;
-  memset(a, 0, sizeof *a);
-  if (cs_npy_read(path, a, &e) != CS_OK) fail_msg("%s", e.msg);
-}
+static void tmp_free(tmp *t) { tf_remove_tree(t->dir); }
 
 /* ---- the seed's worked example (seed 002) --------------------------------------------------- */
 
@@ -130,10 +56,10 @@ static void seed_init(seed_files *s) {
   const int32_t bias[3] = {1, 2, 3};
   const float scale[3] = {1, 2, 3};
   const size_t s22[2] = {2, 2}, s23[2] = {2, 3}, s3[1] = {3};
-  write_npy(tmp_path(&s->t, 0, "x.npy"), CS_NPY_I8, 2, s22, x);
-  write_npy(tmp_path(&s->t, 1, "weight.npy"), CS_NPY_I8, 2, s23, w);
-  write_npy(tmp_path(&s->t, 2, "bias.npy"), CS_NPY_I32, 1, s3, bias);
-  write_npy(tmp_path(&s->t, 3, "deq_scale.npy"), CS_NPY_F32, 1, s3, scale);
+  tf_write_npy(tmp_path(&s->t, 0, "x.npy"), CS_NPY_I8, 2, s22, x);
+  tf_write_npy(tmp_path(&s->t, 1, "weight.npy"), CS_NPY_I8, 2, s23, w);
+  tf_write_npy(tmp_path(&s->t, 2, "bias.npy"), CS_NPY_I32, 1, s3, bias);
+  tf_write_npy(tmp_path(&s->t, 3, "deq_scale.npy"), CS_NPY_F32, 1, s3, scale);
   const char *names[4] = {"x", "weight", "bias", "deq_scale"};
   for (int i = 0; i < 4; i++) snprintf(s->in[i], sizeof s->in[i], "%s=%s", names[i], s->t.path[i]);
 }
@@ -146,16 +72,16 @@ static void test_cli_run_seed_example_to_out(void **state) {
   seed_init(&s);
   char out[220];
   snprintf(out, sizeof out, "output=%s", tmp_path(&s.t, 4, "out.npy"));
-  run_result r = run_cli("run", "linear", SEED_INS(s), "--out", out, NULL);
-  expect_ok(&r);
+  cr_result r = cr_run("run", "linear", SEED_INS(s), "--out", out, NULL);
+  cr_assert_ok(&r);
   assert_non_null(strstr(r.out, "linear: ATB Linear: int8 matmul + int32 bias, dequantized per channel or per tensor to fp16/bf16\n"));
   assert_non_null(strstr(r.out, "  in   x            int8    [2, 2]\n"));
   assert_non_null(strstr(r.out, "  in   deq_scale    fp32    [3]\n"));
   assert_non_null(strstr(r.out, "  out  output       fp16    [2, 3]\n"));
   assert_non_null(strstr(r.out, "\ncubesim summary: ascend910b, 24 cores at 1850 MHz\n"));
-  free_result(&r);
+  cr_free(&r);
   cs_npy a;
-  read_npy(s.t.path[4], &a);
+  tf_read_npy(s.t.path[4], &a);
   assert_int_equal(a.dtype, CS_NPY_F16);
   assert_int_equal(a.ndim, 2);
   assert_int_equal(a.shape[0], 2);
@@ -164,10 +90,10 @@ static void test_cli_run_seed_example_to_out(void **state) {
   cs_npy_free(&a);
   /* bf16 is written as float32 */
   snprintf(out, sizeof out, "output=%s", tmp_path(&s.t, 5, "out_bf16.npy"));
-  r = run_cli("run", "linear", SEED_INS(s), "--attr", "out_dtype=bf16", "--out", out, NULL);
-  expect_ok(&r);
-  free_result(&r);
-  read_npy(s.t.path[5], &a);
+  r = cr_run("run", "linear", SEED_INS(s), "--attr", "out_dtype=bf16", "--out", out, NULL);
+  cr_assert_ok(&r);
+  cr_free(&r);
+  tf_read_npy(s.t.path[5], &a);
   assert_int_equal(a.dtype, CS_NPY_F32);
   for (int i = 0; i < 6; i++) assert_true(((const float *)a.data)[i] == seed_values[i]);
   cs_npy_free(&a);
@@ -218,14 +144,14 @@ static void test_cli_run_json(void **state) {
   (void)state;
   seed_files s;
   seed_init(&s);
-  run_result r = run_cli("run", "linear", SEED_INS(s), "--json", NULL);
-  expect_ok(&r);
+  cr_result r = cr_run("run", "linear", SEED_INS(s), "--json", NULL);
+  cr_assert_ok(&r);
   check_seed_json(r.out, 24);
-  free_result(&r);
-  r = run_cli("run", "linear", SEED_INS(s), "--json", "--set", "chip.cores=4", NULL);
-  expect_ok(&r);
+  cr_free(&r);
+  r = cr_run("run", "linear", SEED_INS(s), "--json", "--set", "chip.cores=4", NULL);
+  cr_assert_ok(&r);
   check_seed_json(r.out, 4);
-  free_result(&r);
+  cr_free(&r);
   tmp_free(&s.t);
 }
 
@@ -233,12 +159,12 @@ static void test_cli_run_check(void **state) {
   (void)state;
   seed_files s;
   seed_init(&s);
-  run_result r = run_cli("run", "linear", SEED_INS(s), "--check", NULL);
-  expect_ok(&r);
+  cr_result r = cr_run("run", "linear", SEED_INS(s), "--check", NULL);
+  cr_assert_ok(&r);
   assert_non_null(strstr(r.out, "\ncheck against the host reference: every output bit-exact\n"));
-  free_result(&r);
-  r = run_cli("run", "linear", SEED_INS(s), "--check", "--json", NULL);
-  expect_ok(&r);
+  cr_free(&r);
+  r = cr_run("run", "linear", SEED_INS(s), "--check", "--json", NULL);
+  cr_assert_ok(&r);
   jc_doc *doc = je_parse(r.out, strlen(r.out));
   const jc_value *root = jc_root(doc);
   assert_int_equal(je_u64(root, "check.mismatches"), 0);
@@ -246,7 +172,7 @@ static void test_cli_run_check(void **state) {
   assert_int_equal(je_u64(root, "check.output.mismatches"), 0);
   assert_true(jc_is(jc_get(root, "check.output.first"), JC_NULL));
   jc_free(doc);
-  free_result(&r);
+  cr_free(&r);
   tmp_free(&s.t);
 }
 
@@ -256,12 +182,12 @@ static void test_cli_run_trace(void **state) {
   seed_files s;
   seed_init(&s);
   const char *trace = tmp_path(&s.t, 4, "t.json");
-  run_result r = run_cli("run", "linear", SEED_INS(s), "--trace", trace, "--set", "chip.cores=2", NULL);
-  expect_ok(&r);
+  cr_result r = cr_run("run", "linear", SEED_INS(s), "--trace", trace, "--set", "chip.cores=2", NULL);
+  cr_assert_ok(&r);
   char want[256];
   snprintf(want, sizeof want, "\ntrace written to %s (open it in https://ui.perfetto.dev)\n", trace);
   assert_non_null(strstr(r.out, want));
-  free_result(&r);
+  cr_free(&r);
   jc_doc *doc = je_parse_file(trace);
   const jc_value *ev = jc_get(jc_root(doc), "traceEvents");
   assert_true(jc_is(ev, JC_ARRAY));
@@ -277,13 +203,13 @@ static void test_cli_run_trace(void **state) {
   jc_free(doc);
   /* a failed run leaves no trace behind */
   const char *trace2 = tmp_path(&s.t, 5, "t2.json");
-  r = run_cli("run", "linear", SEED_INS(s), "--attr", "base_k=4064", "--trace", trace2, NULL);
+  r = cr_run("run", "linear", SEED_INS(s), "--attr", "base_k=4064", "--trace", trace2, NULL);
   assert_int_equal(r.status, 2);
-  assert_false(exists(trace2));
+  assert_false(tf_exists(trace2));
   char tmpname[200];
   snprintf(tmpname, sizeof tmpname, "%s.tmp", trace2);
-  assert_false(exists(tmpname));
-  free_result(&r);
+  assert_false(tf_exists(tmpname));
+  cr_free(&r);
   tmp_free(&s.t);
 }
 
@@ -297,9 +223,9 @@ static void test_cli_run_generated_inputs(void **state) {
   snprintf(o1, sizeof o1, "output=%s", tmp_path(&t, 0, "a.npy"));
   snprintf(o2, sizeof o2, "output=%s", tmp_path(&t, 1, "b.npy"));
   snprintf(o3, sizeof o3, "output=%s", tmp_path(&t, 2, "c.npy"));
-  run_result r = run_cli("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
-                         "--json", "--check", "--out", o1, NULL);
-  expect_ok(&r);
+  cr_result r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+                       "--json", "--check", "--out", o1, NULL);
+  cr_assert_ok(&r);
   jc_doc *doc = je_parse(r.out, strlen(r.out));
   const jc_value *root = jc_root(doc);
   assert_int_equal(je_u64(root, "inputs.x.shape[0]"), 24);
@@ -313,55 +239,55 @@ static void test_cli_run_generated_inputs(void **state) {
   assert_int_equal(je_u64(root, "check.mismatches"), 0);
   uint64_t cycles = je_u64(root, "total_cycles");
   jc_free(doc);
-  free_result(&r);
-  r = run_cli("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
-              "--seed", "1", "--out", o2, NULL);
-  expect_ok(&r);
-  free_result(&r);
-  r = run_cli("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
-              "--seed", "2", "--out", o3, NULL);
-  expect_ok(&r);
-  free_result(&r);
+  cr_free(&r);
+  r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+             "--seed", "1", "--out", o2, NULL);
+  cr_assert_ok(&r);
+  cr_free(&r);
+  r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+             "--seed", "2", "--out", o3, NULL);
+  cr_assert_ok(&r);
+  cr_free(&r);
   /* the same run with --opt=VALUE words */
   char o4[220];
   snprintf(o4, sizeof o4, "--out=output=%s", tmp_path(&t, 3, "d.npy"));
-  r = run_cli("run", "linear", "--attr=m=24", "--attr=n=40", "--attr=k=64", "--set=chip.cores=4", "--seed=1", o4, NULL);
-  expect_ok(&r);
-  free_result(&r);
+  r = cr_run("run", "linear", "--attr=m=24", "--attr=n=40", "--attr=k=64", "--set=chip.cores=4", "--seed=1", o4, NULL);
+  cr_assert_ok(&r);
+  cr_free(&r);
   cs_npy a, b, c;
-  read_npy(t.path[3], &a);
-  read_npy(t.path[1], &b);
+  tf_read_npy(t.path[3], &a);
+  tf_read_npy(t.path[1], &b);
   assert_int_equal(a.data_bytes, b.data_bytes);
   assert_memory_equal(a.data, b.data, a.data_bytes);
   cs_npy_free(&a);
   cs_npy_free(&b);
-  read_npy(t.path[0], &a);
-  read_npy(t.path[1], &b);
-  read_npy(t.path[2], &c);
+  tf_read_npy(t.path[0], &a);
+  tf_read_npy(t.path[1], &b);
+  tf_read_npy(t.path[2], &c);
   assert_int_equal(a.data_bytes, 24 * 40 * 2);
   assert_memory_equal(a.data, b.data, a.data_bytes);
   assert_true(memcmp(a.data, c.data, a.data_bytes) != 0);
   cs_npy_free(&a);
   cs_npy_free(&b);
   cs_npy_free(&c);
-  r = run_cli("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
-              "--timing-only", "--json", NULL);
-  expect_ok(&r);
+  r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+             "--timing-only", "--json", NULL);
+  cr_assert_ok(&r);
   doc = je_parse(r.out, strlen(r.out));
   assert_int_equal(je_u64(jc_root(doc), "total_cycles"), cycles);
   jc_free(doc);
-  free_result(&r);
+  cr_free(&r);
   /* the other kernels generate their inputs too, and agree with their references */
   const char *kernels[4][3] = {{"matmul", "in_dtype=int4", "relu=true"},
                                {"matmul", "in_dtype=bf16", "out_dtype=bf16"},
                                {"matmul_quant", "out_dtype=uint8", "has_bias=true"},
                                {"matmul_requant", "relu=true", "has_bias=true"}};
   for (int i = 0; i < 4; i++) {
-    r = run_cli("run", kernels[i][0], "--attr", "m=20", "--attr", "n=36", "--attr", "k=70", "--attr", kernels[i][1],
-                "--attr", kernels[i][2], "--set", "chip.cores=4", "--check", NULL);
-    expect_ok(&r);
+    r = cr_run("run", kernels[i][0], "--attr", "m=20", "--attr", "n=36", "--attr", "k=70", "--attr", kernels[i][1],
+               "--attr", kernels[i][2], "--set", "chip.cores=4", "--check", NULL);
+    cr_assert_ok(&r);
     assert_non_null(strstr(r.out, "every output bit-exact"));
-    free_result(&r);
+    cr_free(&r);
   }
   tmp_free(&t);
 }
@@ -383,10 +309,10 @@ static void test_cli_run_bad_inputs(void **state) {
   const int8_t w43[12] = {0};
   const uint16_t h6[6] = {0x3C00, 0x3C00, 0x3C00, 0x3C00, 0x3C00, 0x3C00};
   const size_t s22[2] = {2, 2}, s43[2] = {4, 3}, s3[1] = {3}, s23[2] = {2, 3}, s33[2] = {3, 3};
-  write_npy(tmp_path(t, 4, "xf.npy"), CS_NPY_F32, 2, s22, xf);
-  write_npy(tmp_path(t, 5, "w43.npy"), CS_NPY_I8, 2, s43, w43);
-  write_npy(tmp_path(t, 6, "zero.npy"), CS_NPY_F32, 1, s3, zero_scale);
-  write_npy(tmp_path(t, 7, "qs.npy"), CS_NPY_F32, 1, s3, q_scale);
+  tf_write_npy(tmp_path(t, 4, "xf.npy"), CS_NPY_F32, 2, s22, xf);
+  tf_write_npy(tmp_path(t, 5, "w43.npy"), CS_NPY_I8, 2, s43, w43);
+  tf_write_npy(tmp_path(t, 6, "zero.npy"), CS_NPY_F32, 1, s3, zero_scale);
+  tf_write_npy(tmp_path(t, 7, "qs.npy"), CS_NPY_F32, 1, s3, q_scale);
   char xf_in[256], w_in[256], z_in[256], y_in[256], out[256], ha[256], hb[256], qs_in[256], missing[256];
   snprintf(xf_in, sizeof xf_in, "x=%s", t->path[4]);
   snprintf(w_in, sizeof w_in, "weight=%s", t->path[5]);
@@ -401,10 +327,10 @@ static void test_cli_run_bad_inputs(void **state) {
   char hapath[200], hbpath[200];
   snprintf(hapath, sizeof hapath, "%s/ha.npy", t->dir);
   snprintf(hbpath, sizeof hbpath, "%s/hb.npy", t->dir);
-  write_npy(hapath, CS_NPY_F16, 2, s23, h6);
+  tf_write_npy(hapath, CS_NPY_F16, 2, s23, h6);
   uint16_t h9[9];
   for (int i = 0; i < 9; i++) h9[i] = 0x3C00;
-  write_npy(hbpath, CS_NPY_F16, 2, s33, h9);
+  tf_write_npy(hbpath, CS_NPY_F16, 2, s33, h9);
   snprintf(ha, sizeof ha, "a=%s", hapath);
   snprintf(hb, sizeof hb, "b=%s", hbpath);
   char cout[256];
@@ -446,8 +372,8 @@ static void test_cli_run_bad_inputs(void **state) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const char *const *a = cases[i].args;
-    run_result r = run_cli(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
-                           a[14], a[15], NULL);
+    cr_result r = cr_run(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
+                         a[14], a[15], NULL);
     if (r.status != 2) fail_msg("case %zu: status %d, stderr %s", i, r.status, r.err);
     assert_string_equal(r.out, "");
     if (i + 1 == sizeof cases / sizeof cases[0]) { /* the system's reason follows the path */
@@ -458,8 +384,8 @@ static void test_cli_run_bad_inputs(void **state) {
     char *nl = strchr(r.err, '\n');
     assert_non_null(nl);
     assert_string_equal(nl, "\n"); /* exactly one line */
-    assert_false(exists(outpath));
-    free_result(&r);
+    assert_false(tf_exists(outpath));
+    cr_free(&r);
   }
   tmp_free(t);
 }
@@ -529,8 +455,8 @@ static void check_kernels_json(const char *text) {
 
 static void test_cli_kernels_lists_every_kernel(void **state) {
   (void)state;
-  run_result r = run_cli("kernels", NULL);
-  expect_ok(&r);
+  cr_result r = cr_run("kernels", NULL);
+  cr_assert_ok(&r);
   /* alphabetical: the DirectML operator comes first */
   assert_true(strncmp(r.out, "dml_quantized_linear_matmul  (simulated)\n", 41) == 0);
   assert_non_null(strstr(r.out, "\n\nlinear  (simulated)\n"));
@@ -558,29 +484,18 @@ static void test_cli_kernels_lists_every_kernel(void **state) {
       }
     }
   }
-  free_result(&r);
-  r = run_cli("kernels", "--json", NULL);
-  expect_ok(&r);
+  cr_free(&r);
+  r = cr_run("kernels", "--json", NULL);
+  cr_assert_ok(&r);
   check_kernels_json(r.out);
-  free_result(&r);
-  r = run_cli("kernels", "--xml", NULL);
+  cr_free(&r);
+  r = cr_run("kernels", "--xml", NULL);
   assert_int_equal(r.status, 2);
   assert_string_equal(r.err, "cubesim kernels: error: unknown argument '--xml'\n");
-  free_result(&r);
+  cr_free(&r);
 }
 
 /* ---- the real binary --------------------------------------------------------------------------- */
-
-static int run_shell(const char *cmd, char *out, size_t n) {
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  size_t used = 0, got;
-  while (used + 1 < n && (got = fread(out + used, 1, n - 1 - used, p)) > 0) used += got;
-  out[used] = '\0';
-  int st = pclose(p);
-  assert_true(WIFEXITED(st));
-  return WEXITSTATUS(st);
-}
 
 static void test_cli_run_real_binary(void **state) {
   (void)state;
@@ -588,31 +503,36 @@ static void test_cli_run_real_binary(void **state) {
   seed_init(&s);
   const char *outpath = tmp_path(&s.t, 4, "out.npy");
   char cmd[2048];
-  const size_t out_bytes = 1 << 20;
-  char *out = malloc(out_bytes);
-  assert_non_null(out);
+  int status;
   snprintf(cmd, sizeof cmd, "'%s' run linear --in '%s' --in '%s' --in '%s' --in '%s' --out 'output=%s' --json 2>&1",
            CUBESIM_BINARY, s.in[0], s.in[1], s.in[2], s.in[3], outpath);
-  assert_int_equal(run_shell(cmd, out, out_bytes), 0);
+  char *out = cr_shell(cmd, &status);
+  assert_int_equal(status, 0);
   check_seed_json(out, 24);
+  free(out);
   cs_npy a;
-  read_npy(outpath, &a);
+  tf_read_npy(outpath, &a);
   for (int i = 0; i < 6; i++) assert_int_equal(((const uint16_t *)a.data)[i], seed_fp16[i]);
   cs_npy_free(&a);
   /* an error: status 2, one line on stderr, nothing on stdout, no file */
   const char *bad = tmp_path(&s.t, 5, "bad.npy");
   snprintf(cmd, sizeof cmd, "'%s' run linear --in '%s' --in '%s' --in '%s' --in '%s' --attr base_k=4064 --out 'output=%s' 2>/dev/null",
            CUBESIM_BINARY, s.in[0], s.in[1], s.in[2], s.in[3], bad);
-  assert_int_equal(run_shell(cmd, out, out_bytes), 2);
+  out = cr_shell(cmd, &status);
+  assert_int_equal(status, 2);
   assert_string_equal(out, "");
+  free(out);
   snprintf(cmd, sizeof cmd, "'%s' run linear --in '%s' --in '%s' --in '%s' --in '%s' --attr base_k=4064 --out 'output=%s' 2>&1 >/dev/null",
            CUBESIM_BINARY, s.in[0], s.in[1], s.in[2], s.in[3], bad);
-  assert_int_equal(run_shell(cmd, out, out_bytes), 2);
+  out = cr_shell(cmd, &status);
+  assert_int_equal(status, 2);
   assert_string_equal(out, "cubesim run: error: tiling: L0A needs 130048 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, "
                            "slots 2/2/2/1) but has 65536\n");
-  assert_false(exists(bad));
+  free(out);
+  assert_false(tf_exists(bad));
   snprintf(cmd, sizeof cmd, "'%s' kernels --json", CUBESIM_BINARY);
-  assert_int_equal(run_shell(cmd, out, out_bytes), 0);
+  out = cr_shell(cmd, &status);
+  assert_int_equal(status, 0);
   check_kernels_json(out);
   free(out);
   tmp_free(&s.t);

@@ -7,25 +7,17 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "base/cs_npy.h"
-#include "cli/cli.h"
 #include "support/json_check.h"
 #include "support/json_expect.h"
+#include "support/cli_run.h"
+#include "support/tmp_files.h"
 
 /* ---- running the command ---- */
-
-typedef struct run_result {
-  int rc;
-  char *out;
-  char *err;
-} run_result;
 
 /* An argument list under construction (argv[0] = "cubesim"). */
 typedef struct args {
@@ -58,68 +50,13 @@ static void add(args *a, const char *fmt, ...) {
 }
 
 /* Runs the command through cli_main and frees the argument list. */
-static run_result run(args *a) {
-  run_result r = {0, NULL, NULL};
-  size_t n_out, n_err;
-  cli_io io;
-  io.out = open_memstream(&r.out, &n_out);
-  io.err = open_memstream(&r.err, &n_err);
-  r.rc = cli_main(&io, a->argc, a->argv);
-  fclose(io.out);
-  fclose(io.err);
+static cr_result run(args *a) {
+  cr_result r = cr_runv(a->argc, a->argv);
   free(a);
   return r;
 }
 
-static void run_free(run_result *r) {
-  free(r->out);
-  free(r->err);
-}
-
-static void assert_contains(const char *haystack, const char *needle) {
-  if (!strstr(haystack, needle)) fail_msg("missing <%s> in:\n%s", needle, haystack);
-}
-
-static void assert_ok(const run_result *r) {
-  if (r->rc != 0) fail_msg("exit %d:\n%s%s", r->rc, r->err, r->out);
-  assert_string_equal(r->err, "");
-}
-
 /* ---- files ---- */
-
-typedef struct tmpdir {
-  char path[64];
-} tmpdir;
-
-static void tmpdir_make(tmpdir *d) {
-  snprintf(d->path, sizeof d->path, "/tmp/cs_runq_test_XXXXXX");
-  assert_non_null(mkdtemp(d->path));
-}
-
-static int dir_entries(const tmpdir *d) {
-  DIR *dir = opendir(d->path);
-  assert_non_null(dir);
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(dir)) != NULL)
-    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
-  closedir(dir);
-  return n;
-}
-
-static void tmpdir_remove(tmpdir *d) {
-  DIR *dir = opendir(d->path);
-  assert_non_null(dir);
-  struct dirent *e;
-  char p[512];
-  while ((e = readdir(dir)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    snprintf(p, sizeof p, "%s/%s", d->path, e->d_name);
-    unlink(p);
-  }
-  closedir(dir);
-  assert_int_equal(rmdir(d->path), 0);
-}
 
 /* Bits of a binary16 value that is exact (these tests use a few small ones). */
 static uint16_t f16_exact(double v) {
@@ -133,7 +70,7 @@ static uint16_t f16_exact(double v) {
 }
 
 /* Writes dir/NAME.npy of the given type from doubles (ndim 0: a scalar). */
-static void npy(const tmpdir *d, const char *name, cs_npy_dtype t, int ndim, const size_t *shape, const double *v) {
+static void npy(const tf_dir *d, const char *name, cs_npy_dtype t, int ndim, const size_t *shape, const double *v) {
   size_t count = 1;
   for (int i = 0; i < ndim; i++) count *= shape[i];
   size_t eb = cs_npy_dtype_bytes(t);
@@ -149,21 +86,17 @@ static void npy(const tmpdir *d, const char *name, cs_npy_dtype t, int ndim, con
       default: fail_msg("unused dtype");
     }
   }
-  char p[256];
-  snprintf(p, sizeof p, "%s/%s.npy", d->path, name);
-  cs_err err;
-  if (cs_npy_write(p, t, ndim, shape, buf, &err) != CS_OK) fail_msg("%s", err.msg);
+  char file[64], p[256];
+  snprintf(file, sizeof file, "%s.npy", name);
+  tf_write_npy(tf_join(p, sizeof p, d->path, file), t, ndim, shape, buf);
   free(buf);
 }
 
-static void read_back(const tmpdir *d, const char *file, cs_npy_dtype t, int ndim, const size_t *shape,
+static void read_back(const tf_dir *d, const char *file, cs_npy_dtype t, int ndim, const size_t *shape,
                       const int64_t *want) {
   char p[256];
-  snprintf(p, sizeof p, "%s/%s", d->path, file);
   cs_npy a;
-  memset(&a, 0, sizeof a);
-  cs_err err;
-  if (cs_npy_read(p, &a, &err) != CS_OK) fail_msg("%s", err.msg);
+  tf_read_npy(tf_join(p, sizeof p, d->path, file), &a);
   assert_int_equal(a.dtype, t);
   assert_int_equal(a.ndim, ndim);
   for (int i = 0; i < ndim; i++) assert_int_equal(a.shape[i], shape[i]);
@@ -177,7 +110,7 @@ static void read_back(const tmpdir *d, const char *file, cs_npy_dtype t, int ndi
 /* ---- a QLinearMatMul from files ---- */
 
 /* onnx/backend/test/case/node/qlinearmatmul.py, the 2-D uint8 case: published outputs. */
-static void write_onnx_example(const tmpdir *d) {
+static void write_onnx_example(const tf_dir *d) {
   const size_t as[2] = {2, 4}, bs[2] = {4, 3}, one[1] = {1};
   const double a[8] = {208, 236, 0, 238, 3, 214, 255, 29}, b[12] = {152, 51, 244, 60, 26, 255, 0, 127, 246, 127, 254, 247};
   const double sa = 0.0066, za = 113, sb = 0.00705, zb = 114, sy = 0.0107, zy = 118;
@@ -191,7 +124,7 @@ static void write_onnx_example(const tmpdir *d) {
   npy(d, "y_zero_point", CS_NPY_U8, 1, one, &zy);
 }
 
-static void add_inputs(args *a, const tmpdir *d, const char *const *names, int n) {
+static void add_inputs(args *a, const tf_dir *d, const char *const *names, int n) {
   for (int i = 0; i < n; i++) {
     add(a, "--in");
     add(a, "%s=%s/%s.npy", names[i], d->path, names[i]);
@@ -203,8 +136,8 @@ static const char *const qlm_names[8] = {"a", "a_scale", "a_zero_point", "b", "b
 
 static void test_cli_run_quant_qlinear_from_files(void **state) {
   (void)state;
-  tmpdir d;
-  tmpdir_make(&d);
+  tf_dir d;
+  tf_dir_make(&d);
   write_onnx_example(&d);
   args *a = args_new("run");
   add(a, "onnx_qlinear_matmul");
@@ -214,33 +147,28 @@ static void test_cli_run_quant_qlinear_from_files(void **state) {
   add(a, "--check");
   add(a, "--set");
   add(a, "chip.cores=2");
-  run_result r = run(a);
-  assert_ok(&r);
-  assert_contains(r.out, "onnx_qlinear_matmul: ONNX QLinearMatMul: quantized matrix product, requantized to int8/uint8\n");
-  assert_contains(r.out, "  out  y            uint8   [2, 3]\n");
-  assert_contains(r.out, "check against the host reference: every output bit-exact\n");
-  assert_contains(r.out, "cubesim summary: ascend910b, 2 cores at 1850 MHz\n");
-  assert_contains(r.out, "(24 MACs;"); /* 2 x 3 x 4 */
-  run_free(&r);
+  cr_result r = run(a);
+  cr_assert_ok(&r);
+  cr_assert_contains(r.out, "onnx_qlinear_matmul: ONNX QLinearMatMul: quantized matrix product, requantized to int8/uint8\n");
+  cr_assert_contains(r.out, "  out  y            uint8   [2, 3]\n");
+  cr_assert_contains(r.out, "check against the host reference: every output bit-exact\n");
+  cr_assert_contains(r.out, "cubesim summary: ascend910b, 2 cores at 1850 MHz\n");
+  cr_assert_contains(r.out, "(24 MACs;"); /* 2 x 3 x 4 */
+  cr_free(&r);
   const size_t ys[2] = {2, 3};
   const int64_t want[6] = {168, 115, 255, 1, 66, 151};
   read_back(&d, "y.npy", CS_NPY_U8, 2, ys, want);
-  assert_int_equal(dir_entries(&d), 9);
+  assert_int_equal(tf_count_entries(d.path), 9);
 
   /* The same through the built binary, end to end. */
   char cmd[2048];
   int used = snprintf(cmd, sizeof cmd, "%s run onnx_qlinear_matmul --json --out y=%s/y2.npy", CUBESIM_BINARY, d.path);
   for (int i = 0; i < 8; i++)
     used += snprintf(cmd + used, sizeof cmd - (size_t)used, " --in %s=%s/%s.npy", qlm_names[i], d.path, qlm_names[i]);
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  char *buf = calloc(1, 1 << 20);
-  assert_non_null(buf);
-  size_t n = fread(buf, 1, (1 << 20) - 1, p);
-  int status = pclose(p);
-  assert_true(WIFEXITED(status));
-  assert_int_equal(WEXITSTATUS(status), 0);
-  jc_doc *doc = je_parse(buf, n);
+  int status;
+  char *buf = cr_shell(cmd, &status);
+  assert_int_equal(status, 0);
+  jc_doc *doc = je_parse(buf, strlen(buf));
   assert_string_equal(jc_get_string(jc_root(doc), "kernel"), "onnx_qlinear_matmul");
   assert_string_equal(jc_get_string(jc_root(doc), "outputs.y.dtype"), "uint8");
   uint64_t macs = 0, cycles = 0;
@@ -254,13 +182,13 @@ static void test_cli_run_quant_qlinear_from_files(void **state) {
   jc_free(doc);
   free(buf);
   read_back(&d, "y2.npy", CS_NPY_U8, 2, ys, want);
-  tmpdir_remove(&d);
+  tf_dir_remove(&d);
 }
 
 /* The fp19 truncation by hand (tests/kernels/test_qmatmul_sim.c derives it): a = 1..8 (K = 1),
  * b = 1, multiplier a_scale = 0.5 + 2^-14, whose fp19 is 0.5. Exact: 1 1 2 2 3 3 4 4; fixpipe:
  * 0 1 2 2 2 3 4 4. */
-static void write_fp19_case(const tmpdir *d) {
+static void write_fp19_case(const tf_dir *d) {
   const size_t as[2] = {8, 1}, bs[2] = {1, 1};
   const double a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b = 1, m = 0.5 + 1.0 / 16384, one = 1, zero = 0;
   npy(d, "a", CS_NPY_I8, 2, as, a);
@@ -275,8 +203,8 @@ static void write_fp19_case(const tmpdir *d) {
 
 static void test_cli_run_quant_fixpipe_note_in_json(void **state) {
   (void)state;
-  tmpdir d;
-  tmpdir_make(&d);
+  tf_dir d;
+  tf_dir_make(&d);
   write_fp19_case(&d);
   const size_t ys[2] = {8, 1};
   for (int fix = 0; fix < 2; fix++) {
@@ -288,8 +216,8 @@ static void test_cli_run_quant_fixpipe_note_in_json(void **state) {
     add(a, "--check");
     add(a, "--out");
     add(a, "y=%s/y%d.npy", d.path, fix);
-    run_result r = run(a);
-    assert_ok(&r);
+    cr_result r = run(a);
+    cr_assert_ok(&r);
     jc_doc *doc = je_parse(r.out, strlen(r.out));
     const jc_value *root = jc_root(doc);
     uint64_t v = 1;
@@ -307,7 +235,7 @@ static void test_cli_run_quant_fixpipe_note_in_json(void **state) {
       assert_int_equal(jc_count(jc_get(root, "notes")), 0);
     }
     jc_free(doc);
-    run_free(&r);
+    cr_free(&r);
   }
   const int64_t exact[8] = {1, 1, 2, 2, 3, 3, 4, 4}, fix[8] = {0, 1, 2, 2, 2, 3, 4, 4};
   read_back(&d, "y0.npy", CS_NPY_I8, 2, ys, exact);
@@ -318,12 +246,12 @@ static void test_cli_run_quant_fixpipe_note_in_json(void **state) {
   add_inputs(a, &d, qlm_names, 8);
   add(a, "--attr");
   add(a, "precision=fixpipe");
-  run_result r = run(a);
-  assert_ok(&r);
-  assert_contains(r.out, "\nprecision=fixpipe: 2 of 8 elements (25.000%) differ from the exact requantization, by at most "
+  cr_result r = run(a);
+  cr_assert_ok(&r);
+  cr_assert_contains(r.out, "\nprecision=fixpipe: 2 of 8 elements (25.000%) differ from the exact requantization, by at most "
                          "1 (-1: 2); causes: ");
-  run_free(&r);
-  tmpdir_remove(&d);
+  cr_free(&r);
+  tf_dir_remove(&d);
 }
 
 /* ---- generated inputs, checked against the host references ---- */
@@ -341,8 +269,8 @@ static void generated(const char *op, const char *precision, const char *m, cons
   add(a, "--check");
   add(a, "--json");
   add(a, "--set=chip.cores=3");
-  run_result r = run(a);
-  if (r.rc != 0) fail_msg("%s %s %s/%s: exit %d: %s", op, precision ? precision : "", a_t, b_t, r.rc, r.err);
+  cr_result r = run(a);
+  if (r.status != 0) fail_msg("%s %s %s/%s: exit %d: %s", op, precision ? precision : "", a_t, b_t, r.status, r.err);
   jc_doc *doc = je_parse(r.out, strlen(r.out));
   const jc_value *root = jc_root(doc);
   uint64_t v = 1, cmp = 0;
@@ -363,7 +291,7 @@ static void generated(const char *op, const char *precision, const char *m, cons
     note = note || strncmp(jc_string(jc_at(jc_get(root, "notes"), i)), "precision=fixpipe: ", 19) == 0;
   assert_true(note == (precision && strcmp(precision, "fixpipe") == 0));
   jc_free(doc);
-  run_free(&r);
+  cr_free(&r);
 }
 
 static void test_cli_run_quant_generated_inputs_check(void **state) {
@@ -383,21 +311,21 @@ static void test_cli_run_quant_generated_inputs_check(void **state) {
   add(a, "onnx_matmul_integer");
   add(a, "--attr");
   add(a, "precision=fixpipe");
-  run_result r = run(a);
-  assert_int_equal(r.rc, 2);
+  cr_result r = run(a);
+  assert_int_equal(r.status, 2);
   assert_string_equal(r.out, "");
   assert_string_equal(r.err, "cubesim run: error: onnx_matmul_integer has no attribute 'precision' (it has: m, n, k, "
                              "a_dtype, b_dtype)\n");
-  run_free(&r);
+  cr_free(&r);
   /* a precision that is neither */
   a = args_new("run");
   add(a, "onnx_qlinear_matmul");
   add(a, "--attr");
   add(a, "precision=fast");
   r = run(a);
-  assert_int_equal(r.rc, 2);
+  assert_int_equal(r.status, 2);
   assert_string_equal(r.err, "cubesim run: error: attribute precision: 'fast' is not one of exact,fixpipe\n");
-  run_free(&r);
+  cr_free(&r);
 }
 
 /* ---- the list of operators ---- */
@@ -462,8 +390,8 @@ static void test_cli_run_quant_kernels_lists_every_operator(void **state) {
   (void)state;
   args *a = args_new("kernels");
   add(a, "--json");
-  run_result r = run(a);
-  assert_ok(&r);
+  cr_result r = run(a);
+  cr_assert_ok(&r);
   jc_doc *doc = je_parse(r.out, strlen(r.out));
   const jc_value *root = jc_root(doc);
   size_t nexp = sizeof expected_ops / sizeof expected_ops[0];
@@ -506,23 +434,23 @@ static void test_cli_run_quant_kernels_lists_every_operator(void **state) {
   assert_string_equal(jc_get_string(root, "[7].attributes[0].choices"), "exact,fixpipe");
   assert_string_equal(jc_get_string(root, "[0].attributes[1].choices"), "exact,fixpipe");
   jc_free(doc);
-  run_free(&r);
+  cr_free(&r);
 
   /* the text listing: one block per operator, each input and attribute on its line */
   a = args_new("kernels");
   r = run(a);
-  assert_ok(&r);
+  cr_assert_ok(&r);
   for (size_t i = 0; i < nexp; i++) {
     char line[128];
     snprintf(line, sizeof line, "%s%s  (%s)\n", i ? "\n" : "", expected_ops[i].name,
              expected_ops[i].simulated ? "simulated" : "host");
-    assert_contains(r.out, line);
+    cr_assert_contains(r.out, line);
   }
-  assert_contains(r.out, "    in     y_zero_point           int8,uint8         scalar; its type is y's\n");
-  assert_contains(r.out, "    attr   precision              exact,fixpipe      exact: the operator's requantization; "
+  cr_assert_contains(r.out, "    in     y_zero_point           int8,uint8         scalar; its type is y's\n");
+  cr_assert_contains(r.out, "    attr   precision              exact,fixpipe      exact: the operator's requantization; "
                          "fixpipe: REQ8/VREQ8 words, reporting the differences (default exact)\n");
-  assert_contains(r.out, "    in     min_range              fp32               ");
-  run_free(&r);
+  cr_assert_contains(r.out, "    in     min_range              fp32               ");
+  cr_free(&r);
 }
 
 /* ---- invalid inputs ---- */
@@ -684,7 +612,7 @@ static const bad_case bad_cases[] = {
      "onnx_dequantize_linear: Type mismatch int8 != uint8 in DequantizeLinear (x_zero_point must have x's type)"},
 };
 
-static void write_spec(const tmpdir *d, const file_spec *f) {
+static void write_spec(const tf_dir *d, const file_spec *f) {
   size_t count = 1;
   for (int i = 0; i < f->ndim; i++) count *= f->shape[i];
   double *v = calloc(count + 1, sizeof *v);
@@ -698,8 +626,8 @@ static void test_cli_run_quant_invalid_inputs(void **state) {
   (void)state;
   for (size_t c = 0; c < sizeof bad_cases / sizeof bad_cases[0]; c++) {
     const bad_case *bc = &bad_cases[c];
-    tmpdir d;
-    tmpdir_make(&d);
+    tf_dir d;
+    tf_dir_make(&d);
     args *a = args_new("run");
     add(a, "%s", bc->op);
     int files = 0;
@@ -715,19 +643,19 @@ static void test_cli_run_quant_invalid_inputs(void **state) {
     add(a, "--out");
     add(a, "%s=%s/out.npy", bc->out, d.path);
     add(a, "--check");
-    run_result r = run(a);
+    cr_result r = run(a);
     char want[1024];
     if (bc->line[0] == '@') /* the message starts with the file's path */
       snprintf(want, sizeof want, "cubesim run: error: %s/%s\n", d.path, bc->line + 1);
     else
       snprintf(want, sizeof want, "cubesim run: error: %s\n", bc->line);
-    if (r.rc != 2 || strcmp(r.err, want) != 0)
-      fail_msg("case %zu (%s): exit %d\n got: %s want: %s", c, bc->op, r.rc, r.err, want);
+    if (r.status != 2 || strcmp(r.err, want) != 0)
+      fail_msg("case %zu (%s): exit %d\n got: %s want: %s", c, bc->op, r.status, r.err, want);
     assert_string_equal(r.out, "");
     assert_true(strchr(r.err, '\n') == r.err + strlen(r.err) - 1); /* one line */
-    assert_int_equal(dir_entries(&d), files); /* no output file */
-    run_free(&r);
-    tmpdir_remove(&d);
+    assert_int_equal(tf_count_entries(d.path), files); /* no output file */
+    cr_free(&r);
+    tf_dir_remove(&d);
   }
 }
 

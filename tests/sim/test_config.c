@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sim/sim_config.h"
+#include "support/tmp_files.h"
 
 #define CONFIGS CUBESIM_SOURCE_DIR "/configs/"
 
@@ -57,27 +58,6 @@ static void assert_configs_equal(const sim_config *a, const sim_config *b) {
 #define CMP_QUIET_STR(x, y) (strcmp((x), (y)) == 0)
   SIM_CONFIG_TABLE(CMP_FIELD)
 #undef CMP_FIELD
-}
-
-static char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  char *buf = NULL;
-  size_t cap = 0;
-  *len = 0;
-  for (;;) {
-    if (*len + 4096 > cap) {
-      cap = cap ? cap * 2 : 65536;
-      buf = realloc(buf, cap);
-      assert_non_null(buf);
-    }
-    size_t got = fread(buf + *len, 1, cap - *len - 1, f);
-    if (got == 0) break;
-    *len += got;
-  }
-  fclose(f);
-  buf[*len] = '\0';
-  return buf;
 }
 
 /* ---- defaults ---- */
@@ -217,7 +197,7 @@ static void test_sim_config_910b_file_equals_defaults(void **state) {
 static void test_sim_config_910b_file_marks_every_assumption(void **state) {
   (void)state;
   size_t len;
-  char *text = read_all(CONFIGS "ascend910b.yaml", &len);
+  char *text = tf_read(CONFIGS "ascend910b.yaml", &len);
   /* Each key line is preceded by "# assumption: <why>" or "# documented: <source>", as the
    * table says. */
   for (size_t i = 0; i < SIM_PARAM_COUNT; i++) {

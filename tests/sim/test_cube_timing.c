@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sim/sim.h"
 #include "sim/sim_trace.h"
@@ -22,6 +21,7 @@
 #include "support/insn_build.h"
 #include "support/sim_build.h"
 #include "support/json_expect.h"
+#include "support/tmp_files.h"
 
 #define MAX_INSNS 32
 
@@ -63,9 +63,8 @@ static void issue(fixture *f, isa_insn in) { sb_issue(f->s, 0, in); }
 /* Replays with a trace and reads every instruction's cycles back from its X event. */
 static cs_status run(fixture *f) {
   char dir[64], path[128];
-  snprintf(dir, sizeof dir, "/tmp/cubesim_cube_timing_XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/t.json", dir);
+  tf_mkdtemp(dir, sizeof dir);
+  tf_join(path, sizeof path, dir, "t.json");
   sim_trace *tr = NULL;
   assert_int_equal(sim_trace_open(path, sim_get_config(f->s), &tr, &f->err), CS_OK);
   sim_result_free(&f->res);
@@ -90,8 +89,7 @@ static cs_status run(fixture *f) {
     assert_true(jc_get_u64(e, "args.end_cycle", &f->t.end[idx]));
   }
   jc_free(doc);
-  remove(path);
-  rmdir(dir);
+  tf_remove_tree(dir);
   return st;
 }
 

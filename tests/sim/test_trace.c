@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sim/sim.h"
 #include "sim/sim_trace.h"
@@ -24,6 +22,7 @@
 #include "support/insn_build.h"
 #include "support/sim_build.h"
 #include "support/json_expect.h"
+#include "support/tmp_files.h"
 
 #define CHIP_PID 1000000u
 
@@ -36,22 +35,12 @@ typedef struct tmpdir {
 } tmpdir;
 
 static void tmpdir_make(tmpdir *t) {
-  strcpy(t->dir, "/tmp/cubesim_trace_XXXXXX");
-  assert_non_null(mkdtemp(t->dir));
-  snprintf(t->path, sizeof t->path, "%s/trace.json", t->dir);
-  snprintf(t->tmp, sizeof t->tmp, "%s.tmp", t->path);
+  tf_mkdtemp(t->dir, sizeof t->dir);
+  tf_join(t->path, sizeof t->path, t->dir, "trace.json");
+  tf_join(t->tmp, sizeof t->tmp, t->dir, "trace.json.tmp");
 }
 
-static void tmpdir_remove(tmpdir *t) {
-  remove(t->path);
-  remove(t->tmp);
-  rmdir(t->dir);
-}
-
-static bool exists(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
+static void tmpdir_remove(tmpdir *t) { tf_remove_tree(t->dir); }
 
 /* The main test's program is sb_two_core_program (tests/support/sim_build.h) on sb_trace_sim(2).
  * Expected replay, by hand (DESIGN.md §6, default config: dispatch 4 cycles; MTE2/MTE3 128
@@ -166,8 +155,8 @@ static int teardown_run(void **state) {
 
 static void test_trace_file_is_renamed_and_carries_the_config(void **state) {
   fixture *fx = *state;
-  assert_true(exists(fx->td.path));
-  assert_false(exists(fx->td.tmp));
+  assert_true(tf_exists(fx->td.path));
+  assert_false(tf_exists(fx->td.tmp));
   const jc_value *root = jc_root(fx->doc);
   assert_true(jc_is(root, JC_OBJECT));
   /* only keys Perfetto knows: it ignores the rest of the file after an unknown top-level key */
@@ -418,14 +407,14 @@ static void test_trace_keep_false_leaves_no_file(void **state) {
   sim_trace *t = NULL;
   assert_int_equal(sim_trace_open(td.path, sim_get_config(s), &t, &err), CS_OK);
   /* written under the temporary name until closed */
-  assert_true(exists(td.tmp));
-  assert_false(exists(td.path));
+  assert_true(tf_exists(td.tmp));
+  assert_false(tf_exists(td.path));
   sim_run_options opt = {t, false};
   sim_result r;
   assert_int_equal(sim_run(s, &opt, &r, &err), CS_OK);
   assert_int_equal(sim_trace_close(t, false, &err), CS_OK);
-  assert_false(exists(td.path));
-  assert_false(exists(td.tmp));
+  assert_false(tf_exists(td.path));
+  assert_false(tf_exists(td.tmp));
   sim_result_free(&r);
   sim_destroy(s);
   tmpdir_remove(&td);
@@ -478,8 +467,8 @@ static void test_trace_write_failure_keeps_nothing(void **state) {
   char want[256];
   snprintf(want, sizeof want, "trace %s: write failed: %s; no trace was kept", td.path, strerror(EFBIG));
   assert_string_equal(err.msg, want);
-  assert_false(exists(td.path));
-  assert_false(exists(td.tmp));
+  assert_false(tf_exists(td.path));
+  assert_false(tf_exists(td.tmp));
   sim_result_free(&r);
   sim_destroy(s);
   tmpdir_remove(&td);

@@ -23,6 +23,7 @@
 #include "support/insn_build.h"
 #include "support/sim_build.h"
 #include "support/json_expect.h"
+#include "support/tmp_files.h"
 
 /* ---- the program ------------------------------------------------------------------------ */
 
@@ -300,20 +301,10 @@ static void test_summary_text_lines(void **state) {
 
 /* ---- CSV -------------------------------------------------------------------------------- */
 
-static char *read_all(const char *path) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  char *buf = calloc(1, 65536);
-  size_t n = fread(buf, 1, 65535, f);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
-
 static void test_summary_csv_one_row_per_core(void **state) {
   fixture *fx = *state;
-  char dir[] = "/tmp/cubesim_summary_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  char dir[64];
+  tf_mkdtemp(dir, sizeof dir);
   char path[96], tmp[112];
   snprintf(path, sizeof path, "%s/summary.csv", dir);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -321,7 +312,7 @@ static void test_summary_csv_one_row_per_core(void **state) {
   assert_int_equal(trc_summary_csv(fx->s, &fx->r, path, &err), CS_OK);
   struct stat st;
   assert_int_not_equal(stat(tmp, &st), 0);
-  char *text = read_all(path);
+  char *text = tf_read(path, NULL);
   /* per core: ratio = busy / total_cycles (832); SCALAR busy = instructions x 4;
    * finish_us = finish / 1850 */
   const char *want =
