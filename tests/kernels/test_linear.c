@@ -18,78 +18,7 @@
 #include "kernels/kn_op.h"
 #include "support/ref_num.h"
 #include "support/rng.h"
-
-/* ---- driver helpers ------------------------------------------------------------------------ */
-
-/* The 910B defaults with 4 cores: the shapes here are small. */
-static sim_config test_cfg(void) {
-  sim_config c;
-  sim_config_defaults(&c);
-  c.chip_cores = 4;
-  return c;
-}
-
-typedef struct runner {
-  sim_config cfg;
-  kn_run_options opt;
-  kn_ctx *ctx;
-  cs_err err;
-} runner;
-
-/* A context on test_cfg(), with `ub_bytes` of UB when non-zero (the context copies its
- * configuration when it is created). */
-static void runner_init_ub(runner *r, uint64_t ub_bytes) {
-  memset(r, 0, sizeof *r);
-  r->cfg = test_cfg();
-  if (ub_bytes) r->cfg.buffers_ub_bytes = ub_bytes;
-  r->opt.cfg = &r->cfg;
-  r->opt.seed = 1;
-  assert_int_equal(kn_ctx_create(kn_op_find("linear"), &r->opt, &r->ctx, &r->err), CS_OK);
-}
-
-static void runner_init(runner *r) { runner_init_ub(r, 0); }
-
-static void runner_free(runner *r) { kn_ctx_destroy(r->ctx); }
-
-static void set_attr(runner *r, const char *name, const char *value) {
-  if (kn_ctx_set_attr(r->ctx, name, value, &r->err) != CS_OK) fail_msg("attr %s: %s", name, r->err.msg);
-}
-
-/* An input tensor from raw host data (copied). */
-static cs_status put(runner *r, const char *name, isa_dtype dt, uint32_t ndim, const uint64_t *shape, const void *data) {
-  kn_tensor t;
-  assert_int_equal(kn_tensor_alloc(&t, name, dt, ndim, shape, &r->err), CS_OK);
-  if (data) memcpy(t.data, data, t.count * kn_host_elem_bytes(dt)); /* NULL: zeros */
-  return kn_set_input(r->ctx, name, &t, &r->err);
-}
-
-static void put_ok(runner *r, const char *name, isa_dtype dt, uint32_t ndim, const uint64_t *shape, const void *data) {
-  if (put(r, name, dt, ndim, shape, data) != CS_OK) fail_msg("input %s: %s", name, r->err.msg);
-}
-
-static void run_ok(runner *r) {
-  if (kn_ctx_run(r->ctx, &r->err) != CS_OK) fail_msg("run: %s", r->err.msg);
-}
-
-/* The run fails with `code` and exactly `msg`. */
-static void run_fails(runner *r, cs_status code, const char *msg) {
-  cs_err e;
-  memset(&e, 0, sizeof e);
-  assert_int_equal(kn_ctx_run(r->ctx, &e), code);
-  assert_string_equal(e.msg, msg);
-}
-
-/* The operator's own reference agrees with its output, bit for bit. */
-static void own_reference_agrees(runner *r) {
-  if (kn_ctx_reference(r->ctx, &r->err) != CS_OK) fail_msg("reference: %s", r->err.msg);
-  kn_compare cmp;
-  const kn_tensor *got = kn_ctx_output(r->ctx, "output"), *want = kn_ctx_reference_output(r->ctx, "output");
-  assert_non_null(got);
-  assert_non_null(want);
-  assert_int_equal(kn_compare_tensors(got, want, &cmp, &r->err), CS_OK);
-  if (cmp.mismatches) fail_msg("own reference: %llu mismatches, first %s", (unsigned long long)cmp.mismatches, cmp.first);
-  assert_int_equal(cmp.count, got->count);
-}
+#include "support/kn_test.h"
 
 /* ---- the seed's worked example (seed 002) --------------------------------------------------- */
 
@@ -105,27 +34,27 @@ static const float seed_scale[3] = {1, 2, 3};
 static const uint16_t seed_fp16[6] = {0x4900, 0x4F00, 0x52C0, 0x4D00, 0x5300, 0x56C0};
 static const float seed_values[6] = {10, 28, 54, 20, 56, 108};
 
-static void put_seed(runner *r, bool words) {
+static void put_seed(kt_runner *r, bool words) {
   const uint64_t sx[2] = {2, 2}, sw[2] = {2, 3}, sb[1] = {3};
-  put_ok(r, "x", ISA_INT8, 2, sx, seed_x);
-  put_ok(r, "weight", ISA_INT8, 2, sw, seed_w);
-  put_ok(r, "bias", ISA_INT32, 1, sb, seed_bias);
+  kt_put_ok(r, "x", ISA_INT8, 2, sx, seed_x);
+  kt_put_ok(r, "weight", ISA_INT8, 2, sw, seed_w);
+  kt_put_ok(r, "bias", ISA_INT32, 1, sb, seed_bias);
   if (!words) {
-    put_ok(r, "deq_scale", ISA_FP32, 1, sb, seed_scale);
+    kt_put_ok(r, "deq_scale", ISA_FP32, 1, sb, seed_scale);
   } else { /* the documented packing of 1, 2, 3: the fp32 bits with bit 46 set */
     const uint64_t w[3] = {UINT64_C(0x00004000) << 32 | 0x3F800000u, UINT64_C(0x00004000) << 32 | 0x40000000u,
                            UINT64_C(0x00004000) << 32 | 0x40400000u};
-    put_ok(r, "deq_scale", ISA_UINT64, 1, sb, w);
+    kt_put_ok(r, "deq_scale", ISA_UINT64, 1, sb, w);
   }
 }
 
 static void test_linear_seed_example_fp16(void **state) {
   (void)state;
   for (int words = 0; words < 2; words++) {
-    runner r;
-    runner_init(&r);
+    kt_runner r;
+    kt_init(&r, "linear", 0);
     put_seed(&r, words);
-    run_ok(&r);
+    kt_run_ok(&r);
     const kn_tensor *out = kn_ctx_output(r.ctx, "output");
     assert_non_null(out);
     assert_int_equal(out->dtype, ISA_FP16);
@@ -134,8 +63,8 @@ static void test_linear_seed_example_fp16(void **state) {
     assert_int_equal(out->shape[1], 3);
     const uint16_t *h = out->data;
     for (int i = 0; i < 6; i++) assert_int_equal(h[i], seed_fp16[i]);
-    own_reference_agrees(&r);
-    runner_free(&r);
+    kt_own_reference_agrees(&r, "output");
+    kt_free(&r);
   }
 }
 
@@ -143,11 +72,11 @@ static void test_linear_seed_example_bf16(void **state) {
   (void)state;
   const char *names[2] = {"bf16", "bfloat16"};
   for (int words = 0; words < 2; words++) {
-    runner r;
-    runner_init(&r);
-    set_attr(&r, "out_dtype", names[words]);
+    kt_runner r;
+    kt_init(&r, "linear", 0);
+    kt_set_attr(&r, "out_dtype", names[words]);
     put_seed(&r, words);
-    run_ok(&r);
+    kt_run_ok(&r);
     const kn_tensor *out = kn_ctx_output(r.ctx, "output");
     assert_int_equal(out->dtype, ISA_BF16);
     const float *f = out->data; /* bf16 held as fp32 */
@@ -155,8 +84,8 @@ static void test_linear_seed_example_bf16(void **state) {
       assert_true(f[i] == seed_values[i]);
       assert_int_equal(ref_f32_bits(f[i]) & 0xFFFF, 0);
     }
-    own_reference_agrees(&r);
-    runner_free(&r);
+    kt_own_reference_agrees(&r, "output");
+    kt_free(&r);
   }
 }
 
@@ -199,7 +128,7 @@ static void lin_data_free(lin_data *d) {
 }
 
 /* Builds the logical data and the stored inputs of case c, and sets them on r. */
-static void lin_build(runner *r, const lin_case *c, lin_data *d) {
+static void lin_build(kt_runner *r, const lin_case *c, lin_data *d) {
   uint64_t st = c->seed ? c->seed : 7;
   uint32_t B = c->batch, m = c->m, n = c->n, k = c->k;
   memset(d, 0, sizeof *d);
@@ -237,7 +166,7 @@ static void lin_build(runner *r, const lin_case *c, lin_data *d) {
   if (c->batch > 1 || c->x3) shape[nd++] = B;
   shape[nd++] = c->ta ? k : m;
   shape[nd++] = c->ta ? m : k;
-  put_ok(r, "x", ISA_INT8, nd, shape, xs);
+  kt_put_ok(r, "x", ISA_INT8, nd, shape, xs);
   free(xs);
   /* weight: ND [b?][k][n] / [b?][n][k], or NZ [wb][n/32][k][32] / [wb][k/32][n][32] built here */
   int8_t *ws = calloc((size_t)d->wb * k * n, 1);
@@ -261,29 +190,29 @@ static void lin_build(runner *r, const lin_case *c, lin_data *d) {
     shape[nd++] = c->tb ? n : k;
     shape[nd++] = 32;
   }
-  put_ok(r, "weight", ISA_INT8, nd, shape, ws);
+  kt_put_ok(r, "weight", ISA_INT8, nd, shape, ws);
   free(ws);
   if (c->bias != BIAS_NONE) {
     nd = 0;
     if (c->bias == BIAS_1N) shape[nd++] = 1;
     if (c->bias == BIAS_BN) shape[nd++] = B;
     shape[nd++] = n;
-    put_ok(r, "bias", ISA_INT32, nd, shape, d->bias);
+    kt_put_ok(r, "bias", ISA_INT32, nd, shape, d->bias);
   }
   nd = 0;
   if (c->scale == SC_1N) shape[nd++] = 1;
   if (c->scale == SC_BN) shape[nd++] = B;
   shape[nd++] = d->sn;
-  if (c->words) put_ok(r, "deq_scale", ISA_UINT64, nd, shape, d->word);
-  else put_ok(r, "deq_scale", ISA_FP32, nd, shape, d->scale);
-  if (c->nz) set_attr(r, "weight_format", "nz");
-  if (c->ta) set_attr(r, "transpose_a", "true");
-  if (c->tb) set_attr(r, "transpose_b", "true");
-  if (c->bf16) set_attr(r, "out_dtype", "bf16");
-  if (c->base_m) set_attr(r, "base_m", c->base_m);
-  if (c->base_n) set_attr(r, "base_n", c->base_n);
-  if (c->base_k) set_attr(r, "base_k", c->base_k);
-  if (c->step_k) set_attr(r, "step_k", c->step_k);
+  if (c->words) kt_put_ok(r, "deq_scale", ISA_UINT64, nd, shape, d->word);
+  else kt_put_ok(r, "deq_scale", ISA_FP32, nd, shape, d->scale);
+  if (c->nz) kt_set_attr(r, "weight_format", "nz");
+  if (c->ta) kt_set_attr(r, "transpose_a", "true");
+  if (c->tb) kt_set_attr(r, "transpose_b", "true");
+  if (c->bf16) kt_set_attr(r, "out_dtype", "bf16");
+  if (c->base_m) kt_set_attr(r, "base_m", c->base_m);
+  if (c->base_n) kt_set_attr(r, "base_n", c->base_n);
+  if (c->base_k) kt_set_attr(r, "base_k", c->base_k);
+  if (c->step_k) kt_set_attr(r, "step_k", c->step_k);
 }
 
 /* The accumulator of output (b, i, j): an int64 dot product plus the bias, wrapped to int32. */
@@ -319,11 +248,11 @@ static uint32_t lin_expected(const lin_case *c, const lin_data *d, uint32_t b, u
 /* Runs case c and compares every element with lin_expected and with the operator's reference.
  * Returns how many fp16 elements would differ had the full fp32 scale been used (0 for bf16). */
 static unsigned run_case(const lin_case *c) {
-  runner r;
-  runner_init_ub(&r, c->ub_bytes);
+  kt_runner r;
+  kt_init(&r, "linear", c->ub_bytes);
   lin_data d;
   lin_build(&r, c, &d);
-  run_ok(&r);
+  kt_run_ok(&r);
   const kn_tensor *out = kn_ctx_output(r.ctx, "output");
   assert_non_null(out);
   assert_int_equal(out->dtype, c->bf16 ? ISA_BF16 : ISA_FP16);
@@ -347,9 +276,9 @@ static unsigned run_case(const lin_case *c) {
           if (ref_f16_rne((float)lin_acc(c, &d, b, i, j) * full, true) != want) truncation_shows++;
         }
       }
-  own_reference_agrees(&r);
+  kt_own_reference_agrees(&r, "output");
   lin_data_free(&d);
-  runner_free(&r);
+  kt_free(&r);
   return truncation_shows;
 }
 
@@ -441,8 +370,8 @@ static void test_linear_bf16_epilogue_in_row_chunks(void **state) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
   /* a UB without room for one row is a fault that says so */
-  runner r;
-  runner_init_ub(&r, 1024);
+  kt_runner r;
+  kt_init(&r, "linear", 1024);
   lin_case c = cases[0];
   lin_data d;
   lin_build(&r, &c, &d);
@@ -453,7 +382,7 @@ static void test_linear_bf16_epilogue_in_row_chunks(void **state) {
   assert_true(strlen(e.msg) > strlen(tail));
   assert_string_equal(e.msg + strlen(e.msg) - strlen(tail), tail);
   lin_data_free(&d);
-  runner_free(&r);
+  kt_free(&r);
 }
 
 /* Large scales: fp16 saturates to +-65504 (0x7BFF / 0xFBFF) in the fixpipe; bf16 has room. */
@@ -461,11 +390,11 @@ static void test_linear_fp16_saturates(void **state) {
   (void)state;
   lin_case c = {1, false, 16, 32, 64, false, false, false, false, BIAS_N, SC_N, false, false, SCALES_HUGE,
                 NULL, NULL, NULL, NULL, 701, 0};
-  runner r;
-  runner_init(&r);
+  kt_runner r;
+  kt_init(&r, "linear", 0);
   lin_data d;
   lin_build(&r, &c, &d);
-  run_ok(&r);
+  kt_run_ok(&r);
   const uint16_t *h = kn_ctx_output(r.ctx, "output")->data;
   unsigned saturated = 0;
   for (uint32_t i = 0; i < c.m * c.n; i++) {
@@ -474,7 +403,7 @@ static void test_linear_fp16_saturates(void **state) {
   }
   assert_true(saturated > 100);
   lin_data_free(&d);
-  runner_free(&r);
+  kt_free(&r);
   c.bf16 = true;
   run_case(&c);
   c.words = true;
@@ -485,14 +414,14 @@ static void test_linear_fp16_saturates(void **state) {
 /* Generated inputs (make_inputs) are deterministic and agree with the reference too. */
 static void test_linear_generated_inputs(void **state) {
   (void)state;
-  runner r;
-  runner_init(&r);
-  set_attr(&r, "m", "24");
-  set_attr(&r, "n", "40");
-  set_attr(&r, "k", "64");
-  set_attr(&r, "batch", "2");
-  set_attr(&r, "deq_scale_dtype", "uint64");
-  run_ok(&r);
+  kt_runner r;
+  kt_init(&r, "linear", 0);
+  kt_set_attr(&r, "m", "24");
+  kt_set_attr(&r, "n", "40");
+  kt_set_attr(&r, "k", "64");
+  kt_set_attr(&r, "batch", "2");
+  kt_set_attr(&r, "deq_scale_dtype", "uint64");
+  kt_run_ok(&r);
   const kn_tensor *x = kn_input(r.ctx, "x"), *w = kn_input(r.ctx, "weight"), *q = kn_input(r.ctx, "deq_scale");
   assert_int_equal(x->ndim, 3);
   assert_int_equal(x->shape[0], 2);
@@ -502,16 +431,16 @@ static void test_linear_generated_inputs(void **state) {
   assert_int_equal(w->shape[2], 40);
   assert_int_equal(q->dtype, ISA_UINT64);
   assert_non_null(kn_input(r.ctx, "bias"));
-  own_reference_agrees(&r);
-  runner_free(&r);
+  kt_own_reference_agrees(&r, "output");
+  kt_free(&r);
 }
 
 /* ---- errors --------------------------------------------------------------------------------- */
 
-static void seed_with(runner *r, const uint64_t *sx, uint32_t ndx, const uint64_t *sw, uint32_t ndw) {
+static void seed_with(kt_runner *r, const uint64_t *sx, uint32_t ndx, const uint64_t *sw, uint32_t ndw) {
   static const int8_t zeros[256];
-  put_ok(r, "x", ISA_INT8, ndx, sx, zeros);
-  put_ok(r, "weight", ISA_INT8, ndw, sw, zeros);
+  kt_put_ok(r, "x", ISA_INT8, ndx, sx, zeros);
+  kt_put_ok(r, "weight", ISA_INT8, ndw, sw, zeros);
 }
 
 static void test_linear_error_shapes(void **state) {
@@ -520,117 +449,117 @@ static void test_linear_error_shapes(void **state) {
   static const int32_t z32[16];
   float ones[64];
   for (int i = 0; i < 64; i++) ones[i] = 1;
-  runner r;
+  kt_runner r;
   /* k of x vs weight */
-  runner_init(&r);
+  kt_init(&r, "linear", 0);
   {
     const uint64_t sx[2] = {2, 3}, sw[2] = {4, 5}, sq[1] = {5};
     seed_with(&r, sx, 2, sw, 2);
-    put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
-    run_fails(&r, CS_EINVAL, "weight: shape [4, 5] has k = 4 but x has k = 3");
+    kt_put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
+    kt_run_fails(&r, CS_EINVAL, "weight: shape [4, 5] has k = 4 but x has k = 3");
   }
-  runner_free(&r);
+  kt_free(&r);
   /* with transpose_b the weight is [n, k] */
-  runner_init(&r);
+  kt_init(&r, "linear", 0);
   {
     const uint64_t sx[2] = {2, 3}, sw[2] = {3, 5}, sq[1] = {5};
-    set_attr(&r, "transpose_b", "true");
+    kt_set_attr(&r, "transpose_b", "true");
     seed_with(&r, sx, 2, sw, 2);
-    put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
-    run_fails(&r, CS_EINVAL, "weight: shape [3, 5] has k = 5 but x has k = 3");
+    kt_put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
+    kt_run_fails(&r, CS_EINVAL, "weight: shape [3, 5] has k = 5 but x has k = 3");
   }
-  runner_free(&r);
+  kt_free(&r);
   /* bias length */
-  runner_init(&r);
+  kt_init(&r, "linear", 0);
   {
     const uint64_t sx[3] = {2, 2, 3}, sw[2] = {3, 5}, sb[1] = {4}, sq[1] = {5};
     seed_with(&r, sx, 3, sw, 2);
-    put_ok(&r, "bias", ISA_INT32, 1, sb, z32);
-    put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
-    run_fails(&r, CS_EINVAL, "bias: shape [4]; expected [5], [1, 5] or [2, 5]");
+    kt_put_ok(&r, "bias", ISA_INT32, 1, sb, z32);
+    kt_put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
+    kt_run_fails(&r, CS_EINVAL, "bias: shape [4]; expected [5], [1, 5] or [2, 5]");
   }
-  runner_free(&r);
+  kt_free(&r);
   /* bias batch */
-  runner_init(&r);
+  kt_init(&r, "linear", 0);
   {
     const uint64_t sx[3] = {2, 2, 3}, sw[2] = {3, 5}, sb[2] = {3, 5}, sq[1] = {5};
     seed_with(&r, sx, 3, sw, 2);
-    put_ok(&r, "bias", ISA_INT32, 2, sb, z32);
-    put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
-    run_fails(&r, CS_EINVAL, "bias: shape [3, 5]; expected [5], [1, 5] or [2, 5]");
+    kt_put_ok(&r, "bias", ISA_INT32, 2, sb, z32);
+    kt_put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
+    kt_run_fails(&r, CS_EINVAL, "bias: shape [3, 5]; expected [5], [1, 5] or [2, 5]");
   }
-  runner_free(&r);
+  kt_free(&r);
   /* deq_scale length */
-  runner_init(&r);
+  kt_init(&r, "linear", 0);
   {
     const uint64_t sx[2] = {2, 3}, sw[2] = {3, 5}, sq[1] = {4};
     seed_with(&r, sx, 2, sw, 2);
-    put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
-    run_fails(&r, CS_EINVAL, "deq_scale: shape [4]; expected [5], [1, 5], [1, 5] or [1]");
+    kt_put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
+    kt_run_fails(&r, CS_EINVAL, "deq_scale: shape [4]; expected [5], [1, 5], [1, 5] or [1]");
   }
-  runner_free(&r);
+  kt_free(&r);
   /* batch of x vs weight */
-  runner_init(&r);
+  kt_init(&r, "linear", 0);
   {
     const uint64_t sx[3] = {2, 2, 3}, sw[3] = {3, 3, 5}, sq[1] = {5};
     seed_with(&r, sx, 3, sw, 3);
-    put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
-    run_fails(&r, CS_EINVAL, "weight: batch 3 but x has batch 2");
+    kt_put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
+    kt_run_fails(&r, CS_EINVAL, "weight: batch 3 but x has batch 2");
   }
-  runner_free(&r);
+  kt_free(&r);
   /* x must be 2-D or 3-D */
-  runner_init(&r);
+  kt_init(&r, "linear", 0);
   {
     const uint64_t sx[1] = {6}, sw[2] = {3, 5}, sq[1] = {5};
     seed_with(&r, sx, 1, sw, 2);
-    put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
-    run_fails(&r, CS_EINVAL, "x: shape [6]; expected [m, k] or [batch, m, k]");
+    kt_put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
+    kt_run_fails(&r, CS_EINVAL, "x: shape [6]; expected [m, k] or [batch, m, k]");
   }
-  runner_free(&r);
+  kt_free(&r);
   /* NZ weight with ATB's 16-wide fractals */
-  runner_init(&r);
+  kt_init(&r, "linear", 0);
   {
     const uint64_t sx[2] = {2, 32}, sw[4] = {1, 2, 32, 16}, sq[1] = {32};
-    set_attr(&r, "weight_format", "nz");
-    put_ok(&r, "x", ISA_INT8, 2, sx, z8);
-    put_ok(&r, "weight", ISA_INT8, 4, sw, NULL);
-    put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
-    run_fails(&r, CS_EINVAL,
-              "weight: NZ shape [1, 2, 32, 16] has fractal width 16; cubesim takes int8 NZ with C0 = 32 ([1, n/32, k, 32], "
-              "the hardware's 32-byte fractal rows; ATB's document writes it 16 wide)");
+    kt_set_attr(&r, "weight_format", "nz");
+    kt_put_ok(&r, "x", ISA_INT8, 2, sx, z8);
+    kt_put_ok(&r, "weight", ISA_INT8, 4, sw, NULL);
+    kt_put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
+    kt_run_fails(&r, CS_EINVAL,
+                 "weight: NZ shape [1, 2, 32, 16] has fractal width 16; cubesim takes int8 NZ with C0 = 32 ([1, n/32, k, 32], "
+                 "the hardware's 32-byte fractal rows; ATB's document writes it 16 wide)");
   }
-  runner_free(&r);
+  kt_free(&r);
   /* NZ weight whose k is not a multiple of 16 */
-  runner_init(&r);
+  kt_init(&r, "linear", 0);
   {
     const uint64_t sx[2] = {2, 8}, sw[4] = {1, 1, 8, 32}, sq[1] = {32};
-    set_attr(&r, "weight_format", "nz");
-    put_ok(&r, "x", ISA_INT8, 2, sx, z8);
-    put_ok(&r, "weight", ISA_INT8, 4, sw, z8);
-    put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
-    run_fails(&r, CS_EINVAL, "weight: NZ needs n a multiple of 32 and k of 16 (ATB); here n = 32, k = 8");
+    kt_set_attr(&r, "weight_format", "nz");
+    kt_put_ok(&r, "x", ISA_INT8, 2, sx, z8);
+    kt_put_ok(&r, "weight", ISA_INT8, 4, sw, z8);
+    kt_put_ok(&r, "deq_scale", ISA_FP32, 1, sq, ones);
+    kt_run_fails(&r, CS_EINVAL, "weight: NZ needs n a multiple of 32 and k of 16 (ATB); here n = 32, k = 8");
   }
-  runner_free(&r);
+  kt_free(&r);
 }
 
 static void test_linear_error_dtypes(void **state) {
   (void)state;
-  runner r;
-  runner_init(&r);
+  kt_runner r;
+  kt_init(&r, "linear", 0);
   const uint64_t sx[2] = {2, 2};
   const float xf[4] = {1, 2, 3, 4};
-  assert_int_equal(put(&r, "x", ISA_FP32, 2, sx, xf), CS_EINVAL);
+  assert_int_equal(kt_put(&r, "x", ISA_FP32, 2, sx, xf), CS_EINVAL);
   assert_string_equal(r.err.msg, "linear: input 'x' is fp32, expected one of int8");
   assert_null(kn_input(r.ctx, "x"));
   const int32_t b64[2] = {1, 2};
   const uint64_t sb[1] = {2};
-  assert_int_equal(put(&r, "bias", ISA_FP32, 1, sb, b64), CS_EINVAL);
+  assert_int_equal(kt_put(&r, "bias", ISA_FP32, 1, sb, b64), CS_EINVAL);
   assert_string_equal(r.err.msg, "linear: input 'bias' is fp32, expected one of int32");
-  assert_int_equal(put(&r, "deq_scale", ISA_INT32, 1, sb, b64), CS_EINVAL);
+  assert_int_equal(kt_put(&r, "deq_scale", ISA_INT32, 1, sb, b64), CS_EINVAL);
   assert_string_equal(r.err.msg, "linear: input 'deq_scale' is int32, expected one of fp32,int64,uint64");
-  assert_int_equal(put(&r, "nope", ISA_INT8, 1, sb, b64), CS_EINVAL);
+  assert_int_equal(kt_put(&r, "nope", ISA_INT8, 1, sb, b64), CS_EINVAL);
   assert_string_equal(r.err.msg, "linear has no input 'nope'");
-  runner_free(&r);
+  kt_free(&r);
 }
 
 /* Zero, NaN and Inf scales are refused, naming the element; so is a word whose fp19 scale is 0
@@ -645,42 +574,42 @@ static void test_linear_error_bad_scales(void **state) {
                          "deq_scale[1] = -0: a dequant scale must be finite and non-zero"};
   for (int out = 0; out < 2; out++)
     for (int i = 0; i < 4; i++) {
-      runner r;
-      runner_init(&r);
-      if (out) set_attr(&r, "out_dtype", "bf16");
-      put_ok(&r, "x", ISA_INT8, 2, sx, seed_x);
-      put_ok(&r, "weight", ISA_INT8, 2, sw, seed_w);
-      put_ok(&r, "deq_scale", ISA_FP32, 1, sq, bad[i]);
-      run_fails(&r, CS_EINVAL, msgs[i]);
+      kt_runner r;
+      kt_init(&r, "linear", 0);
+      if (out) kt_set_attr(&r, "out_dtype", "bf16");
+      kt_put_ok(&r, "x", ISA_INT8, 2, sx, seed_x);
+      kt_put_ok(&r, "weight", ISA_INT8, 2, sw, seed_w);
+      kt_put_ok(&r, "deq_scale", ISA_FP32, 1, sq, bad[i]);
+      kt_run_fails(&r, CS_EINVAL, msgs[i]);
       assert_null(kn_ctx_output(r.ctx, "output"));
-      runner_free(&r);
+      kt_free(&r);
     }
   const uint64_t words[3] = {(UINT64_C(1) << 46) | 0x3F800000u, (UINT64_C(1) << 46) | 0x1FFFu, (UINT64_C(1) << 46) | 0x7F800000u};
-  runner r;
-  runner_init(&r);
-  put_ok(&r, "x", ISA_INT8, 2, sx, seed_x);
-  put_ok(&r, "weight", ISA_INT8, 2, sw, seed_w);
-  put_ok(&r, "deq_scale", ISA_UINT64, 1, sq, words);
-  run_fails(&r, CS_EINVAL,
-            "deq_scale[1] = 0x0000400000001fff: its fp19 scale is 0; a dequant scale must be finite and non-zero "
-            "(cubesim quant unpack explains the word)");
-  runner_free(&r);
+  kt_runner r;
+  kt_init(&r, "linear", 0);
+  kt_put_ok(&r, "x", ISA_INT8, 2, sx, seed_x);
+  kt_put_ok(&r, "weight", ISA_INT8, 2, sw, seed_w);
+  kt_put_ok(&r, "deq_scale", ISA_UINT64, 1, sq, words);
+  kt_run_fails(&r, CS_EINVAL,
+               "deq_scale[1] = 0x0000400000001fff: its fp19 scale is 0; a dequant scale must be finite and non-zero "
+               "(cubesim quant unpack explains the word)");
+  kt_free(&r);
   /* bf16 uses all 32 bits: word 1 is a (tiny) non-zero fp32, word 2 is +Inf */
-  runner_init(&r);
-  set_attr(&r, "out_dtype", "bf16");
-  put_ok(&r, "x", ISA_INT8, 2, sx, seed_x);
-  put_ok(&r, "weight", ISA_INT8, 2, sw, seed_w);
-  put_ok(&r, "deq_scale", ISA_UINT64, 1, sq, words);
-  run_fails(&r, CS_EINVAL,
-            "deq_scale[2] = 0x000040007f800000: its fp32 scale is inf; a dequant scale must be finite and non-zero "
-            "(cubesim quant unpack explains the word)");
-  runner_free(&r);
+  kt_init(&r, "linear", 0);
+  kt_set_attr(&r, "out_dtype", "bf16");
+  kt_put_ok(&r, "x", ISA_INT8, 2, sx, seed_x);
+  kt_put_ok(&r, "weight", ISA_INT8, 2, sw, seed_w);
+  kt_put_ok(&r, "deq_scale", ISA_UINT64, 1, sq, words);
+  kt_run_fails(&r, CS_EINVAL,
+               "deq_scale[2] = 0x000040007f800000: its fp32 scale is inf; a dequant scale must be finite and non-zero "
+               "(cubesim quant unpack explains the word)");
+  kt_free(&r);
 }
 
 static void test_linear_error_attributes(void **state) {
   (void)state;
-  runner r;
-  runner_init(&r);
+  kt_runner r;
+  kt_init(&r, "linear", 0);
   assert_int_equal(kn_ctx_set_attr(r.ctx, "transpose_c", "true", &r.err), CS_EINVAL);
   assert_string_equal(r.err.msg,
                       "linear has no attribute 'transpose_c' (it has: transpose_a, transpose_b, weight_format, out_dtype, "
@@ -691,7 +620,7 @@ static void test_linear_error_attributes(void **state) {
   assert_string_equal(r.err.msg, "attribute transpose_a: 'maybe' is not a boolean (true or false)");
   assert_int_equal(kn_ctx_set_attr(r.ctx, "base_k", "3x", &r.err), CS_EINVAL);
   assert_string_equal(r.err.msg, "attribute base_k: '3x' is not an integer");
-  runner_free(&r);
+  kt_free(&r);
 }
 
 /* A tiling attribute that does not fit: base_k 4064 over the chosen 16 x 16 tile needs three A
@@ -700,23 +629,23 @@ static void test_linear_error_attributes(void **state) {
  * keeps one.) */
 static void test_linear_error_tiling_does_not_fit(void **state) {
   (void)state;
-  runner r;
-  runner_init(&r);
+  kt_runner r;
+  kt_init(&r, "linear", 0);
   put_seed(&r, false);
-  set_attr(&r, "base_k", "4064");
+  kt_set_attr(&r, "base_k", "4064");
   /* two 16 x 4064 int8 slots of L0A: 2 x 127 fractals x 512 B (L1 first shrank to fit) */
-  run_fails(&r, CS_EINVAL, "tiling: L0A needs 130048 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, slots 2/2/2/1) but has 65536");
-  runner_free(&r);
-  runner_init(&r);
+  kt_run_fails(&r, CS_EINVAL, "tiling: L0A needs 130048 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, slots 2/2/2/1) but has 65536");
+  kt_free(&r);
+  kt_init(&r, "linear", 0);
   put_seed(&r, false);
-  set_attr(&r, "base_m", "24");
-  run_fails(&r, CS_EINVAL, "tiling: base_m = 24 and base_n = 16 must be positive multiples of 16");
-  runner_free(&r);
-  runner_init(&r);
+  kt_set_attr(&r, "base_m", "24");
+  kt_run_fails(&r, CS_EINVAL, "tiling: base_m = 24 and base_n = 16 must be positive multiples of 16");
+  kt_free(&r);
+  kt_init(&r, "linear", 0);
   put_seed(&r, false);
-  set_attr(&r, "step_k", "0");
-  run_fails(&r, CS_EINVAL, "attribute step_k = 0 is out of range [1, 4095]");
-  runner_free(&r);
+  kt_set_attr(&r, "step_k", "0");
+  kt_run_fails(&r, CS_EINVAL, "attribute step_k = 0 is out of range [1, 4095]");
+  kt_free(&r);
 }
 
 int main(void) {

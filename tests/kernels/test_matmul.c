@@ -19,60 +19,7 @@
 #include "kernels/kn_op.h"
 #include "support/ref_num.h"
 #include "support/rng.h"
-
-/* ---- driver helpers ------------------------------------------------------------------------ */
-
-typedef struct runner {
-  sim_config cfg;
-  kn_run_options opt;
-  kn_ctx *ctx;
-  cs_err err;
-} runner;
-
-static void runner_init(runner *r, const char *op) {
-  memset(r, 0, sizeof *r);
-  sim_config_defaults(&r->cfg);
-  r->cfg.chip_cores = 4; /* small shapes: 24 cores are not needed */
-  r->opt.cfg = &r->cfg;
-  r->opt.seed = 1;
-  const kn_op *o = kn_op_find(op);
-  assert_non_null(o);
-  assert_int_equal(kn_ctx_create(o, &r->opt, &r->ctx, &r->err), CS_OK);
-}
-
-static void runner_free(runner *r) { kn_ctx_destroy(r->ctx); }
-
-static void set_attr(runner *r, const char *name, const char *value) {
-  if (kn_ctx_set_attr(r->ctx, name, value, &r->err) != CS_OK) fail_msg("attr %s: %s", name, r->err.msg);
-}
-
-static cs_status put(runner *r, const char *name, isa_dtype dt, uint32_t ndim, const uint64_t *shape, const void *data) {
-  kn_tensor t;
-  assert_int_equal(kn_tensor_alloc(&t, name, dt, ndim, shape, &r->err), CS_OK);
-  if (data) memcpy(t.data, data, t.count * kn_host_elem_bytes(dt));
-  return kn_set_input(r->ctx, name, &t, &r->err);
-}
-
-static void put_ok(runner *r, const char *name, isa_dtype dt, uint32_t ndim, const uint64_t *shape, const void *data) {
-  if (put(r, name, dt, ndim, shape, data) != CS_OK) fail_msg("input %s: %s", name, r->err.msg);
-}
-
-static void run_fails(runner *r, cs_status code, const char *msg) {
-  cs_err e;
-  memset(&e, 0, sizeof e);
-  assert_int_equal(kn_ctx_run(r->ctx, &e), code);
-  assert_string_equal(e.msg, msg);
-}
-
-static void own_reference_agrees(runner *r) {
-  if (kn_ctx_reference(r->ctx, &r->err) != CS_OK) fail_msg("reference: %s", r->err.msg);
-  kn_compare cmp;
-  const kn_tensor *got = kn_ctx_output(r->ctx, "c"), *want = kn_ctx_reference_output(r->ctx, "c");
-  assert_non_null(got);
-  assert_non_null(want);
-  assert_int_equal(kn_compare_tensors(got, want, &cmp, &r->err), CS_OK);
-  if (cmp.mismatches) fail_msg("own reference: %llu mismatches, first %s", (unsigned long long)cmp.mismatches, cmp.first);
-}
+#include "support/kn_test.h"
 
 /* ---- cases ----------------------------------------------------------------------------------- */
 
@@ -155,7 +102,7 @@ static double rand_value(uint64_t *st, isa_dtype t, void *stored, size_t idx, bo
 static isa_dtype npy_type(isa_dtype in) { return in == ISA_FP16 ? ISA_FP16 : in == ISA_BF16 ? ISA_FP32 : ISA_INT8; }
 
 /* Sets the inputs and attributes of case c on r and computes the accumulators. */
-static void mm_build(runner *r, const mm_case *c, mm_data *d) {
+static void mm_build(kt_runner *r, const mm_case *c, mm_data *d) {
   memset(d, 0, sizeof *d);
   uint64_t st = c->seed ? c->seed : 11;
   uint32_t B = c->batch, m = c->m, n = c->n, k = c->k, nb = c->b_batched ? B : 1;
@@ -184,12 +131,12 @@ static void mm_build(runner *r, const mm_case *c, mm_data *d) {
   if (B > 1) shape[nd++] = B;
   shape[nd++] = c->ta ? k : m;
   shape[nd++] = c->ta ? m : k;
-  put_ok(r, "a", nt, nd, shape, as);
+  kt_put_ok(r, "a", nt, nd, shape, as);
   nd = 0;
   if (c->b_batched) shape[nd++] = B;
   shape[nd++] = c->tb ? n : k;
   shape[nd++] = c->tb ? k : n;
-  put_ok(r, "b", nt, nd, shape, bs);
+  kt_put_ok(r, "b", nt, nd, shape, bs);
   free(as);
   free(bs);
   uint32_t bb = c->bias == BIAS_BN ? B : 1;
@@ -200,12 +147,12 @@ static void mm_build(runner *r, const mm_case *c, mm_data *d) {
     if (is_int(c->in)) {
       d->ibias = malloc(4 * (size_t)bb * n);
       for (size_t i = 0; i < (size_t)bb * n; i++) d->ibias[i] = rng_lcg_int(&st, -5000, 5000);
-      put_ok(r, "bias", ISA_INT32, nd, shape, d->ibias);
+      kt_put_ok(r, "bias", ISA_INT32, nd, shape, d->ibias);
     } else {
       d->fbias = malloc(4 * (size_t)bb * n);
       for (size_t i = 0; i < (size_t)bb * n; i++) /* arbitrary fp32 bits in [-4, 4) */
         d->fbias[i] = ref_f32_of_bits((rng_lcg(&st) & 1 ? 0x80000000u : 0) | (uint32_t)rng_lcg_int(&st, 0x3C000000, 0x407FFFFF));
-      put_ok(r, "bias", ISA_FP32, nd, shape, d->fbias);
+      kt_put_ok(r, "bias", ISA_FP32, nd, shape, d->fbias);
     }
   }
   /* the accumulators (L0C), from the definitions of docs/ISA.md's mmad */
@@ -236,16 +183,16 @@ static void mm_build(runner *r, const mm_case *c, mm_data *d) {
   /* out_dtype and in_dtype: given, or (some cases) left to their defaults: fp32 / int32 out, and
    * the input type from the .npy (float16: fp16, float32: bf16, int8: int8) */
   bool out_default = strcmp(c->op, "matmul") == 0 && (c->out == ISA_FP32 || c->out == ISA_INT32);
-  if (!out_default || c->seed % 2) set_attr(r, "out_dtype", isa_dtype_name(c->out));
+  if (!out_default || c->seed % 2) kt_set_attr(r, "out_dtype", isa_dtype_name(c->out));
   if (strcmp(c->op, "matmul_requant") != 0 && (c->in == ISA_INT4 || c->seed % 3 == 0))
-    set_attr(r, "in_dtype", isa_dtype_name(c->in));
-  if (c->ta) set_attr(r, "transpose_a", "true");
-  if (c->tb) set_attr(r, "transpose_b", "true");
-  if (c->relu) set_attr(r, "relu", "true");
-  if (c->base_m) set_attr(r, "base_m", c->base_m);
-  if (c->base_n) set_attr(r, "base_n", c->base_n);
-  if (c->base_k) set_attr(r, "base_k", c->base_k);
-  if (c->step_k) set_attr(r, "step_k", c->step_k);
+    kt_set_attr(r, "in_dtype", isa_dtype_name(c->in));
+  if (c->ta) kt_set_attr(r, "transpose_a", "true");
+  if (c->tb) kt_set_attr(r, "transpose_b", "true");
+  if (c->relu) kt_set_attr(r, "relu", "true");
+  if (c->base_m) kt_set_attr(r, "base_m", c->base_m);
+  if (c->base_n) kt_set_attr(r, "base_n", c->base_n);
+  if (c->base_k) kt_set_attr(r, "base_k", c->base_k);
+  if (c->step_k) kt_set_attr(r, "step_k", c->step_k);
   if (c->quant == Q_NONE) return;
   /* quant parameters: scales bring the largest |x| (after MCB's shift) to about 300, so the
    * clamps at -256 / 255 and at the int8 / uint8 range are all reached */
@@ -269,10 +216,10 @@ static void mm_build(runner *r, const mm_case *c, mm_data *d) {
     for (uint32_t w = 0; w < d->nw; w++)
       d->word[w] = ref_pack_word(scales[w], noff != 0, noff ? offs[noff == 1 ? 0 : w] : 0.0f);
     shape[0] = d->nw;
-    put_ok(r, "scale", ISA_FP32, 1, shape, scales);
+    kt_put_ok(r, "scale", ISA_FP32, 1, shape, scales);
     if (noff) {
       shape[0] = noff;
-      put_ok(r, "offset", ISA_FP32, 1, shape, offs);
+      kt_put_ok(r, "offset", ISA_FP32, 1, shape, offs);
     }
   } else { /* hand-built words: the scale's low bits and bits 47..63 set (both ignored) */
     bool s = (c->out == ISA_INT8) != c->s_flip;
@@ -283,7 +230,7 @@ static void mm_build(runner *r, const mm_case *c, mm_data *d) {
                    (uint64_t)s << 46;
     }
     shape[0] = d->nw;
-    put_ok(r, "quant", ISA_UINT64, 1, shape, d->word);
+    kt_put_ok(r, "quant", ISA_UINT64, 1, shape, d->word);
   }
   free(scales);
   free(offs);
@@ -328,8 +275,8 @@ static uint32_t mm_expected(const mm_case *c, const mm_data *d, size_t e) {
 /* Runs case c: every element against mm_expected, the operator's reference, and the notes (the
  * S-bit warning, then the bf16 rounding note; `literal`, when given, is the exact text). */
 static void run_case_notes(const mm_case *c, const char *literal) {
-  runner r;
-  runner_init(&r, c->op);
+  kt_runner r;
+  kt_init(&r, c->op, 0);
   mm_data d;
   mm_build(&r, c, &d);
   if (kn_ctx_run(r.ctx, &r.err) != CS_OK) fail_msg("run: %s", r.err.msg);
@@ -348,7 +295,7 @@ static void run_case_notes(const mm_case *c, const char *literal) {
       fail_msg("%s c[%zu, %zu, %zu]: got 0x%x, expected 0x%x (L0C 0x%08x)", c->op, e / (c->m * c->n),
                e / c->n % c->m, e % c->n, got, want, d.acc[e]);
   }
-  own_reference_agrees(&r);
+  kt_own_reference_agrees(&r, "c");
   /* notes: bf16 rounding of the inputs, and the S bit against out_dtype */
   char notes[512] = "";
   if (d.inexact)
@@ -369,7 +316,7 @@ static void run_case_notes(const mm_case *c, const char *literal) {
   assert_string_equal(kn_ctx_notes(r.ctx), notes);
   if (literal) assert_string_equal(kn_ctx_notes(r.ctx), literal);
   mm_data_free(&d);
-  runner_free(&r);
+  kt_free(&r);
 }
 
 static void run_case(const mm_case *c) { run_case_notes(c, NULL); }
@@ -517,17 +464,17 @@ static void test_matmul_requant_hand_built_words(void **state) {
       {-10, 100, 0x3F000000u | (UINT64_C(4) << 32) | (UINT64_C(1) << 36) | (UINT64_C(1) << 46), ISA_INT8, 0xE0},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-    runner r;
-    runner_init(&r, "matmul_requant");
+    kt_runner r;
+    kt_init(&r, "matmul_requant", 0);
     const uint64_t s11[2] = {1, 1}, s1[1] = {1};
-    put_ok(&r, "a", ISA_INT8, 2, s11, &rows[i].a);
-    put_ok(&r, "b", ISA_INT8, 2, s11, &rows[i].b);
-    put_ok(&r, "quant", ISA_UINT64, 1, s1, &rows[i].word);
-    set_attr(&r, "out_dtype", isa_dtype_name(rows[i].out));
+    kt_put_ok(&r, "a", ISA_INT8, 2, s11, &rows[i].a);
+    kt_put_ok(&r, "b", ISA_INT8, 2, s11, &rows[i].b);
+    kt_put_ok(&r, "quant", ISA_UINT64, 1, s1, &rows[i].word);
+    kt_set_attr(&r, "out_dtype", isa_dtype_name(rows[i].out));
     assert_int_equal(kn_ctx_run(r.ctx, &r.err), CS_OK);
     const kn_tensor *c = kn_ctx_output(r.ctx, "c");
     assert_int_equal(((const uint8_t *)c->data)[0], rows[i].want);
-    runner_free(&r);
+    kt_free(&r);
   }
 }
 
@@ -535,109 +482,109 @@ static void test_matmul_requant_hand_built_words(void **state) {
 
 static void test_matmul_errors(void **state) {
   (void)state;
-  runner r;
+  kt_runner r;
   const uint64_t s23[2] = {2, 3}, s33[2] = {3, 3}, s45[2] = {4, 5}, s3[1] = {3}, s2[1] = {2};
   static const int8_t bad4[6] = {9, 0, 0, 0, 0, 0};
   /* b's type against a's */
-  runner_init(&r, "matmul");
-  put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
-  put_ok(&r, "b", ISA_FP32, 2, s33, NULL);
-  run_fails(&r, CS_EINVAL, "b: dtype fp32 but a is fp16; both operands have one type");
-  runner_free(&r);
+  kt_init(&r, "matmul", 0);
+  kt_put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_FP32, 2, s33, NULL);
+  kt_run_fails(&r, CS_EINVAL, "b: dtype fp32 but a is fp16; both operands have one type");
+  kt_free(&r);
   /* k */
-  runner_init(&r, "matmul");
-  put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
-  put_ok(&r, "b", ISA_INT8, 2, s45, NULL);
-  run_fails(&r, CS_EINVAL, "b: shape [4, 5] has k = 4 but a has k = 3");
-  runner_free(&r);
+  kt_init(&r, "matmul", 0);
+  kt_put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_INT8, 2, s45, NULL);
+  kt_run_fails(&r, CS_EINVAL, "b: shape [4, 5] has k = 4 but a has k = 3");
+  kt_free(&r);
   /* output types */
-  runner_init(&r, "matmul");
-  set_attr(&r, "out_dtype", "int32");
-  put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
-  put_ok(&r, "b", ISA_FP16, 2, s33, NULL);
-  run_fails(&r, CS_EINVAL, "out_dtype int32: float inputs give fp32, fp16 or bf16 (matmul_quant gives int8)");
-  runner_free(&r);
-  runner_init(&r, "matmul");
-  set_attr(&r, "out_dtype", "fp32");
-  put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
-  put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
-  run_fails(&r, CS_EINVAL, "out_dtype fp32: integer inputs give int32 (matmul_requant and linear dequantize)");
-  runner_free(&r);
+  kt_init(&r, "matmul", 0);
+  kt_set_attr(&r, "out_dtype", "int32");
+  kt_put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_FP16, 2, s33, NULL);
+  kt_run_fails(&r, CS_EINVAL, "out_dtype int32: float inputs give fp32, fp16 or bf16 (matmul_quant gives int8)");
+  kt_free(&r);
+  kt_init(&r, "matmul", 0);
+  kt_set_attr(&r, "out_dtype", "fp32");
+  kt_put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
+  kt_run_fails(&r, CS_EINVAL, "out_dtype fp32: integer inputs give int32 (matmul_requant and linear dequantize)");
+  kt_free(&r);
   /* in_dtype against the .npy */
-  runner_init(&r, "matmul");
-  set_attr(&r, "in_dtype", "int4");
-  put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
-  put_ok(&r, "b", ISA_FP16, 2, s33, NULL);
-  run_fails(&r, CS_EINVAL, "a: a fp16 .npy cannot hold int4 inputs (fp16: float16; bf16: float32; int8 and int4: int8)");
-  runner_free(&r);
+  kt_init(&r, "matmul", 0);
+  kt_set_attr(&r, "in_dtype", "int4");
+  kt_put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_FP16, 2, s33, NULL);
+  kt_run_fails(&r, CS_EINVAL, "a: a fp16 .npy cannot hold int4 inputs (fp16: float16; bf16: float32; int8 and int4: int8)");
+  kt_free(&r);
   /* int4 values outside [-8, 7] */
-  runner_init(&r, "matmul");
-  set_attr(&r, "in_dtype", "int4");
-  put_ok(&r, "a", ISA_INT8, 2, s23, bad4);
-  put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
-  run_fails(&r, CS_EINVAL, "a: int4 pack: value 9 at index 0 is outside [-8, 7]");
-  runner_free(&r);
+  kt_init(&r, "matmul", 0);
+  kt_set_attr(&r, "in_dtype", "int4");
+  kt_put_ok(&r, "a", ISA_INT8, 2, s23, bad4);
+  kt_put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
+  kt_run_fails(&r, CS_EINVAL, "a: int4 pack: value 9 at index 0 is outside [-8, 7]");
+  kt_free(&r);
   /* bias type and length */
-  runner_init(&r, "matmul");
-  put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
-  put_ok(&r, "b", ISA_FP16, 2, s33, NULL);
-  put_ok(&r, "bias", ISA_INT32, 1, s3, NULL);
-  run_fails(&r, CS_EINVAL, "bias: dtype int32; fp16 inputs take a fp32 bias");
-  runner_free(&r);
-  runner_init(&r, "matmul");
-  put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
-  put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
-  put_ok(&r, "bias", ISA_INT32, 1, s2, NULL);
-  run_fails(&r, CS_EINVAL, "bias: shape [2]; expected [3] or [1, 3]");
-  runner_free(&r);
+  kt_init(&r, "matmul", 0);
+  kt_put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_FP16, 2, s33, NULL);
+  kt_put_ok(&r, "bias", ISA_INT32, 1, s3, NULL);
+  kt_run_fails(&r, CS_EINVAL, "bias: dtype int32; fp16 inputs take a fp32 bias");
+  kt_free(&r);
+  kt_init(&r, "matmul", 0);
+  kt_put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
+  kt_put_ok(&r, "bias", ISA_INT32, 1, s2, NULL);
+  kt_run_fails(&r, CS_EINVAL, "bias: shape [2]; expected [3] or [1, 3]");
+  kt_free(&r);
   /* quant parameters */
   const float ones[3] = {1, 1, 1};
   const uint64_t w1[3] = {UINT64_C(0x00004000) << 32 | 0x3F800000u, 0, 0};
-  runner_init(&r, "matmul_requant");
-  put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
-  put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
-  run_fails(&r, CS_EINVAL, "give either quant (packed words) or scale (floats), one of them is required");
-  put_ok(&r, "quant", ISA_UINT64, 1, s3, w1);
-  put_ok(&r, "scale", ISA_FP32, 1, s3, ones);
-  run_fails(&r, CS_EINVAL, "give either quant (packed words) or scale (floats), not both");
-  runner_free(&r);
-  runner_init(&r, "matmul_requant");
-  put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
-  put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
-  put_ok(&r, "quant", ISA_UINT64, 1, s3, w1);
-  put_ok(&r, "offset", ISA_FP32, 1, s3, ones);
-  run_fails(&r, CS_EINVAL, "offset goes with scale (a packed quant word carries its own offset)");
-  runner_free(&r);
-  runner_init(&r, "matmul_quant");
-  put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
-  put_ok(&r, "b", ISA_FP16, 2, s33, NULL);
-  put_ok(&r, "quant", ISA_UINT64, 1, s2, w1);
-  run_fails(&r, CS_EINVAL, "quant: shape [2]; expected [1] (one word for all of c) or [3] (one per column)");
-  runner_free(&r);
-  runner_init(&r, "matmul_quant");
-  put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
-  put_ok(&r, "b", ISA_FP16, 2, s33, NULL);
+  kt_init(&r, "matmul_requant", 0);
+  kt_put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
+  kt_run_fails(&r, CS_EINVAL, "give either quant (packed words) or scale (floats), one of them is required");
+  kt_put_ok(&r, "quant", ISA_UINT64, 1, s3, w1);
+  kt_put_ok(&r, "scale", ISA_FP32, 1, s3, ones);
+  kt_run_fails(&r, CS_EINVAL, "give either quant (packed words) or scale (floats), not both");
+  kt_free(&r);
+  kt_init(&r, "matmul_requant", 0);
+  kt_put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
+  kt_put_ok(&r, "quant", ISA_UINT64, 1, s3, w1);
+  kt_put_ok(&r, "offset", ISA_FP32, 1, s3, ones);
+  kt_run_fails(&r, CS_EINVAL, "offset goes with scale (a packed quant word carries its own offset)");
+  kt_free(&r);
+  kt_init(&r, "matmul_quant", 0);
+  kt_put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_FP16, 2, s33, NULL);
+  kt_put_ok(&r, "quant", ISA_UINT64, 1, s2, w1);
+  kt_run_fails(&r, CS_EINVAL, "quant: shape [2]; expected [1] (one word for all of c) or [3] (one per column)");
+  kt_free(&r);
+  kt_init(&r, "matmul_quant", 0);
+  kt_put_ok(&r, "a", ISA_FP16, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_FP16, 2, s33, NULL);
   const float zero_scale[3] = {1, 0, 1};
-  put_ok(&r, "scale", ISA_FP32, 1, s3, zero_scale);
-  run_fails(&r, CS_EINVAL,
-            "scale: channel 1: scale 0 (fp32 0x00000000) is zero: the quant scale must be a finite, non-zero, normal fp32");
-  runner_free(&r);
-  runner_init(&r, "matmul_requant");
-  put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
-  put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
-  put_ok(&r, "scale", ISA_FP32, 1, s3, ones);
+  kt_put_ok(&r, "scale", ISA_FP32, 1, s3, zero_scale);
+  kt_run_fails(&r, CS_EINVAL,
+               "scale: channel 1: scale 0 (fp32 0x00000000) is zero: the quant scale must be a finite, non-zero, normal fp32");
+  kt_free(&r);
+  kt_init(&r, "matmul_requant", 0);
+  kt_put_ok(&r, "a", ISA_INT8, 2, s23, NULL);
+  kt_put_ok(&r, "b", ISA_INT8, 2, s33, NULL);
+  kt_put_ok(&r, "scale", ISA_FP32, 1, s3, ones);
   const float nan_off[1] = {NAN};
   const uint64_t s1[1] = {1};
-  put_ok(&r, "offset", ISA_FP32, 1, s1, nan_off);
-  run_fails(&r, CS_EINVAL,
-            "scale, offset: channel 0: offset nan is not finite: the quant offset must be a finite number (it is "
-            "rounded and clamped to [-256, 255])");
-  runner_free(&r);
+  kt_put_ok(&r, "offset", ISA_FP32, 1, s1, nan_off);
+  kt_run_fails(&r, CS_EINVAL,
+               "scale, offset: channel 0: offset nan is not finite: the quant offset must be a finite number (it is "
+               "rounded and clamped to [-256, 255])");
+  kt_free(&r);
   /* a's input types */
-  runner_init(&r, "matmul_requant");
-  assert_int_equal(put(&r, "a", ISA_FP16, 2, s23, NULL), CS_EINVAL);
+  kt_init(&r, "matmul_requant", 0);
+  assert_int_equal(kt_put(&r, "a", ISA_FP16, 2, s23, NULL), CS_EINVAL);
   assert_string_equal(r.err.msg, "matmul_requant: input 'a' is fp16, expected one of int8");
-  runner_free(&r);
+  kt_free(&r);
 }
 
 int main(void) {

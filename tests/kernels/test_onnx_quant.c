@@ -18,46 +18,11 @@
 #include "kernels/kn_quant_ops.h"
 #include "support/rng.h"
 #include "support/ref_num.h"
+#include "support/kn_test.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static kn_tensor make_float(const char *name, isa_dtype dt, uint32_t ndim, const uint64_t *shape,
-                            const float *v) {
-  kn_tensor t;
-  assert_int_equal(kn_tensor_alloc(&t, name, dt, ndim, shape, NULL), CS_OK);
-  for (uint64_t i = 0; i < t.count; i++) {
-    if (dt == ISA_FP16)
-      ((uint16_t *)t.data)[i] = isa_f32_to_f16(v[i]);
-    else if (dt == ISA_BF16)
-      ((float *)t.data)[i] = isa_bf16_to_f32(isa_f32_to_bf16(v[i]));
-    else
-      ((float *)t.data)[i] = v[i];
-  }
-  return t;
-}
-
-static kn_tensor make_int(const char *name, isa_dtype dt, uint32_t ndim, const uint64_t *shape,
-                          const int64_t *v) {
-  kn_tensor t;
-  assert_int_equal(kn_tensor_alloc(&t, name, dt, ndim, shape, NULL), CS_OK);
-  for (uint64_t i = 0; i < t.count; i++) switch (dt) {
-      case ISA_INT4: case ISA_INT8: ((int8_t *)t.data)[i] = (int8_t)v[i]; break;
-      case ISA_UINT4: case ISA_UINT8: ((uint8_t *)t.data)[i] = (uint8_t)v[i]; break;
-      case ISA_INT16: ((int16_t *)t.data)[i] = (int16_t)v[i]; break;
-      case ISA_UINT16: ((uint16_t *)t.data)[i] = (uint16_t)v[i]; break;
-      default: ((int32_t *)t.data)[i] = (int32_t)v[i]; break;
-    }
-  return t;
-}
-
 static int64_t get_int(const kn_tensor *t, uint64_t i) { return (int64_t)kn_tensor_get(t, i); }
-
-static void assert_ints(const kn_tensor *t, const int64_t *want, uint64_t n) {
-  assert_int_equal(t->count, n);
-  for (uint64_t i = 0; i < n; i++)
-    if (get_int(t, i) != want[i])
-      fail_msg("element %llu: got %lld, want %lld", (unsigned long long)i, (long long)get_int(t, i), (long long)want[i]);
-}
 
 static void assert_floats(const kn_tensor *t, const float *want, uint64_t n) {
   assert_int_equal(t->count, n);
@@ -101,12 +66,12 @@ static void test_onnx_quantize_linear_example(void **state) {
   const uint64_t n6[1] = {6};
   const float x[6] = {0, 2, 3, 1000, -254, -1000}, s = 2.0f;
   const int64_t z = 128;
-  kn_tensor tx = make_float("x", ISA_FP32, 1, n6, x), ts = make_float("y_scale", ISA_FP32, 0, NULL, &s),
-            tz = make_int("y_zero_point", ISA_UINT8, 0, NULL, &z);
+  kn_tensor tx = kt_float_tensor("x", ISA_FP32, 1, n6, x), ts = kt_float_tensor("y_scale", ISA_FP32, 0, NULL, &s),
+            tz = kt_int_tensor("y_zero_point", ISA_UINT8, 0, NULL, &z);
   kn_tensor y = quantize(&tx, &ts, &tz, qp(1, 0, ISA_DTYPE_COUNT));
   const int64_t want[6] = {128, 129, 130, 255, 1, 0};
   assert_int_equal(y.dtype, ISA_UINT8);
-  assert_ints(&y, want, 6);
+  kt_assert_ints(&y, want, 6);
   kn_tensor_free(&y);
   free3(&tx, &ts, &tz);
 }
@@ -120,10 +85,10 @@ static void test_onnx_quantize_linear_axis_example(void **state) {
   const uint64_t xs[4] = {1, 3, 3, 2}, n3[1] = {3};
   const float s[3] = {2, 4, 5};
   const int64_t z[3] = {84, 24, 196};
-  kn_tensor tx = make_float("x", ISA_FP32, 4, xs, AXIS_X), ts = make_float("y_scale", ISA_FP32, 1, n3, s),
-            tz = make_int("y_zero_point", ISA_UINT8, 1, n3, z);
+  kn_tensor tx = kt_float_tensor("x", ISA_FP32, 4, xs, AXIS_X), ts = kt_float_tensor("y_scale", ISA_FP32, 1, n3, s),
+            tz = kt_int_tensor("y_zero_point", ISA_UINT8, 1, n3, z);
   kn_tensor y = quantize(&tx, &ts, &tz, qp(1, 0, ISA_DTYPE_COUNT));
-  assert_ints(&y, AXIS_Q, 18);
+  kt_assert_ints(&y, AXIS_Q, 18);
   assert_int_equal(y.ndim, 4);
   kn_tensor_free(&y);
   free3(&tx, &ts, &tz);
@@ -136,23 +101,23 @@ static void test_onnx_quantize_linear_16bit_examples(void **state) {
   const float s = 2.0f;
   const float xu[12] = {0.0f, -128.0f, 3.0f, -3.0f, 2.9f, -2.9f, 3.1f, -3.1f, 65536.0f, -65534.0f, 70000.0f, -70000.0f};
   const int64_t zu = 32767, want_u[12] = {32767, 32703, 32769, 32765, 32768, 32766, 32769, 32765, 65535, 0, 65535, 0};
-  kn_tensor tx = make_float("x", ISA_FP32, 1, n12, xu), ts = make_float("y_scale", ISA_FP32, 0, NULL, &s),
-            tz = make_int("y_zero_point", ISA_UINT16, 0, NULL, &zu);
+  kn_tensor tx = kt_float_tensor("x", ISA_FP32, 1, n12, xu), ts = kt_float_tensor("y_scale", ISA_FP32, 0, NULL, &s),
+            tz = kt_int_tensor("y_zero_point", ISA_UINT16, 0, NULL, &zu);
   kn_tensor y = quantize(&tx, &ts, &tz, qp(1, 0, ISA_DTYPE_COUNT));
   assert_int_equal(y.dtype, ISA_UINT16);
-  assert_ints(&y, want_u, 12);
+  kt_assert_ints(&y, want_u, 12);
   kn_tensor_free(&y);
   free3(&tx, &ts, &tz);
   const float xs[16] = {0.0f, -514.0f, 3.0f, -3.0f, 2.9f, -2.9f, 3.1f, -3.1f,
                         65022.0f, -66046.0f, 65023.0f, -66047.0f, 65024.0f, -66048.0f, 70000.0f, -70000.0f};
   const int64_t zs = 256, want_s[16] = {256, -1, 258, 254, 257, 255, 258, 254,
                                         32767, -32767, 32767, -32768, 32767, -32768, 32767, -32768};
-  tx = make_float("x", ISA_FP32, 1, n16, xs);
-  ts = make_float("y_scale", ISA_FP32, 0, NULL, &s);
-  tz = make_int("y_zero_point", ISA_INT16, 0, NULL, &zs);
+  tx = kt_float_tensor("x", ISA_FP32, 1, n16, xs);
+  ts = kt_float_tensor("y_scale", ISA_FP32, 0, NULL, &s);
+  tz = kt_int_tensor("y_zero_point", ISA_INT16, 0, NULL, &zs);
   y = quantize(&tx, &ts, &tz, qp(1, 0, ISA_DTYPE_COUNT));
   assert_int_equal(y.dtype, ISA_INT16);
-  assert_ints(&y, want_s, 16);
+  kt_assert_ints(&y, want_s, 16);
   kn_tensor_free(&y);
   free3(&tx, &ts, &tz);
 }
@@ -167,17 +132,17 @@ static void test_onnx_quantize_linear_4bit_examples(void **state) {
   const int64_t want_u[12] = {1, 2, 3, 5, 0, 0, 3, 4, 4, 5, 5, 11};
   const int64_t want_s[12] = {1, 2, 3, 5, -8, -6, 3, 4, 4, 5, 5, 7};
   for (int storage = 0; storage < 2; storage++) {
-    kn_tensor tx = make_float("x", ISA_FP32, 2, xs, x), ts = make_float("y_scale", ISA_FP32, 1, n3, s);
-    kn_tensor tz = make_int("y_zero_point", storage ? ISA_UINT8 : ISA_UINT4, 1, n3, ones);
+    kn_tensor tx = kt_float_tensor("x", ISA_FP32, 2, xs, x), ts = kt_float_tensor("y_scale", ISA_FP32, 1, n3, s);
+    kn_tensor tz = kt_int_tensor("y_zero_point", storage ? ISA_UINT8 : ISA_UINT4, 1, n3, ones);
     kn_tensor y = quantize(&tx, &ts, &tz, qp(0, 0, storage ? ISA_UINT4 : ISA_DTYPE_COUNT));
     assert_int_equal(y.dtype, ISA_UINT4);
-    assert_ints(&y, want_u, 12);
+    kt_assert_ints(&y, want_u, 12);
     kn_tensor_free(&y);
     kn_tensor_free(&tz);
-    tz = make_int("y_zero_point", storage ? ISA_INT8 : ISA_INT4, 1, n3, ones);
+    tz = kt_int_tensor("y_zero_point", storage ? ISA_INT8 : ISA_INT4, 1, n3, ones);
     y = quantize(&tx, &ts, &tz, qp(0, 0, storage ? ISA_INT4 : ISA_DTYPE_COUNT));
     assert_int_equal(y.dtype, ISA_INT4);
-    assert_ints(&y, want_s, 12);
+    kt_assert_ints(&y, want_s, 12);
     kn_tensor_free(&y);
     free3(&tx, &ts, &tz);
   }
@@ -193,19 +158,19 @@ static void test_onnx_quantize_linear_blocked_examples(void **state) {
   const float xa[12] = {6, 12, 50, 5, 1, 8, 4, 5, 0, 20, 10, 4};
   const int64_t z[6] = {0, 1, 1, 0, 2, 3};
   const int64_t want_a[12] = {4, 8, 21, 3, 1, 4, 1, 1, 2, 6, 4, 4};
-  kn_tensor tx = make_float("x", ISA_FP32, 2, xs, xa), ts = make_float("y_scale", ISA_FP32, 2, ss, s),
-            tz = make_int("y_zero_point", ISA_UINT8, 2, ss, z);
+  kn_tensor tx = kt_float_tensor("x", ISA_FP32, 2, xs, xa), ts = kt_float_tensor("y_scale", ISA_FP32, 2, ss, s),
+            tz = kt_int_tensor("y_zero_point", ISA_UINT8, 2, ss, z);
   kn_tensor y = quantize(&tx, &ts, &tz, qp(1, 2, ISA_DTYPE_COUNT));
-  assert_ints(&y, want_a, 12);
+  kt_assert_ints(&y, want_a, 12);
   kn_tensor_free(&y);
   free3(&tx, &ts, &tz);
   const float xb[12] = {6, -8, -10, 5, 1, 8, 4, 5, 0, 20, 10, 4};
   const int64_t want_b[12] = {4, -5, -4, 2, 0, 3, 1, 1, 0, 4, 1, 1};
-  tx = make_float("x", ISA_FP32, 2, xs, xb);
-  ts = make_float("y_scale", ISA_FP32, 2, ss, s);
+  tx = kt_float_tensor("x", ISA_FP32, 2, xs, xb);
+  ts = kt_float_tensor("y_scale", ISA_FP32, 2, ss, s);
   y = quantize(&tx, &ts, NULL, qp(1, 2, ISA_INT16));
   assert_int_equal(y.dtype, ISA_INT16);
-  assert_ints(&y, want_b, 12);
+  kt_assert_ints(&y, want_b, 12);
   kn_tensor_free(&y);
   free3(&tx, &ts, NULL);
 }
@@ -219,8 +184,8 @@ static void test_onnx_dequantize_linear_examples(void **state) {
   /* test_dequantizelinear */
   const int64_t x0[4] = {0, 3, 128, 255}, z0 = 128;
   const float y0[4] = {-256, -250, 0, 254};
-  kn_tensor tx = make_int("x", ISA_UINT8, 1, n4, x0), ts = make_float("x_scale", ISA_FP32, 0, NULL, &two),
-            tz = make_int("x_zero_point", ISA_UINT8, 0, NULL, &z0);
+  kn_tensor tx = kt_int_tensor("x", ISA_UINT8, 1, n4, x0), ts = kt_float_tensor("x_scale", ISA_FP32, 0, NULL, &two),
+            tz = kt_int_tensor("x_zero_point", ISA_UINT8, 0, NULL, &z0);
   kn_tensor y = dequantize(&tx, &ts, &tz, 1, 0);
   assert_int_equal(y.dtype, ISA_FP32);
   assert_floats(&y, y0, 4);
@@ -229,9 +194,9 @@ static void test_onnx_dequantize_linear_examples(void **state) {
   /* test_dequantizelinear_axis: the inverse of the quantize axis case */
   const float s[3] = {2, 4, 5};
   const int64_t z[3] = {84, 24, 196};
-  tx = make_int("x", ISA_UINT8, 4, xs, AXIS_Q);
-  ts = make_float("x_scale", ISA_FP32, 1, n3, s);
-  tz = make_int("x_zero_point", ISA_UINT8, 1, n3, z);
+  tx = kt_int_tensor("x", ISA_UINT8, 4, xs, AXIS_Q);
+  ts = kt_float_tensor("x_scale", ISA_FP32, 1, n3, s);
+  tz = kt_int_tensor("x_zero_point", ISA_UINT8, 1, n3, z);
   y = dequantize(&tx, &ts, &tz, 1, 0);
   assert_floats(&y, AXIS_X, 18);
   kn_tensor_free(&y);
@@ -239,18 +204,18 @@ static void test_onnx_dequantize_linear_examples(void **state) {
   /* test_dequantizelinear_uint16 / _int16 */
   const int64_t xu[4] = {30000, 31000, 32768, 33000}, zu = 32767;
   const float yu[4] = {-5534.0f, -3534.0f, 2.0f, 466.0f};
-  tx = make_int("x", ISA_UINT16, 1, n4, xu);
-  ts = make_float("x_scale", ISA_FP32, 0, NULL, &two);
-  tz = make_int("x_zero_point", ISA_UINT16, 0, NULL, &zu);
+  tx = kt_int_tensor("x", ISA_UINT16, 1, n4, xu);
+  ts = kt_float_tensor("x_scale", ISA_FP32, 0, NULL, &two);
+  tz = kt_int_tensor("x_zero_point", ISA_UINT16, 0, NULL, &zu);
   y = dequantize(&tx, &ts, &tz, 1, 0);
   assert_floats(&y, yu, 4);
   kn_tensor_free(&y);
   free3(&tx, &ts, &tz);
   const int64_t xi[4] = {-300, -30, -1025, 1270}, zi = -1024;
   const float yi[4] = {1448.0f, 1988.0f, -2.0f, 4588.0f};
-  tx = make_int("x", ISA_INT16, 1, n4, xi);
-  ts = make_float("x_scale", ISA_FP32, 0, NULL, &two);
-  tz = make_int("x_zero_point", ISA_INT16, 0, NULL, &zi);
+  tx = kt_int_tensor("x", ISA_INT16, 1, n4, xi);
+  ts = kt_float_tensor("x_scale", ISA_FP32, 0, NULL, &two);
+  tz = kt_int_tensor("x_zero_point", ISA_INT16, 0, NULL, &zi);
   y = dequantize(&tx, &ts, &tz, 1, 0);
   assert_floats(&y, yi, 4);
   kn_tensor_free(&y);
@@ -258,16 +223,16 @@ static void test_onnx_dequantize_linear_examples(void **state) {
   /* test_dequantizelinear_uint4 / _int4: a scalar scale with a [1] zero point */
   const int64_t x4u[5] = {0, 1, 7, 10, 15}, x4s[5] = {0, 1, 7, -4, -8}, one = 1;
   const float y4u[5] = {-2, 0, 12, 18, 28}, y4s[5] = {-2, 0, 12, -10, -18};
-  tx = make_int("x", ISA_UINT4, 1, n5, x4u);
-  ts = make_float("x_scale", ISA_FP32, 0, NULL, &two);
-  tz = make_int("x_zero_point", ISA_UINT4, 1, n1, &one);
+  tx = kt_int_tensor("x", ISA_UINT4, 1, n5, x4u);
+  ts = kt_float_tensor("x_scale", ISA_FP32, 0, NULL, &two);
+  tz = kt_int_tensor("x_zero_point", ISA_UINT4, 1, n1, &one);
   y = dequantize(&tx, &ts, &tz, 0, 0);
   assert_floats(&y, y4u, 5);
   kn_tensor_free(&y);
   free3(&tx, &ts, &tz);
-  tx = make_int("x", ISA_INT4, 1, n5, x4s);
-  ts = make_float("x_scale", ISA_FP32, 0, NULL, &two);
-  tz = make_int("x_zero_point", ISA_INT4, 1, n1, &one);
+  tx = kt_int_tensor("x", ISA_INT4, 1, n5, x4s);
+  ts = kt_float_tensor("x_scale", ISA_FP32, 0, NULL, &two);
+  tz = kt_int_tensor("x_zero_point", ISA_INT4, 1, n1, &one);
   y = dequantize(&tx, &ts, &tz, 0, 0);
   assert_floats(&y, y4s, 5);
   kn_tensor_free(&y);
@@ -284,8 +249,8 @@ static void test_onnx_dequantize_linear_blocked_example(void **state) {
   const int64_t z[12] = {1, 0, 0, 1, 2, 20, 3, 2, 4, 3, 15, 2};
   const float want[24] = {6, 178, 136, 199, 144, 78, 12, 48, 96, 86, 60, -14,
                           10, 20, 32, 90, 250, 80, 1210, 194, 0, 417, 530, 200};
-  kn_tensor tx = make_int("x", ISA_UINT8, 4, xs, x), ts = make_float("x_scale", ISA_FP32, 4, ss, s),
-            tz = make_int("x_zero_point", ISA_UINT8, 4, ss, z);
+  kn_tensor tx = kt_int_tensor("x", ISA_UINT8, 4, xs, x), ts = kt_float_tensor("x_scale", ISA_FP32, 4, ss, s),
+            tz = kt_int_tensor("x_zero_point", ISA_UINT8, 4, ss, z);
   kn_tensor y = dequantize(&tx, &ts, &tz, 1, 2);
   assert_floats(&y, want, 24);
   kn_tensor_free(&y);
@@ -301,12 +266,12 @@ static void test_onnx_quantize_linear_fp16_division(void **state) {
   const uint64_t n2[1] = {2};
   const float x[2] = {1.0f, -1.0f}, s = 0.4f;
   const int64_t z = 0;
-  kn_tensor tx = make_float("x", ISA_FP16, 1, n2, x), ts = make_float("y_scale", ISA_FP16, 0, NULL, &s),
-            tz = make_int("y_zero_point", ISA_INT8, 0, NULL, &z);
+  kn_tensor tx = kt_float_tensor("x", ISA_FP16, 1, n2, x), ts = kt_float_tensor("y_scale", ISA_FP16, 0, NULL, &s),
+            tz = kt_int_tensor("y_zero_point", ISA_INT8, 0, NULL, &z);
   assert_int_equal(((uint16_t *)ts.data)[0], 0x3666);
   kn_tensor y = quantize(&tx, &ts, &tz, qp(1, 0, ISA_DTYPE_COUNT));
   const int64_t want[2] = {2, -2};
-  assert_ints(&y, want, 2);
+  kt_assert_ints(&y, want, 2);
   kn_tensor_free(&y);
   free3(&tx, &ts, &tz);
 }
@@ -318,7 +283,7 @@ static void test_onnx_dequantize_linear_fp16_tie(void **state) {
   const uint64_t n1[1] = {1};
   const int64_t x = 3;
   const float s = 0.1f;
-  kn_tensor tx = make_int("x", ISA_INT8, 1, n1, &x), ts = make_float("x_scale", ISA_FP16, 0, NULL, &s);
+  kn_tensor tx = kt_int_tensor("x", ISA_INT8, 1, n1, &x), ts = kt_float_tensor("x_scale", ISA_FP16, 0, NULL, &s);
   assert_int_equal(((uint16_t *)ts.data)[0], 0x2E66);
   kn_tensor y = dequantize(&tx, &ts, NULL, 1, 0);
   assert_int_equal(y.dtype, ISA_FP16);
@@ -334,8 +299,8 @@ static void test_onnx_dequantize_linear_int32(void **state) {
   const uint64_t n2[1] = {2};
   const int64_t x[2] = {16777217, -5}, z = 1;
   const float one = 1.0f;
-  kn_tensor tx = make_int("x", ISA_INT32, 1, n2, x), ts = make_float("x_scale", ISA_FP32, 0, NULL, &one),
-            tz = make_int("x_zero_point", ISA_INT32, 0, NULL, &z);
+  kn_tensor tx = kt_int_tensor("x", ISA_INT32, 1, n2, x), ts = kt_float_tensor("x_scale", ISA_FP32, 0, NULL, &one),
+            tz = kt_int_tensor("x_zero_point", ISA_INT32, 0, NULL, &z);
   kn_tensor y = dequantize(&tx, &ts, &tz, 1, 0);
   const float want[2] = {16777215.0f, -6.0f};
   assert_floats(&y, want, 2);
@@ -350,18 +315,18 @@ static void test_onnx_quantize_linear_extremes(void **state) {
   const uint64_t n5[1] = {5};
   const float x[5] = {1e20f, -1e20f, INFINITY, -INFINITY, NAN}, s = 1.0f;
   const int64_t zu = 10, zs = -3;
-  kn_tensor tx = make_float("x", ISA_FP32, 1, n5, x), ts = make_float("y_scale", ISA_FP32, 0, NULL, &s),
-            tz = make_int("y_zero_point", ISA_UINT8, 0, NULL, &zu);
+  kn_tensor tx = kt_float_tensor("x", ISA_FP32, 1, n5, x), ts = kt_float_tensor("y_scale", ISA_FP32, 0, NULL, &s),
+            tz = kt_int_tensor("y_zero_point", ISA_UINT8, 0, NULL, &zu);
   kn_tensor y = quantize(&tx, &ts, &tz, qp(1, 0, ISA_DTYPE_COUNT));
   const int64_t want_u[5] = {255, 0, 255, 0, 0};
-  assert_ints(&y, want_u, 5);
+  kt_assert_ints(&y, want_u, 5);
   kn_tensor_free(&y);
   kn_tensor_free(&tz);
   /* int32: INT32_MIN + (-3) wraps to INT32_MAX - 2, clipped to 127 */
-  tz = make_int("y_zero_point", ISA_INT8, 0, NULL, &zs);
+  tz = kt_int_tensor("y_zero_point", ISA_INT8, 0, NULL, &zs);
   y = quantize(&tx, &ts, &tz, qp(1, 0, ISA_DTYPE_COUNT));
   const int64_t want_s[5] = {127, -128, 127, -128, 127};
-  assert_ints(&y, want_s, 5);
+  kt_assert_ints(&y, want_s, 5);
   kn_tensor_free(&y);
   free3(&tx, &ts, &tz);
 }
@@ -394,12 +359,12 @@ static void test_onnx_quantize_linear_errors(void **state) {
   const uint64_t xs[2] = {3, 4}, n3[1] = {3}, n4[1] = {4}, n2[1] = {2}, s32[2] = {3, 2}, s33[2] = {3, 3};
   const float x[12] = {0}, s[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
   const int64_t z[9] = {0}, z8 = 8;
-  kn_tensor tx = make_float("x", ISA_FP32, 2, xs, x), t3 = make_float("y_scale", ISA_FP32, 1, n3, s),
-            t4 = make_float("y_scale", ISA_FP32, 1, n4, s), tb = make_float("y_scale", ISA_FP32, 2, s32, s),
-            tbad = make_float("y_scale", ISA_FP32, 2, s33, s), th = make_float("y_scale", ISA_FP16, 0, NULL, s),
-            t1 = make_float("y_scale", ISA_FP32, 0, NULL, s);
-  kn_tensor z2 = make_int("y_zero_point", ISA_UINT8, 1, n2, z), z3 = make_int("y_zero_point", ISA_UINT8, 1, n3, z),
-            zi8 = make_int("y_zero_point", ISA_INT8, 0, NULL, &z8), zi32 = make_int("y_zero_point", ISA_INT32, 0, NULL, z);
+  kn_tensor tx = kt_float_tensor("x", ISA_FP32, 2, xs, x), t3 = kt_float_tensor("y_scale", ISA_FP32, 1, n3, s),
+            t4 = kt_float_tensor("y_scale", ISA_FP32, 1, n4, s), tb = kt_float_tensor("y_scale", ISA_FP32, 2, s32, s),
+            tbad = kt_float_tensor("y_scale", ISA_FP32, 2, s33, s), th = kt_float_tensor("y_scale", ISA_FP16, 0, NULL, s),
+            t1 = kt_float_tensor("y_scale", ISA_FP32, 0, NULL, s);
+  kn_tensor z2 = kt_int_tensor("y_zero_point", ISA_UINT8, 1, n2, z), z3 = kt_int_tensor("y_zero_point", ISA_UINT8, 1, n3, z),
+            zi8 = kt_int_tensor("y_zero_point", ISA_INT8, 0, NULL, &z8), zi32 = kt_int_tensor("y_zero_point", ISA_INT32, 0, NULL, z);
   expect_q_error(&tx, &t3, &z2, qp(0, 0, ISA_DTYPE_COUNT), "onnx_quantize_linear: y_zero_point shape [2] must match y_scale shape [3]");
   expect_q_error(&tx, &t3, &z3, qp(2, 0, ISA_DTYPE_COUNT),
                  "onnx_quantize_linear: axis 2 is out of range [-2, 1] for x of shape [3, 4]");
@@ -426,7 +391,7 @@ static void test_onnx_quantize_linear_errors(void **state) {
                  "onnx_quantize_linear: y_zero_point is int32, expected int8, uint8, int16, uint16, int4 or uint4");
   expect_q_error(&tx, &t1, NULL, qp(1, 0, ISA_INT32),
                  "onnx_quantize_linear: output_dtype int32 is not one of int8, uint8, int16, uint16, int4, uint4");
-  kn_tensor ti = make_int("x", ISA_INT8, 0, NULL, z);
+  kn_tensor ti = kt_int_tensor("x", ISA_INT8, 0, NULL, z);
   expect_q_error(&ti, &t1, NULL, qp(1, 0, ISA_DTYPE_COUNT), "onnx_quantize_linear: x is int8, expected fp32, fp16 or bf16");
   kn_tensor list[] = {tx, t3, t4, tb, tbad, th, t1, z2, z3, zi8, zi32, ti};
   for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) kn_tensor_free(&list[i]);
@@ -437,10 +402,10 @@ static void test_onnx_dequantize_linear_errors(void **state) {
   const uint64_t n3[1] = {3}, n2[1] = {2};
   const int64_t x[3] = {1, 9, 2}, z[3] = {0};
   const float s[3] = {1, 1, 1};
-  kn_tensor tx = make_int("x", ISA_INT8, 1, n3, x), tx4 = make_int("x", ISA_INT4, 1, n3, x),
-            ts = make_float("x_scale", ISA_FP32, 0, NULL, s), ts3 = make_float("x_scale", ISA_FP32, 1, n3, s),
-            ti = make_int("x_scale", ISA_INT32, 0, NULL, z);
-  kn_tensor zu = make_int("x_zero_point", ISA_UINT8, 0, NULL, z), z2 = make_int("x_zero_point", ISA_INT8, 1, n2, z);
+  kn_tensor tx = kt_int_tensor("x", ISA_INT8, 1, n3, x), tx4 = kt_int_tensor("x", ISA_INT4, 1, n3, x),
+            ts = kt_float_tensor("x_scale", ISA_FP32, 0, NULL, s), ts3 = kt_float_tensor("x_scale", ISA_FP32, 1, n3, s),
+            ti = kt_int_tensor("x_scale", ISA_INT32, 0, NULL, z);
+  kn_tensor zu = kt_int_tensor("x_zero_point", ISA_UINT8, 0, NULL, z), z2 = kt_int_tensor("x_zero_point", ISA_INT8, 1, n2, z);
   expect_dq_error(&tx, &ts, &zu, 0, 0,
                   "onnx_dequantize_linear: Type mismatch int8 != uint8 in DequantizeLinear (x_zero_point must have x's type)");
   expect_dq_error(&tx4, &ts, NULL, 0, 0, "onnx_dequantize_linear: x[1] = 9 is outside int4's range [-8, 7]");
@@ -453,31 +418,16 @@ static void test_onnx_dequantize_linear_errors(void **state) {
 
 /* ---- through the registry ------------------------------------------------------------------ */
 
-static kn_ctx *new_ctx(const char *op) {
-  const kn_op *o = kn_op_find(op);
-  assert_non_null(o);
-  kn_run_options opt;
-  memset(&opt, 0, sizeof opt);
-  kn_ctx *ctx = NULL;
-  assert_int_equal(kn_ctx_create(o, &opt, &ctx, NULL), CS_OK);
-  return ctx;
-}
-
-static void set_in(kn_ctx *ctx, const char *name, kn_tensor t) {
-  cs_err err;
-  if (kn_set_input(ctx, name, &t, &err) != CS_OK) fail_msg("%s", err.msg);
-}
-
 static void test_onnx_registry_entries(void **state) {
   (void)state;
   /* test_quantizelinear_int4 through `run`, the zero point given as int8 (its .npy form) */
-  kn_ctx *ctx = new_ctx("onnx_quantize_linear");
+  kn_ctx *ctx = kt_ctx("onnx_quantize_linear", 0);
   const uint64_t xs[2] = {3, 4}, n3[1] = {3};
   const float x[12] = {0.0f, 2.5f, 4.8f, 8.6f, -30, -20, 6, 9, 12, 15, 16, 40}, s[3] = {2.0f, 3.0f, 4.0f};
   const int64_t ones[3] = {1, 1, 1};
-  set_in(ctx, "x", make_float("x", ISA_FP32, 2, xs, x));
-  set_in(ctx, "y_scale", make_float("y_scale", ISA_FP32, 1, n3, s));
-  set_in(ctx, "y_zero_point", make_int("y_zero_point", ISA_INT8, 1, n3, ones));
+  kt_set_input(ctx, "x", kt_float_tensor("x", ISA_FP32, 2, xs, x));
+  kt_set_input(ctx, "y_scale", kt_float_tensor("y_scale", ISA_FP32, 1, n3, s));
+  kt_set_input(ctx, "y_zero_point", kt_int_tensor("y_zero_point", ISA_INT8, 1, n3, ones));
   cs_err err;
   assert_int_equal(kn_ctx_set_attr(ctx, "axis", "0", &err), CS_OK);
   assert_int_equal(kn_ctx_set_attr(ctx, "output_dtype", "int4", &err), CS_OK);
@@ -486,27 +436,27 @@ static void test_onnx_registry_entries(void **state) {
   assert_non_null(y);
   assert_int_equal(y->dtype, ISA_INT4);
   const int64_t want[12] = {1, 2, 3, 5, -8, -6, 3, 4, 4, 5, 5, 7};
-  assert_ints(y, want, 12);
+  kt_assert_ints(y, want, 12);
   assert_int_equal(kn_ctx_set_attr(ctx, "output_dtype", "int32", &err), CS_EINVAL);
   assert_string_equal(err.msg, "attribute output_dtype: 'int32' is not one of int8,uint8,int16,uint16,int4,uint4");
   assert_int_equal(kn_ctx_set_attr(ctx, "output_dtype", "uint8", &err), CS_OK);
   assert_int_equal(kn_ctx_run(ctx, &err), CS_EINVAL);
   assert_string_equal(err.msg, "onnx_quantize_linear: output_dtype uint8 does not match y_zero_point type int8.");
-  kn_tensor bad = make_int("x", ISA_INT8, 2, xs, want);
+  kn_tensor bad = kt_int_tensor("x", ISA_INT8, 2, xs, want);
   assert_int_equal(kn_set_input(ctx, "x", &bad, &err), CS_EINVAL);
   assert_string_equal(err.msg, "onnx_quantize_linear: input 'x' is int8, expected one of fp32,fp16,bf16");
   kn_ctx_destroy(ctx);
 
-  ctx = new_ctx("onnx_dequantize_linear");
+  ctx = kt_ctx("onnx_dequantize_linear", 0);
   const int64_t q[4] = {0, 3, 128, 255}, z = 128;
   const uint64_t n4[1] = {4};
   const float two = 2.0f, yw[4] = {-256, -250, 0, 254};
-  set_in(ctx, "x", make_int("x", ISA_UINT8, 1, n4, q));
-  set_in(ctx, "x_scale", make_float("x_scale", ISA_FP32, 0, NULL, &two));
+  kt_set_input(ctx, "x", kt_int_tensor("x", ISA_UINT8, 1, n4, q));
+  kt_set_input(ctx, "x_scale", kt_float_tensor("x_scale", ISA_FP32, 0, NULL, &two));
   assert_int_equal(kn_ctx_run(ctx, &err), CS_OK); /* no zero point: 0 */
   const float yz[4] = {0, 6, 256, 510};
   assert_floats(kn_ctx_output(ctx, "y"), yz, 4);
-  set_in(ctx, "x_zero_point", make_int("x_zero_point", ISA_UINT8, 0, NULL, &z));
+  kt_set_input(ctx, "x_zero_point", kt_int_tensor("x_zero_point", ISA_UINT8, 0, NULL, &z));
   assert_int_equal(kn_ctx_run(ctx, &err), CS_OK);
   assert_floats(kn_ctx_output(ctx, "y"), yw, 4);
   kn_ctx_destroy(ctx);
@@ -622,8 +572,8 @@ static void test_onnx_quantize_linear_random_against_reference(void **state) {
       want[e] = r < (double)lo ? lo : r > (double)hi ? hi : (int64_t)r;
       if (r < (double)lo || r > (double)hi) saturated++;
     }
-    kn_tensor tx = make_float("x", xt, c.ndim, c.shape, x), ts = make_float("y_scale", xt, c.sndim, c.sshape, sc);
-    kn_tensor tz = make_int("y_zero_point", ot, c.sndim, c.sshape, zp);
+    kn_tensor tx = kt_float_tensor("x", xt, c.ndim, c.shape, x), ts = kt_float_tensor("y_scale", xt, c.sndim, c.sshape, sc);
+    kn_tensor tz = kt_int_tensor("y_zero_point", ot, c.sndim, c.sshape, zp);
     kn_tensor y = quantize(&tx, &ts, has_zp ? &tz : NULL, qp(c.axis, c.kind == 2 ? (int64_t)c.block : 0, has_zp ? ISA_DTYPE_COUNT : ot));
     assert_int_equal(y.dtype, ot);
     for (uint64_t e = 0; e < c.count; e++)
@@ -668,8 +618,8 @@ static void test_onnx_dequantize_linear_random_against_reference(void **state) {
       zp[i] = has_zp ? lo + (int64_t)rng_xorshift_below(&s, (uint64_t)(hi - lo + 1)) : 0;
     }
     for (uint64_t e = 0; e < c.count; e++) q[e] = lo + (int64_t)rng_xorshift_below(&s, (uint64_t)(hi - lo + 1));
-    kn_tensor tx = make_int("x", xt, c.ndim, c.shape, q), ts = make_float("x_scale", st, c.sndim, c.sshape, sc);
-    kn_tensor tz = make_int("x_zero_point", xt, c.sndim, c.sshape, zp);
+    kn_tensor tx = kt_int_tensor("x", xt, c.ndim, c.shape, q), ts = kt_float_tensor("x_scale", st, c.sndim, c.sshape, sc);
+    kn_tensor tz = kt_int_tensor("x_zero_point", xt, c.sndim, c.sshape, zp);
     kn_tensor y = dequantize(&tx, &ts, has_zp ? &tz : NULL, c.axis, c.kind == 2 ? (int64_t)c.block : 0);
     assert_int_equal(y.dtype, st);
     for (uint64_t e = 0; e < c.count; e++) {

@@ -16,45 +16,11 @@
 #include "kernels/kn_op.h"
 #include "kernels/kn_qmatmul_ref.h"
 #include "support/rng.h"
+#include "support/kn_test.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static kn_tensor make_int(const char *name, isa_dtype dt, uint32_t ndim, const uint64_t *shape, const int64_t *v) {
-  kn_tensor t;
-  assert_int_equal(kn_tensor_alloc(&t, name, dt, ndim, shape, NULL), CS_OK);
-  for (uint64_t i = 0; i < t.count; i++) {
-    if (dt == ISA_INT8)
-      ((int8_t *)t.data)[i] = (int8_t)v[i];
-    else if (dt == ISA_UINT8)
-      ((uint8_t *)t.data)[i] = (uint8_t)v[i];
-    else
-      ((int32_t *)t.data)[i] = (int32_t)v[i];
-  }
-  return t;
-}
-
-static kn_tensor make_scale(const char *name, isa_dtype dt, uint32_t ndim, const uint64_t *shape, const float *v) {
-  kn_tensor t;
-  assert_int_equal(kn_tensor_alloc(&t, name, dt, ndim, shape, NULL), CS_OK);
-  for (uint64_t i = 0; i < t.count; i++) {
-    if (dt == ISA_FP16)
-      ((uint16_t *)t.data)[i] = isa_f32_to_f16(v[i]);
-    else if (dt == ISA_BF16)
-      ((float *)t.data)[i] = isa_bf16_to_f32(isa_f32_to_bf16(v[i]));
-    else
-      ((float *)t.data)[i] = v[i];
-  }
-  return t;
-}
-
 static int64_t get_int(const kn_tensor *t, uint64_t i) { return (int64_t)kn_tensor_get(t, i); }
-
-static void assert_ints(const kn_tensor *t, const int64_t *want, uint64_t n) {
-  assert_int_equal(t->count, n);
-  for (uint64_t i = 0; i < n; i++)
-    if (get_int(t, i) != want[i])
-      fail_msg("element %llu: got %lld, want %lld", (unsigned long long)i, (long long)get_int(t, i), (long long)want[i]);
-}
 
 static void assert_shape(const kn_tensor *t, uint32_t ndim, const uint64_t *shape) {
   assert_int_equal(t->ndim, ndim);
@@ -68,8 +34,8 @@ static void test_qmm_matmul_integer_example(void **state) {
   (void)state;
   const uint64_t as[2] = {4, 3}, bs[2] = {3, 2}, one[1] = {1};
   const int64_t a[12] = {11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0}, b[6] = {1, 4, 2, 5, 3, 6}, za = 12, zb = 0;
-  kn_tensor A = make_int("A", ISA_UINT8, 2, as, a), B = make_int("B", ISA_UINT8, 2, bs, b),
-            ZA = make_int("a_zero_point", ISA_UINT8, 1, one, &za), ZB = make_int("b_zero_point", ISA_UINT8, 1, one, &zb);
+  kn_tensor A = kt_int_tensor("A", ISA_UINT8, 2, as, a), B = kt_int_tensor("B", ISA_UINT8, 2, bs, b),
+            ZA = kt_int_tensor("a_zero_point", ISA_UINT8, 1, one, &za), ZB = kt_int_tensor("b_zero_point", ISA_UINT8, 1, one, &zb);
   kn_tensor Y;
   cs_err err;
   assert_int_equal(kn_onnx_matmul_integer(&A, &B, &ZA, &ZB, &Y, &err), CS_OK);
@@ -77,7 +43,7 @@ static void test_qmm_matmul_integer_example(void **state) {
   const uint64_t ys[2] = {4, 2};
   assert_int_equal(Y.dtype, ISA_INT32);
   assert_shape(&Y, 2, ys);
-  assert_ints(&Y, want, 8);
+  kt_assert_ints(&Y, want, 8);
   kn_tensor_free(&Y);
   kn_tensor_free(&A);
   kn_tensor_free(&B);
@@ -108,18 +74,18 @@ static void test_qmm_qlinear_matmul_example(void **state) {
         const int64_t za = 113 - shift, zb = 114 - shift, zy = 118 - shift;
         uint64_t ashape[3] = {2, 2, 4}, bshape[3] = {2, 4, 3};
         uint32_t nd = three_d ? 3 : 2;
-        kn_tensor ta = make_int("a", qt, nd, three_d ? ashape : ashape + 1, a);
-        kn_tensor tb = make_int("b", qt, nd, three_d ? bshape : bshape + 1, b);
-        kn_tensor tas = make_scale("a_scale", st, 1, one, &as), tbs = make_scale("b_scale", st, 1, one, &bs),
-                  tys = make_scale("y_scale", st, 1, one, &ys);
-        kn_tensor taz = make_int("a_zero_point", qt, 1, one, &za), tbz = make_int("b_zero_point", qt, 1, one, &zb),
-                  tyz = make_int("y_zero_point", qt, 1, one, &zy);
+        kn_tensor ta = kt_int_tensor("a", qt, nd, three_d ? ashape : ashape + 1, a);
+        kn_tensor tb = kt_int_tensor("b", qt, nd, three_d ? bshape : bshape + 1, b);
+        kn_tensor tas = kt_float_tensor("a_scale", st, 1, one, &as), tbs = kt_float_tensor("b_scale", st, 1, one, &bs),
+                  tys = kt_float_tensor("y_scale", st, 1, one, &ys);
+        kn_tensor taz = kt_int_tensor("a_zero_point", qt, 1, one, &za), tbz = kt_int_tensor("b_zero_point", qt, 1, one, &zb),
+                  tyz = kt_int_tensor("y_zero_point", qt, 1, one, &zy);
         kn_qlinear_matmul_inputs in = {&ta, &tas, &taz, &tb, &tbs, &tbz, &tys, &tyz};
         kn_tensor y;
         cs_err err;
         if (kn_onnx_qlinear_matmul(&in, &y, &err) != CS_OK) fail_msg("%s", err.msg);
         assert_int_equal(y.dtype, qt);
-        assert_ints(&y, want, 6 * reps);
+        kt_assert_ints(&y, want, 6 * reps);
         kn_tensor list[] = {y, ta, tb, tas, tbs, tys, taz, tbz, tyz};
         for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) kn_tensor_free(&list[i]);
       }
@@ -134,7 +100,7 @@ static void test_qmm_matmul_integer_wraps(void **state) {
   int64_t *v = malloc(k * sizeof *v);
   assert_non_null(v);
   for (uint64_t i = 0; i < k; i++) v[i] = 255;
-  kn_tensor A = make_int("A", ISA_UINT8, 2, as, v), B = make_int("B", ISA_UINT8, 2, bs, v), Y;
+  kn_tensor A = kt_int_tensor("A", ISA_UINT8, 2, as, v), B = kt_int_tensor("B", ISA_UINT8, 2, bs, v), Y;
   cs_err err;
   assert_int_equal(kn_onnx_matmul_integer(&A, &B, NULL, NULL, &Y, &err), CS_OK);
   assert_int_equal(get_int(&Y, 0), -2142639796);
@@ -150,20 +116,20 @@ static void test_qmm_matmul_integer_vectors_and_per_row(void **state) {
   (void)state;
   const uint64_t n3[1] = {3}, b3[3] = {2, 3, 2}, a2[2] = {2, 3}, n2[1] = {2};
   const int64_t a[3] = {1, -2, 3}, b[12] = {1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6};
-  kn_tensor A = make_int("A", ISA_INT8, 1, n3, a), B = make_int("B", ISA_INT8, 1, n3, a), Y;
+  kn_tensor A = kt_int_tensor("A", ISA_INT8, 1, n3, a), B = kt_int_tensor("B", ISA_INT8, 1, n3, a), Y;
   cs_err err;
   assert_int_equal(kn_onnx_matmul_integer(&A, &B, NULL, NULL, &Y, &err), CS_OK);
   assert_int_equal(Y.ndim, 0);
   assert_int_equal(get_int(&Y, 0), 14);
   kn_tensor_free(&Y);
   kn_tensor_free(&B);
-  B = make_int("B", ISA_INT8, 3, b3, b);
+  B = kt_int_tensor("B", ISA_INT8, 3, b3, b);
   assert_int_equal(kn_onnx_matmul_integer(&A, &B, NULL, NULL, &Y, &err), CS_OK);
   const uint64_t ys[2] = {2, 2};
   assert_shape(&Y, 2, ys);
   /* [1,-2,3] x [[1,2],[3,4],[5,6]] = [10, 12]; the second batch is its negative */
   const int64_t want[4] = {10, 12, -10, -12};
-  assert_ints(&Y, want, 4);
+  kt_assert_ints(&Y, want, 4);
   kn_tensor_free(&Y);
   kn_tensor_free(&A);
   /* A [[1,-2,3],[0,1,0]] with per-row zero points [1, -1] and B[0] with per-column [0, 2]:
@@ -171,12 +137,12 @@ static void test_qmm_matmul_integer_vectors_and_per_row(void **state) {
   const int64_t am[6] = {1, -2, 3, 0, 1, 0}, za[2] = {1, -1}, zb[2] = {0, 2};
   const uint64_t bs2[2] = {3, 2};
   kn_tensor_free(&B);
-  A = make_int("A", ISA_INT8, 2, a2, am);
-  B = make_int("B", ISA_INT8, 2, bs2, b);
-  kn_tensor ZA = make_int("a_zero_point", ISA_INT8, 1, n2, za), ZB = make_int("b_zero_point", ISA_INT8, 1, n2, zb);
+  A = kt_int_tensor("A", ISA_INT8, 2, a2, am);
+  B = kt_int_tensor("B", ISA_INT8, 2, bs2, b);
+  kn_tensor ZA = kt_int_tensor("a_zero_point", ISA_INT8, 1, n2, za), ZB = kt_int_tensor("b_zero_point", ISA_INT8, 1, n2, zb);
   assert_int_equal(kn_onnx_matmul_integer(&A, &B, &ZA, &ZB, &Y, &err), CS_OK);
   const int64_t want2[4] = {1, 2, 12, 8};
-  assert_ints(&Y, want2, 4);
+  kt_assert_ints(&Y, want2, 4);
   kn_tensor list[] = {Y, A, B, ZA, ZB};
   for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) kn_tensor_free(&list[i]);
 }
@@ -190,28 +156,28 @@ static void test_qmm_dml_by_hand(void **state) {
   const uint64_t s22[2] = {2, 2}, p1[4] = {1, 1, 1, 1}, prow[4] = {1, 1, 2, 1};
   const int64_t a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, zo[2] = {0, 100};
   const float half = 0.5f, one = 1.0f, so[2] = {1.0f, 1.0f};
-  kn_tensor A = make_int("ATensor", ISA_UINT8, 2, s22, a), B = make_int("BTensor", ISA_UINT8, 2, s22, b);
-  kn_tensor SA = make_scale("AScaleTensor", ISA_FP32, 4, p1, &half), SB = make_scale("BScaleTensor", ISA_FP32, 4, p1, &half),
-            SO = make_scale("OutputScaleTensor", ISA_FP32, 4, prow, so),
-            ZO = make_int("OutputZeroPointTensor", ISA_UINT8, 4, prow, zo);
+  kn_tensor A = kt_int_tensor("ATensor", ISA_UINT8, 2, s22, a), B = kt_int_tensor("BTensor", ISA_UINT8, 2, s22, b);
+  kn_tensor SA = kt_float_tensor("AScaleTensor", ISA_FP32, 4, p1, &half), SB = kt_float_tensor("BScaleTensor", ISA_FP32, 4, p1, &half),
+            SO = kt_float_tensor("OutputScaleTensor", ISA_FP32, 4, prow, so),
+            ZO = kt_int_tensor("OutputZeroPointTensor", ISA_UINT8, 4, prow, zo);
   kn_dml_qmatmul_inputs in = {&A, &SA, NULL, &B, &SB, NULL, &SO, &ZO, ISA_DTYPE_COUNT};
   kn_tensor out;
   cs_err err;
   if (kn_dml_quantized_linear_matmul(&in, &out, &err) != CS_OK) fail_msg("%s", err.msg);
   assert_int_equal(out.dtype, ISA_UINT8);
   const int64_t want[4] = {5, 6, 111, 112};
-  assert_ints(&out, want, 4);
+  kt_assert_ints(&out, want, 4);
   kn_tensor_free(&out);
   /* 2.0 output scale on row 0 and int8 output: 19 * 0.125 = 2.375 -> 2, 22 * 0.125 = 2.75 -> 3 */
   const float so2[2] = {2.0f, 1.0f};
-  kn_tensor SO2 = make_scale("OutputScaleTensor", ISA_FP32, 4, prow, so2);
+  kn_tensor SO2 = kt_float_tensor("OutputScaleTensor", ISA_FP32, 4, prow, so2);
   in.OutputScaleTensor = &SO2;
   in.OutputZeroPointTensor = NULL;
   in.output_dtype = ISA_INT8;
   if (kn_dml_quantized_linear_matmul(&in, &out, &err) != CS_OK) fail_msg("%s", err.msg);
   const int64_t want2[4] = {2, 3, 11, 12};
   assert_int_equal(out.dtype, ISA_INT8);
-  assert_ints(&out, want2, 4);
+  kt_assert_ints(&out, want2, 4);
   (void)one;
   kn_tensor list[] = {out, A, B, SA, SB, SO, ZO, SO2};
   for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) kn_tensor_free(&list[i]);
@@ -242,8 +208,8 @@ static void test_qmm_onnx_errors(void **state) {
                  n2[1] = {2}, one[1] = {1};
   const int64_t v[18] = {0};
   const float s[3] = {1, 1, 1};
-  kn_tensor A = make_int("A", ISA_INT8, 2, s23, v), B42 = make_int("B", ISA_INT8, 2, s42, v), B = make_int("B", ISA_INT8, 2, s32, v),
-            ZU = make_int("a_zero_point", ISA_UINT8, 0, NULL, v), S0 = make_int("A", ISA_INT8, 0, NULL, v), Y;
+  kn_tensor A = kt_int_tensor("A", ISA_INT8, 2, s23, v), B42 = kt_int_tensor("B", ISA_INT8, 2, s42, v), B = kt_int_tensor("B", ISA_INT8, 2, s32, v),
+            ZU = kt_int_tensor("a_zero_point", ISA_UINT8, 0, NULL, v), S0 = kt_int_tensor("A", ISA_INT8, 0, NULL, v), Y;
   cs_err err;
   assert_int_equal(kn_onnx_matmul_integer(&A, NULL, NULL, NULL, &Y, &err), CS_EINVAL);
   assert_string_equal(err.msg, "onnx_matmul_integer: input 'B' is required");
@@ -254,30 +220,30 @@ static void test_qmm_onnx_errors(void **state) {
   assert_string_equal(err.msg, "onnx_matmul_integer: a_zero_point is uint8 but A is int8: a zero point has its input's type");
   assert_int_equal(kn_onnx_matmul_integer(&S0, &B, NULL, NULL, &Y, &err), CS_EINVAL);
   assert_string_equal(err.msg, "onnx_matmul_integer: A [] and B [3, 2]: a matrix product needs at least 1 dimension each");
-  kn_tensor ZA3 = make_int("a_zero_point", ISA_INT8, 1, n3, v);
+  kn_tensor ZA3 = kt_int_tensor("a_zero_point", ISA_INT8, 1, n3, v);
   assert_int_equal(kn_onnx_matmul_integer(&A, &B, &ZA3, NULL, &Y, &err), CS_EINVAL);
   assert_string_equal(err.msg, "onnx_matmul_integer: a_zero_point has shape [3]; with A [2, 3] it must have one element "
                                "(per tensor) or be per row: [M] or [..., M, 1]");
 
-  kn_tensor a = make_int("a", ISA_UINT8, 3, b223, v), b = make_int("b", ISA_UINT8, 3, b332, v);
-  kn_tensor as = make_scale("a_scale", ISA_FP32, 1, one, s), bs = make_scale("b_scale", ISA_FP16, 1, one, s),
-            ys = make_scale("y_scale", ISA_FP32, 1, n2, s), az = make_int("a_zero_point", ISA_UINT8, 1, one, v),
-            bz = make_int("b_zero_point", ISA_UINT8, 1, one, v), yz = make_int("y_zero_point", ISA_UINT8, 1, one, v);
+  kn_tensor a = kt_int_tensor("a", ISA_UINT8, 3, b223, v), b = kt_int_tensor("b", ISA_UINT8, 3, b332, v);
+  kn_tensor as = kt_float_tensor("a_scale", ISA_FP32, 1, one, s), bs = kt_float_tensor("b_scale", ISA_FP16, 1, one, s),
+            ys = kt_float_tensor("y_scale", ISA_FP32, 1, n2, s), az = kt_int_tensor("a_zero_point", ISA_UINT8, 1, one, v),
+            bz = kt_int_tensor("b_zero_point", ISA_UINT8, 1, one, v), yz = kt_int_tensor("y_zero_point", ISA_UINT8, 1, one, v);
   kn_qlinear_matmul_inputs in = {&a, &as, &az, &b, &bs, &bz, &ys, NULL};
   assert_int_equal(kn_onnx_qlinear_matmul(&in, &Y, &err), CS_EINVAL);
   assert_string_equal(err.msg, "onnx_qlinear_matmul: input 'y_zero_point' is required");
   in.y_zero_point = &yz;
   assert_int_equal(kn_onnx_qlinear_matmul(&in, &Y, &err), CS_EINVAL);
   assert_string_equal(err.msg, "onnx_qlinear_matmul: b_scale is fp16 but a_scale is fp32: the three scales share one type (TS)");
-  kn_tensor bs32 = make_scale("b_scale", ISA_FP32, 1, one, s);
+  kn_tensor bs32 = kt_float_tensor("b_scale", ISA_FP32, 1, one, s);
   in.b_scale = &bs32;
   assert_int_equal(kn_onnx_qlinear_matmul(&in, &Y, &err), CS_EINVAL);
   assert_string_equal(err.msg, "onnx_qlinear_matmul: y_scale and y_zero_point must be per tensor (one element), got 2 and 1");
-  kn_tensor ys1 = make_scale("y_scale", ISA_FP32, 0, NULL, s);
+  kn_tensor ys1 = kt_float_tensor("y_scale", ISA_FP32, 0, NULL, s);
   in.y_scale = &ys1;
   assert_int_equal(kn_onnx_qlinear_matmul(&in, &Y, &err), CS_EINVAL);
   assert_string_equal(err.msg, "onnx_qlinear_matmul: the batch dims of a [2, 2, 3] and b [3, 3, 2] do not broadcast (2 vs 3)");
-  kn_tensor as2 = make_scale("a_scale", ISA_FP32, 1, n2, s);
+  kn_tensor as2 = kt_float_tensor("a_scale", ISA_FP32, 1, n2, s);
   in.a_scale = &as2;
   assert_int_equal(kn_onnx_qlinear_matmul(&in, &Y, &err), CS_EINVAL);
   assert_string_equal(err.msg, "onnx_qlinear_matmul: a_zero_point shape [1] must match a_scale shape [2]");
@@ -301,14 +267,14 @@ static void test_qmm_dml_errors(void **state) {
                  n3[1] = {3}, pb[4] = {1, 1, 1, 2}, prow_batch[4] = {2, 1, 3, 1}, s5[5] = {1, 1, 1, 3, 4}, s5b[5] = {1, 1, 1, 4, 2};
   const int64_t v[24] = {0};
   const float s[6] = {1, 1, 1, 1, 1, 1}, sz[2] = {1, 0};
-  kn_tensor A = make_int("ATensor", ISA_UINT8, 2, s34, v), B = make_int("BTensor", ISA_UINT8, 2, s42, v),
-            B3 = make_int("BTensor", ISA_UINT8, 3, b342, v), SA = make_scale("AScaleTensor", ISA_FP32, 4, p4, s),
-            SB = make_scale("BScaleTensor", ISA_FP32, 4, p4, s), SO = make_scale("OutputScaleTensor", ISA_FP32, 4, p4, s),
-            SB0 = make_scale("BScaleTensor", ISA_FP32, 4, pb, sz), SB2 = make_scale("BScaleTensor", ISA_FP32, 2, p2, s),
-            SA1 = make_scale("AScaleTensor", ISA_FP32, 1, n3, s), SA3 = make_scale("AScaleTensor", ISA_FP32, 1, n3, s),
-            SAb = make_scale("AScaleTensor", ISA_FP32, 4, prow_batch, s),
-            ZA = make_int("AZeroPointTensor", ISA_INT8, 4, p4, v), ZO = make_int("OutputZeroPointTensor", ISA_INT8, 4, p4, v),
-            A5 = make_int("ATensor", ISA_UINT8, 5, s5, v), B5 = make_int("BTensor", ISA_UINT8, 5, s5b, v);
+  kn_tensor A = kt_int_tensor("ATensor", ISA_UINT8, 2, s34, v), B = kt_int_tensor("BTensor", ISA_UINT8, 2, s42, v),
+            B3 = kt_int_tensor("BTensor", ISA_UINT8, 3, b342, v), SA = kt_float_tensor("AScaleTensor", ISA_FP32, 4, p4, s),
+            SB = kt_float_tensor("BScaleTensor", ISA_FP32, 4, p4, s), SO = kt_float_tensor("OutputScaleTensor", ISA_FP32, 4, p4, s),
+            SB0 = kt_float_tensor("BScaleTensor", ISA_FP32, 4, pb, sz), SB2 = kt_float_tensor("BScaleTensor", ISA_FP32, 2, p2, s),
+            SA1 = kt_float_tensor("AScaleTensor", ISA_FP32, 1, n3, s), SA3 = kt_float_tensor("AScaleTensor", ISA_FP32, 1, n3, s),
+            SAb = kt_float_tensor("AScaleTensor", ISA_FP32, 4, prow_batch, s),
+            ZA = kt_int_tensor("AZeroPointTensor", ISA_INT8, 4, p4, v), ZO = kt_int_tensor("OutputZeroPointTensor", ISA_INT8, 4, p4, v),
+            A5 = kt_int_tensor("ATensor", ISA_UINT8, 5, s5, v), B5 = kt_int_tensor("BTensor", ISA_UINT8, 5, s5b, v);
   kn_dml_qmatmul_inputs in = {&A, &SA, NULL, &B, &SB0, NULL, &SO, NULL, ISA_DTYPE_COUNT};
   expect_dml_error(&in, "dml_quantized_linear_matmul: BScaleTensor[1] is 0: a zero scale is undefined behaviour in DirectML");
   in.BScaleTensor = &SB;
@@ -342,7 +308,7 @@ static void test_qmm_dml_errors(void **state) {
   in.AScaleTensor = &SA1;
   in.BScaleTensor = &SB;
   in.OutputScaleTensor = &SO;
-  kn_tensor SB1 = make_scale("BScaleTensor", ISA_FP32, 1, n3, s), SO1 = make_scale("OutputScaleTensor", ISA_FP32, 1, n3, s);
+  kn_tensor SB1 = kt_float_tensor("BScaleTensor", ISA_FP32, 1, n3, s), SO1 = kt_float_tensor("OutputScaleTensor", ISA_FP32, 1, n3, s);
   in.BScaleTensor = &SB1;
   in.OutputScaleTensor = &SO1;
   expect_dml_error(&in, "dml_quantized_linear_matmul: AScaleTensor has shape [3]; with ATensor [3, 4] it must have one "
@@ -354,26 +320,6 @@ static void test_qmm_dml_errors(void **state) {
 
 /* ---- through the registry ------------------------------------------------------------------ */
 
-/* The simulated operators run on a small chip (the context copies the configuration). */
-static kn_ctx *new_ctx(const char *op) {
-  const kn_op *o = kn_op_find(op);
-  assert_non_null(o);
-  kn_run_options opt;
-  memset(&opt, 0, sizeof opt);
-  sim_config cfg;
-  sim_config_defaults(&cfg);
-  cfg.chip_cores = 2;
-  opt.cfg = &cfg;
-  kn_ctx *ctx = NULL;
-  assert_int_equal(kn_ctx_create(o, &opt, &ctx, NULL), CS_OK);
-  return ctx;
-}
-
-static void set_in(kn_ctx *ctx, const char *name, kn_tensor t) {
-  cs_err err;
-  if (kn_set_input(ctx, name, &t, &err) != CS_OK) fail_msg("%s", err.msg);
-}
-
 static void run_and_check(kn_ctx *ctx, const char *out_name, const int64_t *want, uint64_t n) {
   cs_err err;
   if (kn_ctx_run(ctx, &err) != CS_OK) fail_msg("%s", err.msg);
@@ -381,7 +327,7 @@ static void run_and_check(kn_ctx *ctx, const char *out_name, const int64_t *want
   const kn_tensor *got = kn_ctx_output(ctx, out_name), *ref = kn_ctx_reference_output(ctx, out_name);
   assert_non_null(got);
   assert_non_null(ref);
-  assert_ints(got, want, n);
+  kt_assert_ints(got, want, n);
   kn_compare cmp;
   assert_int_equal(kn_compare_tensors(got, ref, &cmp, &err), CS_OK);
   assert_int_equal(cmp.count, n);
@@ -400,44 +346,44 @@ static void test_qmm_registry_entries(void **state) {
   }
   const uint64_t as[2] = {4, 3}, bs[2] = {3, 2}, one[1] = {1};
   const int64_t a[12] = {11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0}, b[6] = {1, 4, 2, 5, 3, 6}, za = 12;
-  kn_ctx *ctx = new_ctx("onnx_matmul_integer");
-  set_in(ctx, "A", make_int("A", ISA_UINT8, 2, as, a));
-  set_in(ctx, "B", make_int("B", ISA_UINT8, 2, bs, b));
-  set_in(ctx, "a_zero_point", make_int("a_zero_point", ISA_UINT8, 1, one, &za));
+  kn_ctx *ctx = kt_ctx("onnx_matmul_integer", 2);
+  kt_set_input(ctx, "A", kt_int_tensor("A", ISA_UINT8, 2, as, a));
+  kt_set_input(ctx, "B", kt_int_tensor("B", ISA_UINT8, 2, bs, b));
+  kt_set_input(ctx, "a_zero_point", kt_int_tensor("a_zero_point", ISA_UINT8, 1, one, &za));
   const int64_t want[8] = {-38, -83, -44, -98, -50, -113, -56, -128};
   run_and_check(ctx, "Y", want, 8);
   kn_ctx_destroy(ctx);
 
-  ctx = new_ctx("onnx_qlinear_matmul");
+  ctx = kt_ctx("onnx_qlinear_matmul", 2);
   const uint64_t a2[2] = {2, 4}, b2[2] = {4, 3};
   const int64_t qa[8] = {208, 236, 0, 238, 3, 214, 255, 29}, qb[12] = {152, 51, 244, 60, 26, 255, 0, 127, 246, 127, 254, 247};
   const int64_t zs[3] = {113, 114, 118};
   const float ss[3] = {0.0066f, 0.00705f, 0.0107f};
-  set_in(ctx, "a", make_int("a", ISA_UINT8, 2, a2, qa));
-  set_in(ctx, "a_scale", make_scale("a_scale", ISA_FP32, 1, one, &ss[0]));
-  set_in(ctx, "a_zero_point", make_int("a_zero_point", ISA_UINT8, 1, one, &zs[0]));
-  set_in(ctx, "b", make_int("b", ISA_UINT8, 2, b2, qb));
-  set_in(ctx, "b_scale", make_scale("b_scale", ISA_FP32, 1, one, &ss[1]));
-  set_in(ctx, "b_zero_point", make_int("b_zero_point", ISA_UINT8, 1, one, &zs[1]));
-  set_in(ctx, "y_scale", make_scale("y_scale", ISA_FP32, 1, one, &ss[2]));
+  kt_set_input(ctx, "a", kt_int_tensor("a", ISA_UINT8, 2, a2, qa));
+  kt_set_input(ctx, "a_scale", kt_float_tensor("a_scale", ISA_FP32, 1, one, &ss[0]));
+  kt_set_input(ctx, "a_zero_point", kt_int_tensor("a_zero_point", ISA_UINT8, 1, one, &zs[0]));
+  kt_set_input(ctx, "b", kt_int_tensor("b", ISA_UINT8, 2, b2, qb));
+  kt_set_input(ctx, "b_scale", kt_float_tensor("b_scale", ISA_FP32, 1, one, &ss[1]));
+  kt_set_input(ctx, "b_zero_point", kt_int_tensor("b_zero_point", ISA_UINT8, 1, one, &zs[1]));
+  kt_set_input(ctx, "y_scale", kt_float_tensor("y_scale", ISA_FP32, 1, one, &ss[2]));
   cs_err err;
   assert_int_equal(kn_ctx_run(ctx, &err), CS_EINVAL);
   assert_string_equal(err.msg, "onnx_qlinear_matmul: input 'y_zero_point' is required (--in y_zero_point=FILE.npy)");
-  set_in(ctx, "y_zero_point", make_int("y_zero_point", ISA_UINT8, 1, one, &zs[2]));
+  kt_set_input(ctx, "y_zero_point", kt_int_tensor("y_zero_point", ISA_UINT8, 1, one, &zs[2]));
   const int64_t want_q[6] = {168, 115, 255, 1, 66, 151};
   run_and_check(ctx, "y", want_q, 6);
   kn_ctx_destroy(ctx);
 
-  ctx = new_ctx("dml_quantized_linear_matmul");
+  ctx = kt_ctx("dml_quantized_linear_matmul", 2);
   const uint64_t s22[2] = {2, 2}, p1[2] = {1, 1}, prow[2] = {2, 1};
   const int64_t da[4] = {1, 2, 3, 4}, db[4] = {5, 6, 7, 8}, zo[2] = {0, 100};
   const float half = 0.5f, so[2] = {1.0f, 1.0f};
-  set_in(ctx, "ATensor", make_int("ATensor", ISA_UINT8, 2, s22, da));
-  set_in(ctx, "AScaleTensor", make_scale("AScaleTensor", ISA_FP32, 2, p1, &half));
-  set_in(ctx, "BTensor", make_int("BTensor", ISA_UINT8, 2, s22, db));
-  set_in(ctx, "BScaleTensor", make_scale("BScaleTensor", ISA_FP32, 2, p1, &half));
-  set_in(ctx, "OutputScaleTensor", make_scale("OutputScaleTensor", ISA_FP32, 2, prow, so));
-  set_in(ctx, "OutputZeroPointTensor", make_int("OutputZeroPointTensor", ISA_UINT8, 2, prow, zo));
+  kt_set_input(ctx, "ATensor", kt_int_tensor("ATensor", ISA_UINT8, 2, s22, da));
+  kt_set_input(ctx, "AScaleTensor", kt_float_tensor("AScaleTensor", ISA_FP32, 2, p1, &half));
+  kt_set_input(ctx, "BTensor", kt_int_tensor("BTensor", ISA_UINT8, 2, s22, db));
+  kt_set_input(ctx, "BScaleTensor", kt_float_tensor("BScaleTensor", ISA_FP32, 2, p1, &half));
+  kt_set_input(ctx, "OutputScaleTensor", kt_float_tensor("OutputScaleTensor", ISA_FP32, 2, prow, so));
+  kt_set_input(ctx, "OutputZeroPointTensor", kt_int_tensor("OutputZeroPointTensor", ISA_UINT8, 2, prow, zo));
   const int64_t want_d[4] = {5, 6, 111, 112};
   run_and_check(ctx, "OutputTensor", want_d, 4);
   assert_int_equal(kn_ctx_set_attr(ctx, "OutputDataType", "int8", &err), CS_OK);
@@ -676,12 +622,12 @@ static void test_qmm_random_against_reference(void **state) {
       sb[i] = ref_narrow(exact_scales ? pow2[rng_xorshift_below(&s, 4)] : (float)(0.001 + rng_xorshift_unit(&s) * 0.05), c.ts);
       sy[i] = ref_narrow(exact_scales ? 8.0f * pow2[rng_xorshift_below(&s, 4)] : (float)(0.0005 + rng_xorshift_unit(&s) * 0.01), c.ts);
     }
-    kn_tensor A = make_int(c.op == 2 ? "ATensor" : c.op ? "a" : "A", c.ta, c.a.ndim, c.a.shape, a);
-    kn_tensor B = make_int(c.op == 2 ? "BTensor" : c.op ? "b" : "B", c.tb, c.b.ndim, c.b.shape, b);
-    kn_tensor ZA = make_int("za", c.ta, c.za.ndim, c.za.shape, za), ZB = make_int("zb", c.tb, c.zb.ndim, c.zb.shape, zb);
-    kn_tensor ZY = make_int("zy", c.ty == ISA_INT32 ? ISA_UINT8 : c.ty, c.zy.ndim, c.zy.shape, zy);
-    kn_tensor SA = make_scale("sa", c.ts, c.sa.ndim, c.sa.shape, sa), SB = make_scale("sb", c.ts, c.sb.ndim, c.sb.shape, sb),
-              SY = make_scale("sy", c.ts, c.sy.ndim, c.sy.shape, sy);
+    kn_tensor A = kt_int_tensor(c.op == 2 ? "ATensor" : c.op ? "a" : "A", c.ta, c.a.ndim, c.a.shape, a);
+    kn_tensor B = kt_int_tensor(c.op == 2 ? "BTensor" : c.op ? "b" : "B", c.tb, c.b.ndim, c.b.shape, b);
+    kn_tensor ZA = kt_int_tensor("za", c.ta, c.za.ndim, c.za.shape, za), ZB = kt_int_tensor("zb", c.tb, c.zb.ndim, c.zb.shape, zb);
+    kn_tensor ZY = kt_int_tensor("zy", c.ty == ISA_INT32 ? ISA_UINT8 : c.ty, c.zy.ndim, c.zy.shape, zy);
+    kn_tensor SA = kt_float_tensor("sa", c.ts, c.sa.ndim, c.sa.shape, sa), SB = kt_float_tensor("sb", c.ts, c.sb.ndim, c.sb.shape, sb),
+              SY = kt_float_tensor("sy", c.ts, c.sy.ndim, c.sy.shape, sy);
     kn_tensor Y;
     cs_err err;
     cs_status st;

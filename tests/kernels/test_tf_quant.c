@@ -18,6 +18,7 @@
 #include "kernels/kn_quant_ops.h"
 #include "support/rng.h"
 #include "support/ref_num.h"
+#include "support/kn_test.h"
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -29,20 +30,6 @@ static kn_tensor make_f32(const char *name, uint32_t ndim, const uint64_t *shape
   kn_tensor t;
   assert_int_equal(kn_tensor_alloc(&t, name, ISA_FP32, ndim, shape, NULL), CS_OK);
   memcpy(t.data, v, t.count * sizeof(float));
-  return t;
-}
-
-static kn_tensor make_int(const char *name, isa_dtype dt, uint32_t ndim, const uint64_t *shape,
-                          const int64_t *v) {
-  kn_tensor t;
-  assert_int_equal(kn_tensor_alloc(&t, name, dt, ndim, shape, NULL), CS_OK);
-  for (uint64_t i = 0; i < t.count; i++) switch (dt) {
-      case ISA_INT8: ((int8_t *)t.data)[i] = (int8_t)v[i]; break;
-      case ISA_UINT8: ((uint8_t *)t.data)[i] = (uint8_t)v[i]; break;
-      case ISA_INT16: ((int16_t *)t.data)[i] = (int16_t)v[i]; break;
-      case ISA_UINT16: ((uint16_t *)t.data)[i] = (uint16_t)v[i]; break;
-      default: ((int32_t *)t.data)[i] = (int32_t)v[i]; break;
-    }
   return t;
 }
 
@@ -88,12 +75,6 @@ static void qresult_free(qresult *r) {
   kn_tensor_free(&r->omax);
 }
 
-static void assert_ints(const kn_tensor *t, const int64_t *want, uint64_t n) {
-  assert_int_equal(t->count, n);
-  for (uint64_t i = 0; i < n; i++)
-    if (get_int(t, i) != want[i]) fail_msg("element %llu: got %lld, want %lld", (unsigned long long)i, (long long)get_int(t, i), (long long)want[i]);
-}
-
 /* std::minstd_rand (a = 48271, m = 2^31 - 1), the generator of TF's ScalePerSliceAlongAxis. */
 static uint32_t minstd_next(uint32_t *state) {
   *state = (uint32_t)((uint64_t)*state * 48271u % 2147483647u);
@@ -108,7 +89,7 @@ static void test_tf_quantize_v2_min_first_quint8(void **state) {
   const float x[] = {0.0f, 1.0f, 1.25f, 1.75f, 127.0f, 255.0f, 500.0f};
   qresult r = quantize_1d(x, 7, 0.0f, 255.0f, qparams(ISA_UINT8, KN_TF_MIN_FIRST));
   const int64_t want[] = {0, 1, 1, 2, 127, 255, 255};
-  assert_ints(&r.out, want, 7);
+  kt_assert_ints(&r.out, want, 7);
   assert_int_equal(r.out.dtype, ISA_UINT8);
   /* QuantizeV2Ports: output_min 0, output_max 255 (the adjusted range) */
   assert_int_equal(r.omin.ndim, 0);
@@ -124,7 +105,7 @@ static void test_tf_quantize_v2_equal_range(void **state) {
   const float x[] = {0, 0, 0, 0, 0, 0};
   qresult r = quantize_1d(x, 6, 0.0f, 0.0f, qparams(ISA_UINT8, KN_TF_MIN_FIRST));
   const int64_t want[] = {0, 0, 0, 0, 0, 0};
-  assert_ints(&r.out, want, 6);
+  kt_assert_ints(&r.out, want, 6);
   assert_same_float(get_f32(&r.omin, 0), 0.0f);
   assert_same_float(get_f32(&r.omax, 0), 0.01f);
   qresult_free(&r);
@@ -136,13 +117,13 @@ static void test_tf_quantize_v2_range_includes_zero(void **state) {
   const float up[] = {0.1f, 0.2f, 0.3f}, down[] = {-0.1f, -0.2f, -0.3f};
   qresult r = quantize_1d(up, 3, 0.1f, 0.3f, qparams(ISA_UINT8, KN_TF_MIN_FIRST));
   const int64_t want_up[] = {85, 170, 255};
-  assert_ints(&r.out, want_up, 3);
+  kt_assert_ints(&r.out, want_up, 3);
   assert_same_float(get_f32(&r.omin, 0), 0.0f);
   assert_same_float(get_f32(&r.omax, 0), 0.3f);
   qresult_free(&r);
   r = quantize_1d(down, 3, -0.3f, -0.1f, qparams(ISA_UINT8, KN_TF_MIN_FIRST));
   const int64_t want_down[] = {170, 85, 0};
-  assert_ints(&r.out, want_down, 3);
+  kt_assert_ints(&r.out, want_down, 3);
   assert_same_float(get_f32(&r.omin, 0), -0.3f);
   assert_same_float(get_f32(&r.omax, 0), 0.0f);
   qresult_free(&r);
@@ -159,7 +140,7 @@ static void test_tf_quantize_v2_min_first_qint32(void **state) {
                                  (int64_t)127 << 23, (int64_t)255 << 23, INT32_MAX};
   const int64_t exact[] = {INT32_MIN, 0, 8388608, 10485760, 14680064, 1065353216, 2139095040, 2147483520};
   for (int i = 0; i < 8; i++) assert_true(llabs(get_int(&r.out, i) - tf_expected[i]) < 256);
-  assert_ints(&r.out, exact, 8);
+  kt_assert_ints(&r.out, exact, 8);
   qresult_free(&r);
 }
 
@@ -171,7 +152,7 @@ static void test_tf_quantize_v2_disable_ensure_minimum_range(void **state) {
   p.ensure_minimum_range = 0.0f;
   qresult r = quantize_1d(x, 3, -0.000128f, 0.000127f, p);
   const int64_t want[] = {-1, 0, 42};
-  assert_ints(&r.out, want, 3);
+  kt_assert_ints(&r.out, want, 3);
   assert_true(fabs(get_f32(&r.omin, 0) - -0.000128) < 1e-7);
   assert_true(fabs(get_f32(&r.omax, 0) - 0.000127) < 1e-7);
   qresult_free(&r);
@@ -183,14 +164,14 @@ static void test_tf_quantize_v2_scaled_small_ranges(void **state) {
   const float xu[] = {-1.0f, 0.0f, 2.0f};
   qresult r = quantize_1d(xu, 3, -1.0f, 2.0f, qparams(ISA_UINT8, KN_TF_SCALED));
   const int64_t want_u[] = {0, 0, 255};
-  assert_ints(&r.out, want_u, 3);
+  kt_assert_ints(&r.out, want_u, 3);
   assert_same_float(get_f32(&r.omin, 0), 0.0f);
   assert_same_float(get_f32(&r.omax, 0), 2.0f);
   qresult_free(&r);
   const float xs[] = {-0.064f, 0.0f, 0.127f};
   r = quantize_1d(xs, 3, -0.064f, 0.127f, qparams(ISA_INT8, KN_TF_SCALED));
   const int64_t want_s[] = {-64, 0, 127};
-  assert_ints(&r.out, want_s, 3);
+  kt_assert_ints(&r.out, want_s, 3);
   assert_same_float(get_f32(&r.omin, 0), -0.128f);
   assert_same_float(get_f32(&r.omax, 0), 0.127f);
   qresult_free(&r);
@@ -205,14 +186,14 @@ static void test_tf_quantize_v2_scaled_round_modes(void **state) {
   p.round_mode = KN_TF_HALF_TO_EVEN;
   qresult r = quantize_1d(x, 7, -128.0f, -128.0f, p);
   const int64_t even[] = {-126, 0, 1, 2, 4, 64, 127};
-  assert_ints(&r.out, even, 7);
+  kt_assert_ints(&r.out, even, 7);
   assert_same_float(get_f32(&r.omin, 0), -128.0f);
   assert_same_float(get_f32(&r.omax, 0), 127.0f);
   qresult_free(&r);
   p.round_mode = KN_TF_HALF_AWAY_FROM_ZERO;
   r = quantize_1d(x, 7, -128.0f, -128.0f, p);
   const int64_t away[] = {-127, 0, 1, 3, 4, 64, 127};
-  assert_ints(&r.out, away, 7);
+  kt_assert_ints(&r.out, away, 7);
   qresult_free(&r);
 }
 
@@ -256,7 +237,7 @@ static void run_scaled_case(const scaled_case *c, int axis) {
   qresult r;
   cs_err err;
   assert_int_equal(kn_tf_quantize_v2(&in, &tmin, &tmax, &p, &r.out, &r.omin, &r.omax, &err), CS_OK);
-  assert_ints(&r.out, want, count);
+  kt_assert_ints(&r.out, want, count);
   assert_int_equal(r.omin.count, slices);
   assert_int_equal(r.omin.ndim, slices == 1 ? 0 : 1);
   for (uint64_t s = 0; s < slices; s++) {
@@ -292,7 +273,7 @@ static void test_tf_quantize_v2_scaled_per_axis(void **state) {
 static kn_tensor dequantize_1d(isa_dtype T, const int64_t *q, uint64_t n, float mn, float mx,
                                kn_tf_dequantize_params p) {
   uint64_t shape[1] = {n};
-  kn_tensor in = make_int("input", T, 1, shape, q);
+  kn_tensor in = kt_int_tensor("input", T, 1, shape, q);
   kn_tensor tmin = make_f32("min_range", 0, NULL, &mn), tmax = make_f32("max_range", 0, NULL, &mx);
   kn_tensor out;
   cs_err err;
@@ -381,20 +362,20 @@ static void test_tf_quantize_v2_min_combined_by_hand(void **state) {
   const float x[] = {-3.0f, 0.0f, 2.4999f, 2.5f, 254.5f, 300.0f};
   qresult r = quantize_1d(x, 6, 0.0f, 255.0f, qparams(ISA_UINT8, KN_TF_MIN_COMBINED));
   const int64_t want_u[] = {0, 0, 2, 3, 255, 255};
-  assert_ints(&r.out, want_u, 6);
+  kt_assert_ints(&r.out, want_u, 6);
   assert_same_float(get_f32(&r.omax, 0), 255.0f);
   qresult_free(&r);
   /* qint8 over [-128, 127]: (x + 128) * 1 - 128 rounded away: -0.5 -> -1, 0.5 -> 1, 126.5 -> 127 */
   const float y[] = {-200.0f, -127.5f, -0.5f, 0.5f, 1.5f, 126.5f, 200.0f};
   r = quantize_1d(y, 7, -128.0f, 127.0f, qparams(ISA_INT8, KN_TF_MIN_COMBINED));
   const int64_t want_s[] = {-128, -128, -1, 1, 2, 127, 127};
-  assert_ints(&r.out, want_s, 7);
+  kt_assert_ints(&r.out, want_s, 7);
   qresult_free(&r);
   /* [0, 6] quint8 (the seed's example): 3 * 42.5 + 0.5 = 128; 6 -> 255 */
   const float z[] = {0.0f, 3.0f, 6.0f};
   r = quantize_1d(z, 3, 0.0f, 6.0f, qparams(ISA_UINT8, KN_TF_MIN_COMBINED));
   const int64_t want_z[] = {0, 128, 255};
-  assert_ints(&r.out, want_z, 3);
+  kt_assert_ints(&r.out, want_z, 3);
   qresult_free(&r);
 }
 
@@ -406,7 +387,7 @@ static void test_tf_quantize_v2_qint32_min_combined_wraps(void **state) {
   const float x[] = {-1.0f, 0.0f, 0.5f, 1.0f};
   qresult r = quantize_1d(x, 4, -1.0f, 1.0f, qparams(ISA_INT32, KN_TF_MIN_COMBINED));
   const int64_t want[] = {INT32_MIN, 0, 1073741824, INT32_MIN};
-  assert_ints(&r.out, want, 4);
+  kt_assert_ints(&r.out, want, 4);
   qresult_free(&r);
 }
 
@@ -418,7 +399,7 @@ static void test_tf_quantize_v2_scaled_narrow_quint8(void **state) {
   p.narrow_range = true;
   qresult r = quantize_1d(x, 4, -10.0f, 255.0f, p);
   const int64_t want[] = {1, 1, 1, 255};
-  assert_ints(&r.out, want, 4);
+  kt_assert_ints(&r.out, want, 4);
   assert_same_float(get_f32(&r.omin, 0), 1.0f);
   assert_same_float(get_f32(&r.omax, 0), 255.0f);
   qresult_free(&r);
@@ -572,7 +553,7 @@ static void test_tf_dequantize_errors(void **state) {
       {{ISA_DTYPE_COUNT, KN_TF_SCALED, false, -1, ISA_FP16}, NULL, "tf_dequantize: Output type must be bfloat16 or float, is 'fp16'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    kn_tensor in = make_int("input", ISA_INT8, 1, two, q);
+    kn_tensor in = kt_int_tensor("input", ISA_INT8, 1, two, q);
     kn_tensor tmin, tmax;
     if (cases[i].range_shape) {
       tmin = make_f32("min_range", 1, cases[i].range_shape, r2);
@@ -595,34 +576,19 @@ static void test_tf_dequantize_errors(void **state) {
 
 /* ---- through the registry --------------------------------------------------------------- */
 
-static kn_ctx *new_ctx(const char *op) {
-  const kn_op *o = kn_op_find(op);
-  assert_non_null(o);
-  kn_run_options opt;
-  memset(&opt, 0, sizeof opt);
-  kn_ctx *ctx = NULL;
-  assert_int_equal(kn_ctx_create(o, &opt, &ctx, NULL), CS_OK);
-  return ctx;
-}
-
-static void set_in(kn_ctx *ctx, const char *name, kn_tensor t) {
-  cs_err err;
-  if (kn_set_input(ctx, name, &t, &err) != CS_OK) fail_msg("%s", err.msg);
-}
-
 static void test_tf_registry_entries(void **state) {
   (void)state;
   /* The narrow-range case of quantize_op_test.cc, axis 1, through `run`. */
-  kn_ctx *ctx = new_ctx("tf_quantize_v2");
+  kn_ctx *ctx = kt_ctx("tf_quantize_v2", 0);
   const kn_op *op = kn_ctx_op(ctx);
   assert_string_equal(op->inputs[0].name, "input");
   assert_string_equal(op->outputs[2].name, "output_max");
   assert_false(op->simulated);
   uint64_t shape[2] = {2, 2}, two[1] = {2};
   const float x[4] = {-128.0f, 64.0f, -256.0f, 254.0f}, mins[2] = {-128.0f, -256.0f}, maxs[2] = {100.0f, 200.0f};
-  set_in(ctx, "input", make_f32("input", 2, shape, x));
-  set_in(ctx, "min_range", make_f32("min_range", 1, two, mins));
-  set_in(ctx, "max_range", make_f32("max_range", 1, two, maxs));
+  kt_set_input(ctx, "input", make_f32("input", 2, shape, x));
+  kt_set_input(ctx, "min_range", make_f32("min_range", 1, two, mins));
+  kt_set_input(ctx, "max_range", make_f32("max_range", 1, two, maxs));
   cs_err err;
   assert_int_equal(kn_ctx_run(ctx, &err), CS_EINVAL); /* T is required */
   assert_string_equal(err.msg, "tf_quantize_v2: attribute 'T' is required");
@@ -637,7 +603,7 @@ static void test_tf_registry_entries(void **state) {
   assert_non_null(out);
   assert_int_equal(out->dtype, ISA_INT8);
   const int64_t want[4] = {-127, 64, -127, 126};
-  assert_ints(out, want, 4);
+  kt_assert_ints(out, want, 4);
   assert_same_float(get_f32(kn_ctx_output(ctx, "output_max"), 1), 256.0f);
   assert_int_equal(kn_ctx_reference(ctx, &err), CS_EINVAL);
   assert_string_equal(err.msg, "tf_quantize_v2 has no host reference to check against");
@@ -647,12 +613,12 @@ static void test_tf_registry_entries(void **state) {
   assert_string_equal(err.msg, "tf_quantize_v2: Round mode 'HALF_TO_EVEN' only supported for mode 'SCALED', but mode is 'MIN_FIRST'.");
   kn_ctx_destroy(ctx);
 
-  ctx = new_ctx("tf_dequantize");
+  ctx = kt_ctx("tf_dequantize", 0);
   const int64_t q[2] = {-128, 127};
   float mn = -1.0f, mx = 1.0f;
-  set_in(ctx, "input", make_int("input", ISA_INT8, 1, two, q));
-  set_in(ctx, "min_range", make_f32("min_range", 0, NULL, &mn));
-  set_in(ctx, "max_range", make_f32("max_range", 0, NULL, &mx));
+  kt_set_input(ctx, "input", kt_int_tensor("input", ISA_INT8, 1, two, q));
+  kt_set_input(ctx, "min_range", make_f32("min_range", 0, NULL, &mn));
+  kt_set_input(ctx, "max_range", make_f32("max_range", 0, NULL, &mx));
   assert_int_equal(kn_ctx_set_attr(ctx, "mode", "SCALED", &err), CS_OK);
   assert_int_equal(kn_ctx_run(ctx, &err), CS_OK);
   out = kn_ctx_output(ctx, "output");
@@ -942,7 +908,7 @@ static void test_tf_dequantize_random_against_reference(void **state) {
       q[e] = kind == 0 ? t->lo : kind == 1 ? t->hi : t->lo + (int64_t)rng_xorshift_below(&s, (uint64_t)(t->hi - t->lo) + 1);
     }
     uint64_t rs[1] = {slices};
-    kn_tensor in = make_int("input", t->dt, sh.ndim, sh.shape, q), tmin = make_f32("min_range", 1, rs, mins),
+    kn_tensor in = kt_int_tensor("input", t->dt, sh.ndim, sh.shape, q), tmin = make_f32("min_range", 1, rs, mins),
               tmax = make_f32("max_range", 1, rs, maxs), out;
     cs_err err;
     if (kn_tf_dequantize(&in, &tmin, &tmax, &p, &out, &err) != CS_OK) fail_msg("%s", err.msg);
