@@ -467,13 +467,6 @@ static void test_onnx_registry_entries(void **state) {
  * 2 * 24 + 2 bits), narrows fp16/bf16 quotients with isa_num, rounds ties to even with floor,
  * saturates in double, and finds each element's scale from its multi-index. */
 
-static double ref_rint(double v) {
-  double fl = floor(v), f = v - fl;
-  if (f > 0.5) return fl + 1.0;
-  if (f < 0.5) return fl;
-  return fmod(fl, 2.0) == 0.0 ? fl : fl + 1.0;
-}
-
 static void type_range(isa_dtype t, int64_t *lo, int64_t *hi) {
   switch (t) {
     case ISA_INT4: *lo = -8; *hi = 7; break;
@@ -568,7 +561,7 @@ static void test_onnx_quantize_linear_random_against_reference(void **state) {
       if (xt == ISA_FP16) q = isa_f16_to_f32(isa_f32_to_f16(q));
       if (xt == ISA_BF16) q = isa_bf16_to_f32(isa_f32_to_bf16(q));
       if (q - floor(q) == 0.5) ties++;
-      double r = ref_rint(q) + (double)zp[si];
+      double r = ref_round_half_even(q) + (double)zp[si];
       want[e] = r < (double)lo ? lo : r > (double)hi ? hi : (int64_t)r;
       if (r < (double)lo || r > (double)hi) saturated++;
     }

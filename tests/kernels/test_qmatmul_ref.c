@@ -17,6 +17,7 @@
 #include "kernels/kn_qmatmul_ref.h"
 #include "support/rng.h"
 #include "support/kn_test.h"
+#include "support/ref_num.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -399,13 +400,6 @@ static void test_qmm_registry_entries(void **state) {
  * (exact here), forms the multiplier by rounding double products and quotients to float (and
  * fp16 / bf16), and rounds ties to even with floor. */
 
-static double ref_rint(double v) {
-  double fl = floor(v), f = v - fl;
-  if (f > 0.5) return fl + 1.0;
-  if (f < 0.5) return fl;
-  return fmod(fl, 2.0) == 0.0 ? fl : fl + 1.0;
-}
-
 typedef struct rshape {
   uint32_t ndim;
   uint64_t shape[6];
@@ -685,7 +679,7 @@ static void test_qmm_random_against_reference(void **state) {
         double zyv = c.kzy == P_NONE ? 0 : (double)zy[ref_param_index(&c.zy, c.kzy, true, coord, nbo, i)];
         double d = acc * (double)mult + zyv;
         if (d - floor(d) == 0.5) ties++;
-        double r = ref_rint(d);
+        double r = ref_round_half_even(d);
         if (r < (double)lo || r > (double)hi) saturated++;
         want = r < (double)lo ? lo : r > (double)hi ? hi : (int64_t)r;
       }

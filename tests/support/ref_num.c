@@ -67,6 +67,13 @@ uint16_t ref_bf16_rne(float f, bool saturate) {
   return round_small(f, 8, -126, 127, ldexp(2.0 - ldexp(1.0, -8), 127), 0x7F7F, 0x7F80, 0x7FC0, saturate);
 }
 
+double ref_round_half_even(double v) {
+  double fl = floor(v), f = v - fl;
+  if (f > 0.5) return fl + 1.0;
+  if (f < 0.5) return fl;
+  return fmod(fl, 2.0) == 0.0 ? fl : fl + 1.0;
+}
+
 /* ---- exact sums ---------------------------------------------------------------------------- */
 
 #define REF_LIMBS 48 /* 32-bit limbs: 1536 bits, enough for any span of fp32-range products */

@@ -1,5 +1,6 @@
-/* ref_num — independent numeric references for the kernel tests: fp16/bf16 rounding, exact
- * block sums, the quant word's fp19 scale and packer, and the fixpipe's int8 rule.
+/* ref_num — independent numeric references for the tests: fp32 bit casts, fp16/bf16 values and
+ * rounding, integer rounding ties to even, exact block sums, the quant word's fp19 scale and
+ * packer, and the fixpipe's int8 rule.
  *
  * Written from DESIGN.md §3, §5 and docs/ISA.md with a different method than isa/ uses (isa/
  * works on bit patterns; here values are scaled doubles rounded with nearbyint, and sums are
@@ -23,6 +24,9 @@ float ref_f32_of_bits(uint32_t bits);
  * NaN). */
 uint16_t ref_f16_rne(float f, bool saturate);
 uint16_t ref_bf16_rne(float f, bool saturate);
+
+/* v rounded to an integer, ties to even, by floor and fmod (not by the rounding mode). */
+double ref_round_half_even(double v);
 
 /* Sum of n finite doubles, computed exactly and rounded once to fp32 (nearest, ties to even);
  * an exact zero is +0 and a sum beyond fp32's range is +-Inf. The terms are the cube's exact
