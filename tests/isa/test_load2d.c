@@ -247,11 +247,7 @@ static void test_load2d_exec_random_against_reference(void **state) {
     size_t n = isa_insn_ranges(&in, r);
     memset(got_r, 0, BUF_BYTES);
     memset(got_w, 0, BUF_BYTES);
-    for (size_t i = 0; i < n; i++) {
-      assert_int_equal(r[i].mem, r[i].write ? dm : ISA_MEM_L1);
-      for (uint64_t row = 0; row < r[i].rows; row++)
-        memset((r[i].write ? got_w : got_r) + r[i].base + row * r[i].stride_bytes, 1, r[i].row_bytes);
-    }
+    ic_mark_ranges(r, n, ISA_MEM_L1, got_r, dm, got_w);
     assert_memory_equal(got_r, rset, BUF_BYTES);
     assert_memory_equal(got_w, wset, BUF_BYTES);
 

@@ -322,12 +322,7 @@ static void test_nd2nz_exec_random_against_reference(void **state) {
     size_t n = isa_insn_ranges(&in, r);
     memset(got_r, 0, GM_BYTES);
     memset(got_w, 0, L1_BYTES);
-    for (size_t i = 0; i < n; i++) {
-      assert_int_equal(r[i].mem, r[i].write ? ISA_MEM_L1 : ISA_MEM_GM);
-      uint8_t *set = r[i].write ? got_w : got_r;
-      for (uint64_t row = 0; row < r[i].rows; row++)
-        memset(set + r[i].base + row * r[i].stride_bytes, 1, r[i].row_bytes);
-    }
+    ic_mark_ranges(r, n, ISA_MEM_GM, got_r, ISA_MEM_L1, got_w);
     assert_memory_equal(got_r, rset, GM_BYTES);
     assert_memory_equal(got_w, wset, L1_BYTES);
 

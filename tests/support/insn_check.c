@@ -36,3 +36,13 @@ void ic_range(const isa_range *r, isa_mem mem, unsigned write, uint64_t base, ui
   assert_int_equal(r->stride_bytes, stride_bytes);
   assert_int_equal(r->rows, rows);
 }
+
+void ic_mark_ranges(const isa_range *r, size_t n, isa_mem read_mem, uint8_t *read_set, isa_mem write_mem,
+                    uint8_t *write_set) {
+  for (size_t i = 0; i < n; i++) {
+    assert_int_equal(r[i].mem, r[i].write ? write_mem : read_mem);
+    uint8_t *set = r[i].write ? write_set : read_set;
+    for (uint64_t row = 0; row < r[i].rows; row++)
+      memset(set + r[i].base + row * r[i].stride_bytes, 1, r[i].row_bytes);
+  }
+}
