@@ -142,6 +142,16 @@ static void write_inputs(const files *f, const int8_t *a, const int8_t *b) {
   tf_write_npy(f->b, CS_NPY_I8, 2, sb, b);
 }
 
+/* Everything a test runs on: its files, the program (with or without the wait_flag of line 13),
+ * the configuration, and the inputs, also into a and b. */
+static void prepare(files *f, bool with_wait_m, int8_t *a, int8_t *b) {
+  make_files(f);
+  write_program(f, with_wait_m);
+  tf_write_text(f->cfg, chip_yaml);
+  make_inputs(a, b);
+  write_inputs(f, a, b);
+}
+
 /* ---- the independent reference ------------------------------------------------------------ */
 
 /* x (exact in a double) rounded to p significant bits, ties to even. */
@@ -214,14 +224,10 @@ static void check_output(const files *f, const int8_t *a, const int8_t *b) {
 static void test_cli_exec_mmad_tile_is_bit_exact_and_on_time(void **state) {
   (void)state;
   files f;
-  make_files(&f);
-  write_program(&f, true);
-  tf_write_text(f.cfg, chip_yaml);
   int8_t a[M * K], b[K * N];
-  make_inputs(a, b);
-  write_inputs(&f, a, b);
+  prepare(&f, true, a, b);
   cr_result r = cr_run("exec", f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--out",
-                          f.out_c, "--json", NULL);
+                       f.out_c, "--json", NULL);
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
   check_output(&f, a, b);
@@ -247,14 +253,10 @@ static void test_cli_exec_mmad_tile_is_bit_exact_and_on_time(void **state) {
 static void test_cli_exec_mmad_trace(void **state) {
   (void)state;
   files f;
-  make_files(&f);
-  write_program(&f, true);
-  tf_write_text(f.cfg, chip_yaml);
   int8_t a[M * K], b[K * N];
-  make_inputs(a, b);
-  write_inputs(&f, a, b);
+  prepare(&f, true, a, b);
   cr_result r = cr_run("exec", f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--trace",
-                          f.trace, NULL);
+                       f.trace, NULL);
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
   cr_free(&r);
@@ -320,18 +322,14 @@ static void test_cli_exec_mmad_trace(void **state) {
 static void test_cli_exec_mmad_missing_wait_is_a_hazard(void **state) {
   (void)state;
   files f;
-  make_files(&f);
-  write_program(&f, false);
-  tf_write_text(f.cfg, chip_yaml);
   int8_t a[M * K], b[K * N];
-  make_inputs(a, b);
-  write_inputs(&f, a, b);
+  prepare(&f, false, a, b);
   static const char first[] =
       "RAW hazard on core 0: instruction 8 (mmad, M) reads bytes that instruction 4 (load_l0a, "
       "MTE1) still writes: L0A [0x0, 0x400), started at cycle 9, the earlier one completes at "
       "cycle 168 (missing set_flag/wait_flag or pipe_barrier)";
   cr_result r = cr_run("exec", f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--out",
-                          f.out_c, NULL);
+                       f.out_c, NULL);
   assert_int_equal(r.status, 5);
   char want[1024];
   snprintf(want, sizeof want, "cubesim exec: error: %s:13: 3 data hazards; first: %s\n", f.prog, first);
@@ -341,7 +339,7 @@ static void test_cli_exec_mmad_missing_wait_is_a_hazard(void **state) {
   cr_free(&r);
 
   r = cr_run("exec", f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--out", f.out_c,
-               "--allow-hazards", "--json", NULL);
+             "--allow-hazards", "--json", NULL);
   assert_int_equal(r.status, 0);
   snprintf(want, sizeof want, "cubesim exec: warning: %s:13: 3 data hazards (allowed); first: %s\n",
            f.prog, first);

@@ -388,14 +388,14 @@ static void test_cli_quant_pack_file_errors_write_nothing(void **state) {
   snprintf(want, sizeof want, "cubesim quant: error: %s: 2 offsets for 3 scales in %s: give one "
            "offset (broadcast) or one per scale\n", o_path, s_path);
   assert_fails(cr_run("quant", "pack", "--scale-file", s_path, "--offset-file", o_path, "--out", w_path,
-               NULL), want);
+                      NULL), want);
   /* Offsets in int32. */
   const int32_t ioff[3] = {1, 2, 3};
   assert_int_equal(cs_npy_write(o_path, CS_NPY_I32, 1, three, ioff, &e), CS_OK);
   snprintf(want, sizeof want, "cubesim quant: error: %s: the offsets must be fp32 ('<f4'), not "
            "int32 ('<i4'); save them with arr.astype(np.float32)\n", o_path);
   assert_fails(cr_run("quant", "pack", "--scale-file", s_path, "--offset-file", o_path, "--out", w_path,
-               NULL), want);
+                      NULL), want);
 
   /* Missing files and missing --out. */
   char missing[160];
