@@ -43,67 +43,37 @@ static size_t ref_off(const ref_shape *s, size_t b, size_t c1, size_t r1, size_t
   return (((b * s->c1 + c1) * s->r1 + r1) * s->r0 + r2) * s->c0 + c2;
 }
 
-/* Visits every NZ element in storage order. For a valid one, *nd_i is its ND index and the
- * return is 1; for padding the return is 0. */
-typedef struct ref_walk {
-  size_t b, c1, r1, r2, c2;
-} ref_walk;
-
-static int ref_nd_index(const ref_shape *s, const ref_walk *k, size_t *nd_i) {
-  size_t r = k->r1 * s->r0 + k->r2, c = k->c1 * s->c0 + k->c2;
+/* The ND index of NZ element e (storage order: e = ref_off(b, c1, r1, r2, c2)) into *nd_i,
+ * and 1; 0 when e is padding. */
+static int ref_nd_index(const ref_shape *s, size_t e, size_t *nd_i) {
+  size_t c2 = e % s->c0, r2 = e / s->c0 % s->r0, r1 = e / s->c0 / s->r0 % s->r1;
+  size_t c1 = e / s->c0 / s->r0 / s->r1 % s->c1, b = e / s->c0 / s->r0 / s->r1 / s->c1;
+  size_t r = r1 * s->r0 + r2, c = c1 * s->c0 + c2;
   if (r >= s->h || c >= s->w) return 0;
-  *nd_i = (k->b * s->h + r) * s->w + c;
+  *nd_i = (b * s->h + r) * s->w + c;
   return 1;
 }
 
 /* Builds the expected NZ (zero padded) of nd into a zeroed buffer, NZ element by NZ element. */
 static void ref_nd_to_nz(const ref_shape *s, const uint8_t *nd, uint8_t *nz) {
   memset(nz, 0, ref_nz_bytes(s));
-  ref_walk k;
-  for (k.b = 0; k.b < s->batch; k.b++)
-    for (k.c1 = 0; k.c1 < s->c1; k.c1++)
-      for (k.r1 = 0; k.r1 < s->r1; k.r1++)
-        for (k.r2 = 0; k.r2 < s->r0; k.r2++)
-          for (k.c2 = 0; k.c2 < s->c0; k.c2++) {
-            size_t nd_i;
-            if (ref_nd_index(s, &k, &nd_i))
-              pk_put(nz, s->bits, ref_off(s, k.b, k.c1, k.r1, k.r2, k.c2),
-                       pk_get(nd, s->bits, nd_i));
-          }
+  for (size_t e = 0, nd_i; e < ref_nz_elems(s); e++)
+    if (ref_nd_index(s, e, &nd_i)) pk_put(nz, s->bits, e, pk_get(nd, s->bits, nd_i));
 }
 
 /* Counts padding elements of nz that are not zero. */
 static size_t ref_nonzero_padding(const ref_shape *s, const uint8_t *nz) {
   size_t bad = 0;
-  ref_walk k;
-  for (k.b = 0; k.b < s->batch; k.b++)
-    for (k.c1 = 0; k.c1 < s->c1; k.c1++)
-      for (k.r1 = 0; k.r1 < s->r1; k.r1++)
-        for (k.r2 = 0; k.r2 < s->r0; k.r2++)
-          for (k.c2 = 0; k.c2 < s->c0; k.c2++) {
-            size_t nd_i;
-            if (!ref_nd_index(s, &k, &nd_i) &&
-                pk_get(nz, s->bits, ref_off(s, k.b, k.c1, k.r1, k.r2, k.c2)) != 0)
-              bad++;
-          }
+  for (size_t e = 0, nd_i; e < ref_nz_elems(s); e++)
+    if (!ref_nd_index(s, e, &nd_i) && pk_get(nz, s->bits, e) != 0) bad++;
   return bad;
 }
 
 /* Counts valid NZ elements that differ from their ND element. */
 static size_t ref_mismatches(const ref_shape *s, const uint8_t *nd, const uint8_t *nz) {
   size_t bad = 0;
-  ref_walk k;
-  for (k.b = 0; k.b < s->batch; k.b++)
-    for (k.c1 = 0; k.c1 < s->c1; k.c1++)
-      for (k.r1 = 0; k.r1 < s->r1; k.r1++)
-        for (k.r2 = 0; k.r2 < s->r0; k.r2++)
-          for (k.c2 = 0; k.c2 < s->c0; k.c2++) {
-            size_t nd_i;
-            if (ref_nd_index(s, &k, &nd_i) &&
-                pk_get(nz, s->bits, ref_off(s, k.b, k.c1, k.r1, k.r2, k.c2)) !=
-                    pk_get(nd, s->bits, nd_i))
-              bad++;
-          }
+  for (size_t e = 0, nd_i; e < ref_nz_elems(s); e++)
+    if (ref_nd_index(s, e, &nd_i) && pk_get(nz, s->bits, e) != pk_get(nd, s->bits, nd_i)) bad++;
   return bad;
 }
 
