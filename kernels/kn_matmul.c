@@ -333,25 +333,23 @@ static cs_status requant_run(kn_ctx *c, cs_err *e) { return run_kind(c, MM_REQUA
 static cs_status requant_ref(kn_ctx *c, cs_err *e) { return run_kind(c, MM_REQUANT, true, e); }
 static cs_status requant_make(kn_ctx *c, cs_err *e) { return make_inputs_kind(c, MM_REQUANT, e); }
 
-#define N_OF(a) (uint32_t)(sizeof a / sizeof a[0])
-
 const kn_op kn_op_matmul = {
     "matmul", "C = A x B (+ bias): fp16/bf16 to fp32/fp16/bf16, int8/int4 to int32",
     "Ascend C Matmul (SetTensorA/B, SetBias, IterateAll)", true,
-    plain_inputs, N_OF(plain_inputs), plain_attrs, N_OF(plain_attrs), c_output, 1,
+    KN_LIST(plain_inputs), KN_LIST(plain_attrs), KN_LIST(c_output),
     plain_run, plain_ref, plain_make,
 };
 
 const kn_op kn_op_matmul_quant = {
     "matmul_quant", "fp16/bf16 matmul quantized to int8/uint8 by the fixpipe (QF322B8_PRE / VQF322B8_PRE)",
     "Ascend C Matmul::SetQuantScalar / SetQuantVector, quant scenario (seed 003)", true,
-    quant_inputs, N_OF(quant_inputs), quant_attrs, N_OF(quant_attrs), c_output, 1,
+    KN_LIST(quant_inputs), KN_LIST(quant_attrs), KN_LIST(c_output),
     quant_run, quant_ref, quant_make,
 };
 
 const kn_op kn_op_matmul_requant = {
     "matmul_requant", "int8 matmul requantized to int8/uint8 by the fixpipe (REQ8 / VREQ8)",
     "Ascend C Matmul::SetQuantScalar / SetQuantVector, int8 in and out (seed 003)", true,
-    requant_inputs, N_OF(requant_inputs), requant_attrs, N_OF(requant_attrs), c_output, 1,
+    KN_LIST(requant_inputs), KN_LIST(requant_attrs), KN_LIST(c_output),
     requant_run, requant_ref, requant_make,
 };

@@ -305,6 +305,21 @@ cs_status kn_reference_alloc(kn_ctx *c, const char *name, isa_dtype dtype, uint3
   return alloc_into(c, c->ref, name, dtype, ndim, shape, out, err);
 }
 
+cs_status kn_output_move(kn_ctx *c, bool reference, const char *name, kn_tensor *t, cs_err *err) {
+  int i = find_io(c->op->outputs, c->op->noutputs, name);
+  if (i < 0) {
+    kn_tensor_free(t);
+    return cs_err_set(err, CS_EINTERNAL, "%s has no output '%s'", c->op->name, name);
+  }
+  slot *s = &(reference ? c->ref : c->out)[i];
+  if (s->present) kn_tensor_free(&s->t);
+  s->t = *t;
+  snprintf(s->t.name, sizeof s->t.name, "%s", name);
+  s->present = true;
+  t->data = NULL;
+  return CS_OK;
+}
+
 const kn_tensor *kn_ctx_output(const kn_ctx *c, const char *name) {
   int i = find_io(c->op->outputs, c->op->noutputs, name);
   return i >= 0 && c->out[i].present ? &c->out[i].t : NULL;

@@ -58,6 +58,10 @@ typedef struct kn_attr_desc {
 
 typedef struct kn_ctx kn_ctx;
 
+/* A declaration array and its length, for the field pairs of kn_op (inputs, ninputs), (attrs,
+ * nattrs) and (outputs, noutputs): `.inputs = KN_LIST(linear_inputs)` sets both. */
+#define KN_LIST(arr) (arr), (uint32_t)(sizeof(arr) / sizeof((arr)[0]))
+
 typedef struct kn_op {
   const char *name;    /* "linear", "onnx_qlinear_matmul" */
   const char *summary;
@@ -127,6 +131,9 @@ cs_status kn_output_alloc(kn_ctx *ctx, const char *name, isa_dtype dtype, uint32
 /* The same for the reference outputs (reference functions). */
 cs_status kn_reference_alloc(kn_ctx *ctx, const char *name, isa_dtype dtype, uint32_t ndim,
                              const uint64_t *shape, kn_tensor **out, cs_err *err);
+/* Moves a tensor the operator computed on the host into output `name` (or, for a reference,
+ * into reference output `name`); t's data is taken (or freed on an error). */
+cs_status kn_output_move(kn_ctx *ctx, bool reference, const char *name, kn_tensor *t, cs_err *err);
 const kn_run_options *kn_options(const kn_ctx *ctx);
 /* A note line for the run's report (e.g. "precision=fixpipe: 12 of 4096 elements differ by 1"); a
  * line already noted is not repeated (the host reference notes what the run noted). */

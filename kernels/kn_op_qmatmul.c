@@ -19,34 +19,24 @@
   {"b_dtype", KN_ATTR_ENUM, "int8", "int8,uint8", "type of the weights (generated inputs)"},       \
   {"per_channel", KN_ATTR_BOOL, "true", NULL, "per-column weight scales (generated inputs)"}
 
+/* precision=fixpipe was given (MatMulInteger has no such attribute: its products are exact). */
+static bool fixpipe_precision(const kn_ctx *ctx) {
+  const char *v = NULL;
+  cs_err e;
+  return kn_attr_given(ctx, "precision") && kn_attr_str(ctx, "precision", &v, &e) == CS_OK && strcmp(v, "fixpipe") == 0;
+}
+
 /* The shared pieces of a simulated run: the prepared product, its output and (for the fixpipe
  * precision) the exact reference to compare with. */
 static cs_status simulate(kn_ctx *ctx, kn_qmm *q, const char *out_name, isa_dtype a_t, isa_dtype b_t,
                           const kn_tensor *exact_src, cs_err *err) {
-  kn_precision prec = KN_PRECISION_EXACT;
-  if (kn_attr_given(ctx, "precision")) {
-    const char *v;
-    cs_status st = kn_attr_str(ctx, "precision", &v, err);
-    if (st != CS_OK) return st;
-    if (strcmp(v, "fixpipe") == 0) prec = KN_PRECISION_FIXPIPE;
-  }
+  kn_precision prec = fixpipe_precision(ctx) ? KN_PRECISION_FIXPIPE : KN_PRECISION_EXACT;
   const kn_matmul_geom *g = kn_qmm_geom(q);
   kn_tensor *out;
   cs_status st = kn_output_alloc(ctx, out_name, kn_qmm_out_dtype(q), g->out_ndim, g->out_shape, &out, err);
   if (st == CS_OK) st = kn_qmatmul_simulate(ctx, q, a_t, b_t, prec, exact_src, out, err);
   return st;
 }
-
-/* Moves a tensor computed by the library into output `name` (or its reference). */
-static cs_status emit(kn_ctx *ctx, bool reference, const char *name, kn_tensor *t, cs_err *err) {
-  kn_tensor *dst = NULL;
-  cs_status st = reference ? kn_reference_alloc(ctx, name, t->dtype, t->ndim, t->shape, &dst, err)
-                           : kn_output_alloc(ctx, name, t->dtype, t->ndim, t->shape, &dst, err);
-  if (st == CS_OK) memcpy(dst->data, t->data, t->count * kn_host_elem_bytes(t->dtype));
-  kn_tensor_free(t);
-  return st;
-}
-
 
 /* ---- generated inputs ------------------------------------------------------------------------ */
 
@@ -155,7 +145,7 @@ static cs_status mmi_compute(kn_ctx *ctx, bool reference, cs_err *err) {
   kn_tensor y;
   cs_status st = kn_onnx_matmul_integer(kn_input(ctx, "A"), kn_input(ctx, "B"), kn_input(ctx, "a_zero_point"),
                                         kn_input(ctx, "b_zero_point"), &y, err);
-  return st != CS_OK ? st : emit(ctx, reference, "Y", &y, err);
+  return st != CS_OK ? st : kn_output_move(ctx, reference, "Y", &y, err);
 }
 static cs_status mmi_run(kn_ctx *ctx, cs_err *err) {
   const kn_tensor *A = kn_input(ctx, "A"), *B = kn_input(ctx, "B");
@@ -173,12 +163,9 @@ const kn_op kn_op_onnx_matmul_integer = {
     .summary = "ONNX MatMulInteger: int8/uint8 matrix product with zero points -> int32",
     .source = "ONNX operator MatMulInteger (opset 10), onnx/reference/ops/op_matmul_integer.py",
     .simulated = true,
-    .inputs = mmi_inputs,
-    .ninputs = sizeof mmi_inputs / sizeof mmi_inputs[0],
-    .attrs = mmi_attrs,
-    .nattrs = sizeof mmi_attrs / sizeof mmi_attrs[0],
-    .outputs = mmi_outputs,
-    .noutputs = sizeof mmi_outputs / sizeof mmi_outputs[0],
+    .inputs = KN_LIST(mmi_inputs),
+    .attrs = KN_LIST(mmi_attrs),
+    .outputs = KN_LIST(mmi_outputs),
     .run = mmi_run,
     .reference = mmi_reference,
     .make_inputs = mmi_make,
@@ -213,7 +200,7 @@ static cs_status qlm_compute(kn_ctx *ctx, bool reference, cs_err *err) {
   kn_qlinear_matmul_inputs in = qlm_inputs_of(ctx);
   kn_tensor y;
   cs_status st = kn_onnx_qlinear_matmul(&in, &y, err);
-  return st != CS_OK ? st : emit(ctx, reference, "y", &y, err);
+  return st != CS_OK ? st : kn_output_move(ctx, reference, "y", &y, err);
 }
 
 static cs_status qlm_run(kn_ctx *ctx, cs_err *err) {
@@ -229,12 +216,6 @@ static cs_status qlm_run(kn_ctx *ctx, cs_err *err) {
   kn_qmm_free(q);
   return st;
 }
-static bool fixpipe_precision(const kn_ctx *ctx) {
-  const char *v = NULL;
-  cs_err e;
-  return kn_attr_given(ctx, "precision") && kn_attr_str(ctx, "precision", &v, &e) == CS_OK && strcmp(v, "fixpipe") == 0;
-}
-
 /* The reference of a fixpipe-precision run is the fixpipe's own arithmetic on the exact
  * accumulators (the difference from the operator's definition is reported by the run). */
 static cs_status fixpipe_reference(kn_ctx *ctx, kn_qmm *q, const char *name, isa_dtype a_t, isa_dtype b_t,
@@ -260,12 +241,9 @@ const kn_op kn_op_onnx_qlinear_matmul = {
     .summary = "ONNX QLinearMatMul: quantized matrix product, requantized to int8/uint8",
     .source = "ONNX operator QLinearMatMul (opset 21), onnx/reference/ops/op_qlinear_matmul.py",
     .simulated = true,
-    .inputs = qlm_inputs,
-    .ninputs = sizeof qlm_inputs / sizeof qlm_inputs[0],
-    .attrs = qlm_attrs,
-    .nattrs = sizeof qlm_attrs / sizeof qlm_attrs[0],
-    .outputs = qlm_outputs,
-    .noutputs = sizeof qlm_outputs / sizeof qlm_outputs[0],
+    .inputs = KN_LIST(qlm_inputs),
+    .attrs = KN_LIST(qlm_attrs),
+    .outputs = KN_LIST(qlm_outputs),
     .run = qlm_run,
     .reference = qlm_reference,
     .make_inputs = qlm_make,
@@ -317,7 +295,7 @@ static cs_status dml_compute(kn_ctx *ctx, bool reference, cs_err *err) {
   if (st != CS_OK) return st;
   kn_tensor out;
   st = kn_dml_quantized_linear_matmul(&in, &out, err);
-  return st != CS_OK ? st : emit(ctx, reference, "OutputTensor", &out, err);
+  return st != CS_OK ? st : kn_output_move(ctx, reference, "OutputTensor", &out, err);
 }
 
 static cs_status dml_run(kn_ctx *ctx, cs_err *err) {
@@ -348,12 +326,9 @@ const kn_op kn_op_dml_quantized_linear_matmul = {
     .summary = "DirectML QUANTIZED_LINEAR_MATRIX_MULTIPLY: dequantize, matmul, quantize (int8/uint8)",
     .source = "DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC (directml.h, seed 000)",
     .simulated = true,
-    .inputs = dml_inputs,
-    .ninputs = sizeof dml_inputs / sizeof dml_inputs[0],
-    .attrs = dml_attrs,
-    .nattrs = sizeof dml_attrs / sizeof dml_attrs[0],
-    .outputs = dml_outputs,
-    .noutputs = sizeof dml_outputs / sizeof dml_outputs[0],
+    .inputs = KN_LIST(dml_inputs),
+    .attrs = KN_LIST(dml_attrs),
+    .outputs = KN_LIST(dml_outputs),
     .run = dml_run,
     .reference = dml_reference,
     .make_inputs = dml_make,

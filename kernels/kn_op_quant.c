@@ -7,15 +7,6 @@
 #include "kernels/kn_op.h"
 #include "kernels/kn_quant_ops.h"
 
-/* Moves a tensor computed by the library into the operator's output `name`. */
-static cs_status emit(kn_ctx *ctx, const char *name, kn_tensor *t, cs_err *err) {
-  kn_tensor *dst = NULL;
-  cs_status st = kn_output_alloc(ctx, name, t->dtype, t->ndim, t->shape, &dst, err);
-  if (st == CS_OK) memcpy(dst->data, t->data, t->count * kn_host_elem_bytes(t->dtype));
-  kn_tensor_free(t);
-  return st;
-}
-
 static isa_dtype attr_dtype(const kn_ctx *ctx, const char *name, cs_err *err, cs_status *st) {
   if (!kn_attr_given(ctx, name)) return ISA_DTYPE_COUNT;
   const char *v = NULL;
@@ -66,9 +57,9 @@ static cs_status tf_quantize_run(kn_ctx *ctx, cs_err *err) {
   st = kn_tf_quantize_v2(kn_input(ctx, "input"), kn_input(ctx, "min_range"), kn_input(ctx, "max_range"),
                          &p, &out, &out_min, &out_max, err);
   if (st != CS_OK) return st;
-  st = emit(ctx, "output", &out, err);
-  cs_status st2 = emit(ctx, "output_min", &out_min, err);
-  cs_status st3 = emit(ctx, "output_max", &out_max, err);
+  st = kn_output_move(ctx, false, "output", &out, err);
+  cs_status st2 = kn_output_move(ctx, false, "output_min", &out_min, err);
+  cs_status st3 = kn_output_move(ctx, false, "output_max", &out_max, err);
   return st != CS_OK ? st : st2 != CS_OK ? st2 : st3;
 }
 
@@ -77,12 +68,9 @@ const kn_op kn_op_tf_quantize_v2 = {
     .summary = "TensorFlow QuantizeV2: float -> qint8/quint8/qint16/quint16/qint32 (host)",
     .source = "tensorflow/core/kernels/quantize_op.cc (tf.quantization.quantize)",
     .simulated = false,
-    .inputs = tf_quantize_inputs,
-    .ninputs = sizeof tf_quantize_inputs / sizeof tf_quantize_inputs[0],
-    .attrs = tf_quantize_attrs,
-    .nattrs = sizeof tf_quantize_attrs / sizeof tf_quantize_attrs[0],
-    .outputs = tf_quantize_outputs,
-    .noutputs = sizeof tf_quantize_outputs / sizeof tf_quantize_outputs[0],
+    .inputs = KN_LIST(tf_quantize_inputs),
+    .attrs = KN_LIST(tf_quantize_attrs),
+    .outputs = KN_LIST(tf_quantize_outputs),
     .run = tf_quantize_run,
     .reference = NULL,
     .make_inputs = NULL,
@@ -122,7 +110,7 @@ static cs_status tf_dequantize_run(kn_ctx *ctx, cs_err *err) {
   kn_tensor out;
   st = kn_tf_dequantize(kn_input(ctx, "input"), kn_input(ctx, "min_range"), kn_input(ctx, "max_range"),
                         &p, &out, err);
-  return st != CS_OK ? st : emit(ctx, "output", &out, err);
+  return st != CS_OK ? st : kn_output_move(ctx, false, "output", &out, err);
 }
 
 const kn_op kn_op_tf_dequantize = {
@@ -130,12 +118,9 @@ const kn_op kn_op_tf_dequantize = {
     .summary = "TensorFlow Dequantize: qint8/quint8/qint16/quint16/qint32 -> float (host)",
     .source = "tensorflow/core/kernels/dequantize_op.cc (tf.quantization.dequantize)",
     .simulated = false,
-    .inputs = tf_dequantize_inputs,
-    .ninputs = sizeof tf_dequantize_inputs / sizeof tf_dequantize_inputs[0],
-    .attrs = tf_dequantize_attrs,
-    .nattrs = sizeof tf_dequantize_attrs / sizeof tf_dequantize_attrs[0],
-    .outputs = tf_dequantize_outputs,
-    .noutputs = sizeof tf_dequantize_outputs / sizeof tf_dequantize_outputs[0],
+    .inputs = KN_LIST(tf_dequantize_inputs),
+    .attrs = KN_LIST(tf_dequantize_attrs),
+    .outputs = KN_LIST(tf_dequantize_outputs),
     .run = tf_dequantize_run,
     .reference = NULL,
     .make_inputs = NULL,
@@ -169,7 +154,7 @@ static cs_status onnx_q_run(kn_ctx *ctx, cs_err *err) {
   kn_tensor y;
   st = kn_onnx_quantize_linear(kn_input(ctx, "x"), kn_input(ctx, "y_scale"), kn_input(ctx, "y_zero_point"),
                                &p, &y, err);
-  return st != CS_OK ? st : emit(ctx, "y", &y, err);
+  return st != CS_OK ? st : kn_output_move(ctx, false, "y", &y, err);
 }
 
 const kn_op kn_op_onnx_quantize_linear = {
@@ -177,12 +162,9 @@ const kn_op kn_op_onnx_quantize_linear = {
     .summary = "ONNX QuantizeLinear-21: y = saturate(rne(x / y_scale) + y_zero_point) (host)",
     .source = "ONNX operator QuantizeLinear (opset 21), onnx/reference/ops/op_quantize_linear.py",
     .simulated = false,
-    .inputs = onnx_q_inputs,
-    .ninputs = sizeof onnx_q_inputs / sizeof onnx_q_inputs[0],
-    .attrs = onnx_q_attrs,
-    .nattrs = sizeof onnx_q_attrs / sizeof onnx_q_attrs[0],
-    .outputs = onnx_q_outputs,
-    .noutputs = sizeof onnx_q_outputs / sizeof onnx_q_outputs[0],
+    .inputs = KN_LIST(onnx_q_inputs),
+    .attrs = KN_LIST(onnx_q_attrs),
+    .outputs = KN_LIST(onnx_q_outputs),
     .run = onnx_q_run,
     .reference = NULL,
     .make_inputs = NULL,
@@ -212,7 +194,7 @@ static cs_status onnx_dq_run(kn_ctx *ctx, cs_err *err) {
   kn_tensor y;
   st = kn_onnx_dequantize_linear(kn_input(ctx, "x"), kn_input(ctx, "x_scale"), kn_input(ctx, "x_zero_point"),
                                  &p, &y, err);
-  return st != CS_OK ? st : emit(ctx, "y", &y, err);
+  return st != CS_OK ? st : kn_output_move(ctx, false, "y", &y, err);
 }
 
 const kn_op kn_op_onnx_dequantize_linear = {
@@ -220,12 +202,9 @@ const kn_op kn_op_onnx_dequantize_linear = {
     .summary = "ONNX DequantizeLinear-21: y = (x - x_zero_point) * x_scale (host)",
     .source = "ONNX operator DequantizeLinear (opset 21), onnx/reference/ops/op_dequantize_linear.py",
     .simulated = false,
-    .inputs = onnx_dq_inputs,
-    .ninputs = sizeof onnx_dq_inputs / sizeof onnx_dq_inputs[0],
-    .attrs = onnx_dq_attrs,
-    .nattrs = sizeof onnx_dq_attrs / sizeof onnx_dq_attrs[0],
-    .outputs = onnx_dq_outputs,
-    .noutputs = sizeof onnx_dq_outputs / sizeof onnx_dq_outputs[0],
+    .inputs = KN_LIST(onnx_dq_inputs),
+    .attrs = KN_LIST(onnx_dq_attrs),
+    .outputs = KN_LIST(onnx_dq_outputs),
     .run = onnx_dq_run,
     .reference = NULL,
     .make_inputs = NULL,
