@@ -69,13 +69,6 @@ static cs_status attrs_common(const kn_ctx *ctx, linear_shape *s, cs_err *err) {
   return CS_OK;
 }
 
-static cs_status dim_u32(const char *what, uint64_t v, uint32_t *out, cs_err *err) {
-  if (v == 0 || v > 1u << 24)
-    return cs_err_set(err, CS_EINVAL, "%s = %" PRIu64 " is out of range [1, %u]", what, v, 1u << 24);
-  *out = (uint32_t)v;
-  return CS_OK;
-}
-
 /* Reads and checks every shape (ATB's rules, seed 002). */
 static cs_status shapes(const kn_ctx *ctx, linear_shape *s, cs_err *err) {
   memset(s, 0, sizeof *s); /* fields for absent inputs (bias_batched) stay false */
@@ -90,8 +83,8 @@ static cs_status shapes(const kn_ctx *ctx, linear_shape *s, cs_err *err) {
   s->x3 = x->ndim == 3;
   uint64_t xb = s->x3 ? x->shape[0] : 1;
   uint64_t xr = x->shape[x->ndim - 2], xc = x->shape[x->ndim - 1];
-  if ((st = dim_u32("batch", xb, &s->batch, err)) != CS_OK ||
-      (st = dim_u32("m", s->ta ? xc : xr, &s->m, err)) != CS_OK || (st = dim_u32("k", s->ta ? xr : xc, &s->k, err)) != CS_OK) {
+  if ((st = kn_mm_dim("batch", xb, &s->batch, err)) != CS_OK ||
+      (st = kn_mm_dim("m", s->ta ? xc : xr, &s->m, err)) != CS_OK || (st = kn_mm_dim("k", s->ta ? xr : xc, &s->k, err)) != CS_OK) {
     cs_err_prefix(err, "x %s", sh);
     return st;
   }
@@ -123,7 +116,7 @@ static cs_status shapes(const kn_ctx *ctx, linear_shape *s, cs_err *err) {
   }
   if (wk != s->k)
     return cs_err_set(err, CS_EINVAL, "weight: shape %s has k = %" PRIu64 " but x has k = %u", sh, wk, s->k);
-  if ((st = dim_u32("n", wn, &s->n, err)) != CS_OK) {
+  if ((st = kn_mm_dim("n", wn, &s->n, err)) != CS_OK) {
     cs_err_prefix(err, "weight %s", sh);
     return st;
   }
@@ -314,21 +307,17 @@ static cs_status linear_reference(kn_ctx *ctx, cs_err *err) {
 /* Deterministic inputs: int8 x and weight uniform over [-128, 127], bias uniform over
  * [-2^15, 2^15), and scales 0.5..1.5 / (64·sqrt(k)·128) so outputs stay near ±256. */
 static cs_status linear_make_inputs(kn_ctx *ctx, cs_err *err) {
-  int64_t m, n, k, batch;
+  static const char *const dims[4] = {"m", "n", "k", "batch"};
+  int64_t d[4];
   bool ta, tb, has_bias;
   const char *fmt, *qm, *qdt;
   cs_status st;
-  if ((st = kn_attr_int(ctx, "m", &m, err)) || (st = kn_attr_int(ctx, "n", &n, err)) ||
-      (st = kn_attr_int(ctx, "k", &k, err)) || (st = kn_attr_int(ctx, "batch", &batch, err)) ||
-      (st = kn_attr_bool(ctx, "transpose_a", &ta, err)) || (st = kn_attr_bool(ctx, "transpose_b", &tb, err)) ||
-      (st = kn_attr_bool(ctx, "has_bias", &has_bias, err)) || (st = kn_attr_str(ctx, "weight_format", &fmt, err)) ||
-      (st = kn_attr_str(ctx, "quant_mode", &qm, err)) || (st = kn_attr_str(ctx, "deq_scale_dtype", &qdt, err)))
+  if ((st = kn_attr_dims(ctx, dims, 4, 1 << 20, d, err)) || (st = kn_attr_bool(ctx, "transpose_a", &ta, err)) ||
+      (st = kn_attr_bool(ctx, "transpose_b", &tb, err)) || (st = kn_attr_bool(ctx, "has_bias", &has_bias, err)) ||
+      (st = kn_attr_str(ctx, "weight_format", &fmt, err)) || (st = kn_attr_str(ctx, "quant_mode", &qm, err)) ||
+      (st = kn_attr_str(ctx, "deq_scale_dtype", &qdt, err)))
     return st;
-  const char *names[4] = {"m", "n", "k", "batch"};
-  int64_t vals[4] = {m, n, k, batch};
-  for (int i = 0; i < 4; i++)
-    if (vals[i] < 1 || vals[i] > (1 << 20))
-      return cs_err_set(err, CS_EINVAL, "attribute %s = %" PRId64 " is out of range [1, %d]", names[i], vals[i], 1 << 20);
+  const int64_t m = d[0], n = d[1], k = d[2], batch = d[3];
   bool nz = strcmp(fmt, "nz") == 0;
   if (nz && (tb ? (k % 32 || n % 16) : (n % 32 || k % 16)))
     return cs_err_set(err, CS_EINVAL, "weight_format nz needs %s (ATB); here n = %" PRId64 ", k = %" PRId64,

@@ -85,12 +85,6 @@ static void setup_free(mm_setup *s) {
   free(s->words);
 }
 
-static cs_status u32_dim(const char *what, uint64_t v, uint32_t *out, cs_err *err) {
-  if (v == 0 || v > (1u << 24)) return cs_err_set(err, CS_EINVAL, "%s = %" PRIu64 " is out of range [1, %u]", what, v, 1u << 24);
-  *out = (uint32_t)v;
-  return CS_OK;
-}
-
 /* The type the inputs are computed in. */
 static cs_status in_type(const kn_ctx *ctx, mm_kind kind, const kn_tensor *a, isa_dtype *out, cs_err *err) {
   if (kind == MM_REQUANT) {
@@ -131,8 +125,8 @@ static cs_status build(kn_ctx *ctx, mm_kind kind, mm_setup *s, cs_err *err) {
   }
   s->c3 = a->ndim == 3;
   uint64_t ab = s->c3 ? a->shape[0] : 1, ar = a->shape[a->ndim - 2], ac = a->shape[a->ndim - 1];
-  if ((st = u32_dim("batch", ab, &j->batch, err)) || (st = u32_dim("m", ta ? ac : ar, &j->m, err)) ||
-      (st = u32_dim("k", ta ? ar : ac, &j->k, err)))
+  if ((st = kn_mm_dim("batch", ab, &j->batch, err)) || (st = kn_mm_dim("m", ta ? ac : ar, &j->m, err)) ||
+      (st = kn_mm_dim("k", ta ? ar : ac, &j->k, err)))
     return st;
   kn_shape_str(b, sh, sizeof sh);
   if (b->ndim != 2 && b->ndim != 3) return cs_err_set(err, CS_EINVAL, "b: shape %s; expected [k, n] or [batch, k, n]", sh);
@@ -140,7 +134,7 @@ static cs_status build(kn_ctx *ctx, mm_kind kind, mm_setup *s, cs_err *err) {
   if ((tb ? bc : br) != j->k)
     return cs_err_set(err, CS_EINVAL, "b: shape %s has k = %" PRIu64 " but a has k = %u", sh, tb ? bc : br, j->k);
   if (bb != 1 && bb != j->batch) return cs_err_set(err, CS_EINVAL, "b: batch %" PRIu64 " but a has batch %u", bb, j->batch);
-  if ((st = u32_dim("n", tb ? br : bc, &j->n, err))) return st;
+  if ((st = kn_mm_dim("n", tb ? br : bc, &j->n, err))) return st;
   j->b_batched = bb != 1;
   j->ty.a = j->ty.b = it;
   j->ty.a_trans = ta;
@@ -254,18 +248,14 @@ static cs_status run_kind(kn_ctx *ctx, mm_kind kind, bool ref, cs_err *err) {
  * int4 over [-8, 7], floats over [-1, 1) rounded to the type), bias small, and quant scales that
  * bring the output near the middle of the int8 range. */
 static cs_status make_inputs_kind(kn_ctx *ctx, mm_kind kind, cs_err *err) {
-  int64_t m, n, k, batch;
+  static const char *const dims[4] = {"m", "n", "k", "batch"};
+  int64_t d[4];
   bool ta, tb, has_bias;
   cs_status st;
-  if ((st = kn_attr_int(ctx, "m", &m, err)) || (st = kn_attr_int(ctx, "n", &n, err)) || (st = kn_attr_int(ctx, "k", &k, err)) ||
-      (st = kn_attr_int(ctx, "batch", &batch, err)) || (st = kn_attr_bool(ctx, "transpose_a", &ta, err)) ||
+  if ((st = kn_attr_dims(ctx, dims, 4, 1 << 20, d, err)) || (st = kn_attr_bool(ctx, "transpose_a", &ta, err)) ||
       (st = kn_attr_bool(ctx, "transpose_b", &tb, err)) || (st = kn_attr_bool(ctx, "has_bias", &has_bias, err)))
     return st;
-  const char *names[4] = {"m", "n", "k", "batch"};
-  int64_t vals[4] = {m, n, k, batch};
-  for (int i = 0; i < 4; i++)
-    if (vals[i] < 1 || vals[i] > (1 << 20))
-      return cs_err_set(err, CS_EINVAL, "attribute %s = %" PRId64 " is out of range [1, %d]", names[i], vals[i], 1 << 20);
+  const int64_t m = d[0], n = d[1], k = d[2], batch = d[3];
   isa_dtype it = ISA_INT8;
   if (kind != MM_REQUANT) {
     const char *t = "fp16";

@@ -54,6 +54,13 @@ void kn_from_device(const void *dev, isa_dtype as, kn_tensor *t) {
     memcpy(t->data, dev, isa_dtype_bytes(as, t->count));
 }
 
+cs_status kn_mm_dim(const char *what, uint64_t v, uint32_t *out, cs_err *err) {
+  if (v == 0 || v > 1u << 24)
+    return cs_err_set(err, CS_EINVAL, "%s = %" PRIu64 " is out of range [1, %u]", what, v, 1u << 24);
+  *out = (uint32_t)v;
+  return CS_OK;
+}
+
 cs_status kn_mm_tiling_attrs(const kn_ctx *ctx, kn_mm_job *j, cs_err *err) {
   static const char *const names[4] = {"base_m", "base_n", "base_k", "step_k"};
   bool any = false;

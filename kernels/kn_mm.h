@@ -60,6 +60,10 @@ size_t kn_mm_out_elem_bytes(const kn_mm_job *job);
  * tiling that does not fit is an error naming it. The operator must declare the four. */
 cs_status kn_mm_tiling_attrs(const kn_ctx *ctx, kn_mm_job *job, cs_err *err);
 
+/* A job dimension (batch, m, n or k) read from an input's shape: in [1, 2^24]
+ * ("m = 0 is out of range [1, 16777216]"). */
+cs_status kn_mm_dim(const char *what, uint64_t v, uint32_t *out, cs_err *err);
+
 /* ---- host <-> device conversions used by the operators ---------------------------------- */
 
 /* count values of a host tensor (int4 as int8 in [-8, 7], bf16 as fp32) into device form.

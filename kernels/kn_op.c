@@ -2,6 +2,7 @@
  * parsing, outputs, references and bit-exact comparison. */
 #include "kernels/kn_op.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -280,6 +281,18 @@ cs_status kn_attr_bool(const kn_ctx *c, const char *name, bool *out, cs_err *err
 
 cs_status kn_attr_str(const kn_ctx *c, const char *name, const char **out, cs_err *err) {
   return attr_text(c, name, KN_ATTR_STR, out, err);
+}
+
+cs_status kn_attr_dims(const kn_ctx *c, const char *const *names, int n, int64_t max, int64_t *out, cs_err *err) {
+  for (int i = 0; i < n; i++) {
+    cs_status st = kn_attr_int(c, names[i], &out[i], err);
+    if (st != CS_OK) return st;
+  }
+  for (int i = 0; i < n; i++)
+    if (out[i] < 1 || out[i] > max)
+      return cs_err_set(err, CS_EINVAL, "attribute %s = %" PRId64 " is out of range [1, %" PRId64 "]", names[i], out[i],
+                        max);
+  return CS_OK;
 }
 
 static cs_status alloc_into(kn_ctx *c, slot *slots, const char *name, isa_dtype dtype,

@@ -125,6 +125,9 @@ cs_status kn_attr_bool(const kn_ctx *ctx, const char *name, bool *out, cs_err *e
 /* ENUM and STR attributes as text (ENUM: one of its choices, as declared). */
 cs_status kn_attr_str(const kn_ctx *ctx, const char *name, const char **out, cs_err *err);
 bool kn_attr_given(const kn_ctx *ctx, const char *name);
+/* The n integer attributes names[] that shape generated inputs, into out[], each in [1, max]
+ * (else "attribute m = 0 is out of range [1, max]", for the first that is not). */
+cs_status kn_attr_dims(const kn_ctx *ctx, const char *const *names, int n, int64_t max, int64_t *out, cs_err *err);
 /* Allocates output `name` (a declared output). */
 cs_status kn_output_alloc(kn_ctx *ctx, const char *name, isa_dtype dtype, uint32_t ndim,
                           const uint64_t *shape, kn_tensor **out, cs_err *err);

@@ -46,19 +46,16 @@ static cs_status simulate(kn_ctx *ctx, kn_qmm *q, const char *out_name, isa_dtyp
  * usual symmetric weights (zero point 0 for int8, 128 for uint8), per-column scales when
  * per_channel, and an output scale that spreads the results over the output type. */
 static cs_status gen_inputs(kn_ctx *ctx, const char *const names[8], bool dml, cs_err *err) {
-  int64_t m, n, k;
+  static const char *const dims[3] = {"m", "n", "k"};
+  int64_t dv[3];
   const char *at, *bt;
   bool per_channel = false;
   cs_status st;
-  if ((st = kn_attr_int(ctx, "m", &m, err)) || (st = kn_attr_int(ctx, "n", &n, err)) || (st = kn_attr_int(ctx, "k", &k, err)) ||
-      (st = kn_attr_str(ctx, "a_dtype", &at, err)) || (st = kn_attr_str(ctx, "b_dtype", &bt, err)))
+  if ((st = kn_attr_dims(ctx, dims, 3, 1 << 16, dv, err)) || (st = kn_attr_str(ctx, "a_dtype", &at, err)) ||
+      (st = kn_attr_str(ctx, "b_dtype", &bt, err)))
     return st;
   if (names[4] && (st = kn_attr_bool(ctx, "per_channel", &per_channel, err))) return st;
-  const char *dn[3] = {"m", "n", "k"};
-  int64_t dv[3] = {m, n, k};
-  for (int i = 0; i < 3; i++)
-    if (dv[i] < 1 || dv[i] > (1 << 16))
-      return cs_err_set(err, CS_EINVAL, "attribute %s = %" PRId64 " is out of range [1, %d]", dn[i], dv[i], 1 << 16);
+  const int64_t m = dv[0], n = dv[1], k = dv[2];
   isa_dtype a_t = isa_dtype_from_name(at), b_t = isa_dtype_from_name(bt);
   uint64_t seed = kn_options(ctx)->seed ? kn_options(ctx)->seed : 1;
   uint32_t pnd = dml ? 4 : 1; /* DirectML parameters are {1,1,1,1}-shaped */
