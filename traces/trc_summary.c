@@ -64,6 +64,12 @@ uint64_t trc_core_pipe_busy(const sim *s, const sim_result *r, unsigned core, is
 
 static double safe_div(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+/* msprof's name of pipe p's ratio: "aic_mac_ratio". */
+static const char *ratio_name(isa_pipe p, char *buf, size_t n) {
+  snprintf(buf, n, "%s_ratio", trc_pipe_msprof_name(p));
+  return buf;
+}
+
 /* bytes over cycles at clock_mhz, in GB/s (1e9 bytes/s): bytes/cycle x 1e6 cycles/s per MHz. */
 static double gb_per_s(uint64_t bytes, uint64_t cycles, uint64_t clock_mhz) {
   return safe_div((double)bytes * (double)clock_mhz, (double)cycles * 1e3);
@@ -107,7 +113,15 @@ void trc_summary_compute(const sim *s, const sim_result *r, trc_summary *o) {
     o->ideal_cube_cycles += trc_ideal_cube_cycles(cfg, sim_core_stream(core), sim_core_stream_len(core));
   }
   o->cube_utilization = safe_div(o->ideal_cube_cycles, capacity);
-  for (unsigned c = 0; c < o->cores; c++) o->stall_cycles += st->core[c].stall_cycles;
+  for (unsigned c = 0; c < o->cores; c++) {
+    const sim_core_stats *k = &st->core[c];
+    o->stall_cycles += k->stall_cycles;
+    for (int op = 0; op < ISA_OP_COUNT; op++) {
+      o->ops[op].count += k->op_count[op];
+      o->ops[op].busy_cycles += k->op_busy_cycles[op];
+      o->ops[op].cycles += k->op_cycles[op];
+    }
+  }
   o->hazards = r->hazard_count;
   o->deadlocked = r->deadlocked;
 }
@@ -143,19 +157,17 @@ static const char *bytes_text(uint64_t v, char *buf, size_t n) {
   return buf;
 }
 
-static void text_pipes(const sim *s, const sim_result *r, const trc_summary *m, FILE *f) {
+static void text_pipes(const trc_summary *m, FILE *f) {
   fprintf(f, "\npipe utilization  busy cycles / (%u core%s x %" PRIu64 " cycles), as msprof PipeUtilization\n",
           m->cores, m->cores == 1 ? "" : "s", m->total_cycles);
   fprintf(f, "  %-7s %-18s %15s %14s %8s\n", "pipe", "msprof", "busy cycles", "us per core", "ratio");
   for (int p = 0; p < ISA_PIPE_COUNT; p++) {
     char g[32], name[40];
-    snprintf(name, sizeof name, "%s_ratio", trc_pipe_msprof_name((isa_pipe)p));
     double us_per_core = safe_div((double)m->pipes[p].busy_cycles, (double)m->cores * (double)m->clock_mhz);
-    fprintf(f, "  %-7s %-18s %15s %14.3f %7.2f%%\n", isa_pipe_track_name((isa_pipe)p), name,
-            grouped(m->pipes[p].busy_cycles, g, sizeof g), us_per_core, 100.0 * m->pipes[p].ratio);
+    fprintf(f, "  %-7s %-18s %15s %14.3f %7.2f%%\n", isa_pipe_track_name((isa_pipe)p),
+            ratio_name((isa_pipe)p, name, sizeof name), grouped(m->pipes[p].busy_cycles, g, sizeof g), us_per_core,
+            100.0 * m->pipes[p].ratio);
   }
-  (void)s;
-  (void)r;
 }
 
 static void text_paths(const trc_summary *m, FILE *f) {
@@ -209,22 +221,17 @@ static void text_cores(const sim_result *r, const trc_summary *m, FILE *f) {
   }
 }
 
-static void text_ops(const sim_result *r, const trc_summary *m, FILE *f) {
+static void text_ops(const trc_summary *m, FILE *f) {
   fprintf(f, "\ninstructions  cycles: start to completion; busy: pipe occupancy\n");
   fprintf(f, "  %-14s %11s %15s %15s\n", "kind", "count", "busy cycles", "cycles");
   bool any = false;
   for (int op = 0; op < ISA_OP_COUNT; op++) {
-    uint64_t count = 0, cycles = 0, busy = 0;
-    for (unsigned c = 0; c < m->cores; c++) {
-      count += r->stats.core[c].op_count[op];
-      cycles += r->stats.core[c].op_cycles[op];
-      busy += r->stats.core[c].op_busy_cycles[op];
-    }
-    if (!count) continue;
+    const trc_op_summary *o = &m->ops[op];
+    if (!o->count) continue;
     any = true;
     char a[32], b[32], d[32];
-    fprintf(f, "  %-14s %11s %15s %15s\n", isa_op_info((isa_op)op)->mnemonic, grouped(count, a, sizeof a),
-            grouped(busy, b, sizeof b), grouped(cycles, d, sizeof d));
+    fprintf(f, "  %-14s %11s %15s %15s\n", isa_op_info((isa_op)op)->mnemonic, grouped(o->count, a, sizeof a),
+            grouped(o->busy_cycles, b, sizeof b), grouped(o->cycles, d, sizeof d));
   }
   if (!any) fprintf(f, "  (none)\n");
 }
@@ -262,11 +269,11 @@ void trc_summary_text(const sim *s, const sim_result *r, FILE *f) {
   fprintf(f, "  %-14s %.2f%%  (%s MACs; ideal %s cycles of %s core-cycles)\n", "cube util", 100.0 * m.cube_utilization,
           grouped(m.macs, a, sizeof a), grouped((uint64_t)(m.ideal_cube_cycles + 0.5), b, sizeof b),
           grouped((uint64_t)m.cores * m.total_cycles, c, sizeof c));
-  text_pipes(s, r, &m, f);
+  text_pipes(&m, f);
   text_paths(&m, f);
   text_gm(&m, f);
   if (m.cores) text_cores(r, &m, f);
-  if (m.cores) text_ops(r, &m, f);
+  if (m.cores) text_ops(&m, f);
   text_problems(r, &m, f);
 }
 
@@ -282,35 +289,34 @@ static void json_d(cs_json *j, const char *k, double v) {
   cs_json_double(j, v);
 }
 
+static void json_s(cs_json *j, const char *k, const char *v) {
+  cs_json_key(j, k);
+  cs_json_str(j, v);
+}
+
+/* A statistic under its name: {"value" (when given), "unit", "description"}. */
+static void json_stat_desc(cs_json *j, const sim_stat_desc *d, const uint64_t *value) {
+  cs_json_key(j, d->name);
+  cs_json_obj_begin(j);
+  if (value) json_u(j, "value", *value);
+  json_s(j, "unit", d->unit);
+  json_s(j, "description", d->desc);
+  cs_json_obj_end(j);
+}
+
 static void json_stats(const sim_result *r, cs_json *j) {
   cs_json_key(j, "stats");
   cs_json_obj_begin(j);
   cs_json_key(j, "chip");
   cs_json_obj_begin(j);
   for (size_t i = 0; i < sim_stats_chip_count(); i++) {
-    const sim_stat_desc *d = sim_stats_chip_desc(i);
-    cs_json_key(j, d->name);
-    cs_json_obj_begin(j);
-    json_u(j, "value", sim_stats_chip_value(&r->stats, i));
-    cs_json_key(j, "unit");
-    cs_json_str(j, d->unit);
-    cs_json_key(j, "description");
-    cs_json_str(j, d->desc);
-    cs_json_obj_end(j);
+    uint64_t v = sim_stats_chip_value(&r->stats, i);
+    json_stat_desc(j, sim_stats_chip_desc(i), &v);
   }
   cs_json_obj_end(j);
   cs_json_key(j, "core"); /* descriptors; the values are in per_core */
   cs_json_obj_begin(j);
-  for (size_t i = 0; i < sim_stats_core_count(); i++) {
-    const sim_stat_desc *d = sim_stats_core_desc(i);
-    cs_json_key(j, d->name);
-    cs_json_obj_begin(j);
-    cs_json_key(j, "unit");
-    cs_json_str(j, d->unit);
-    cs_json_key(j, "description");
-    cs_json_str(j, d->desc);
-    cs_json_obj_end(j);
-  }
+  for (size_t i = 0; i < sim_stats_core_count(); i++) json_stat_desc(j, sim_stats_core_desc(i), NULL);
   cs_json_obj_end(j);
   cs_json_obj_end(j);
 }
@@ -340,21 +346,15 @@ static void json_per_core(const sim *s, const sim_result *r, const trc_summary *
   cs_json_arr_end(j);
 }
 
-static void json_ops(const sim_result *r, const trc_summary *m, cs_json *j) {
+static void json_ops(const trc_summary *m, cs_json *j) {
   cs_json_key(j, "ops");
   cs_json_obj_begin(j);
   for (int op = 0; op < ISA_OP_COUNT; op++) {
-    uint64_t count = 0, cycles = 0, busy = 0;
-    for (unsigned c = 0; c < m->cores; c++) {
-      count += r->stats.core[c].op_count[op];
-      cycles += r->stats.core[c].op_cycles[op];
-      busy += r->stats.core[c].op_busy_cycles[op];
-    }
     cs_json_key(j, isa_op_info((isa_op)op)->mnemonic);
     cs_json_obj_begin(j);
-    json_u(j, "count", count);
-    json_u(j, "busy_cycles", busy);
-    json_u(j, "cycles", cycles);
+    json_u(j, "count", m->ops[op].count);
+    json_u(j, "busy_cycles", m->ops[op].busy_cycles);
+    json_u(j, "cycles", m->ops[op].cycles);
     cs_json_obj_end(j);
   }
   cs_json_obj_end(j);
@@ -371,22 +371,17 @@ static void json_hazards(const sim_result *r, cs_json *j) {
     char line[1024];
     sim_hazard_describe(h, line, sizeof line);
     cs_json_obj_begin(j);
-    cs_json_key(j, "kind");
-    cs_json_str(j, sim_hazard_kind_name(h->kind));
+    json_s(j, "kind", sim_hazard_kind_name(h->kind));
     json_u(j, "core", h->core);
     json_u(j, "earlier", h->earlier);
     json_u(j, "later", h->later);
-    cs_json_key(j, "earlier_op");
-    cs_json_str(j, isa_op_info((isa_op)h->earlier_op)->mnemonic);
-    cs_json_key(j, "later_op");
-    cs_json_str(j, isa_op_info((isa_op)h->later_op)->mnemonic);
-    cs_json_key(j, "mem");
-    cs_json_str(j, isa_mem_name(h->mem));
+    json_s(j, "earlier_op", isa_op_info((isa_op)h->earlier_op)->mnemonic);
+    json_s(j, "later_op", isa_op_info((isa_op)h->later_op)->mnemonic);
+    json_s(j, "mem", isa_mem_name(h->mem));
     json_u(j, "lo", h->lo);
     json_u(j, "hi", h->hi);
     json_u(j, "cycle", h->time);
-    cs_json_key(j, "message");
-    cs_json_str(j, line);
+    json_s(j, "message", line);
     cs_json_obj_end(j);
   }
   cs_json_arr_end(j);
@@ -397,12 +392,9 @@ void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j) {
   const sim_config *cfg = sim_get_config(s);
   trc_summary m;
   trc_summary_compute(s, r, &m);
-  cs_json_key(j, "generator");
-  cs_json_str(j, "cubesim");
-  cs_json_key(j, "cubesim_version");
-  cs_json_str(j, CUBESIM_VERSION);
-  cs_json_key(j, "chip");
-  cs_json_str(j, cfg->chip_name);
+  json_s(j, "generator", "cubesim");
+  json_s(j, "cubesim_version", CUBESIM_VERSION);
+  json_s(j, "chip", cfg->chip_name);
   json_u(j, "cores", m.cores);
   json_u(j, "clock_mhz", m.clock_mhz);
   json_u(j, "total_cycles", m.total_cycles);
@@ -417,13 +409,10 @@ void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j) {
   cs_json_obj_begin(j);
   for (int p = 0; p < ISA_PIPE_COUNT; p++) {
     char name[40];
-    snprintf(name, sizeof name, "%s_ratio", trc_pipe_msprof_name((isa_pipe)p));
     cs_json_key(j, isa_pipe_track_name((isa_pipe)p));
     cs_json_obj_begin(j);
-    cs_json_key(j, "pipe");
-    cs_json_str(j, isa_pipe_name((isa_pipe)p));
-    cs_json_key(j, "msprof");
-    cs_json_str(j, name);
+    json_s(j, "pipe", isa_pipe_name((isa_pipe)p));
+    json_s(j, "msprof", ratio_name((isa_pipe)p, name, sizeof name));
     json_u(j, "busy_cycles", m.pipes[p].busy_cycles);
     json_d(j, "ratio", m.pipes[p].ratio);
     cs_json_obj_end(j);
@@ -434,8 +423,7 @@ void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j) {
   for (int i = 0; i < ISA_PIPE_COUNT; i++) {
     isa_pipe p = csv_pipe_order[i];
     char name[40];
-    snprintf(name, sizeof name, "%s_ratio", trc_pipe_msprof_name(p));
-    json_d(j, name, m.pipes[p].ratio);
+    json_d(j, ratio_name(p, name, sizeof name), m.pipes[p].ratio);
   }
   cs_json_obj_end(j);
 
@@ -469,7 +457,7 @@ void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j) {
   json_d(j, "hit_rate", m.l2_hit_rate);
   cs_json_obj_end(j);
 
-  json_ops(r, &m, j);
+  json_ops(&m, j);
   json_per_core(s, r, &m, j);
   json_hazards(r, j);
   cs_json_key(j, "deadlock");

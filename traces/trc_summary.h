@@ -29,6 +29,12 @@ typedef struct trc_pipe_summary {
   double ratio;         /* busy_cycles / (cores x total_cycles); 0 when nothing ran */
 } trc_pipe_summary;
 
+typedef struct trc_op_summary {
+  uint64_t count;       /* instructions of the kind, all cores */
+  uint64_t busy_cycles; /* pipe occupancy */
+  uint64_t cycles;      /* start to completion */
+} trc_op_summary;
+
 typedef struct trc_summary {
   unsigned cores;
   uint64_t clock_mhz;
@@ -49,6 +55,7 @@ typedef struct trc_summary {
   double ideal_cube_cycles;
   double cube_utilization;               /* 0..1 */
   uint64_t stall_cycles;                 /* all cores */
+  trc_op_summary ops[ISA_OP_COUNT];      /* per instruction kind */
   uint64_t hazards;
   bool deadlocked;
 } trc_summary;
