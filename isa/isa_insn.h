@@ -390,6 +390,9 @@ uint64_t isa_range_bytes(const isa_range *r);
 uint64_t isa_range_end(const isa_range *r);
 /* True if two ranges (same memory) share at least one byte. Exact for strided ranges. */
 bool isa_range_overlap(const isa_range *a, const isa_range *b);
+/* The same bytes in the fewest runs: a stride of 0 reads one run (once), runs that follow each
+ * other become one, and a single run's stride is its length. */
+isa_range isa_range_normalize(isa_range r);
 
 /* ---- what an instruction costs: work for the timing model ------------------------------ */
 

@@ -41,18 +41,6 @@ bool isa_sem_load2d_check(const isa_insn *in, isa_fault *f) {
   return true;
 }
 
-/* The same bytes with fewest runs: a stride of 0 reads one run, runs that follow each other
- * are one. */
-static isa_range normalize(isa_range r) {
-  if (r.rows > 1 && r.stride_bytes == 0) r.rows = 1;
-  if (r.rows > 1 && r.stride_bytes == r.row_bytes) {
-    r.row_bytes *= r.rows;
-    r.rows = 1;
-  }
-  if (r.rows == 1) r.stride_bytes = r.row_bytes;
-  return r;
-}
-
 /* Destination fractal j of repeat i: dst + (i * (q + dst_gap) + j * (1 + dst_frac_gap)) * 512. */
 static uint64_t dst_fractal(const isa_fmt_load2d *p, uint64_t q, uint64_t i, uint64_t j) {
   return p->dst.off + (i * (q + p->dst_gap) + j * (1 + (uint64_t)p->dst_frac_gap)) * LOAD2D_FRACTAL_BYTES;
@@ -61,18 +49,18 @@ static uint64_t dst_fractal(const isa_fmt_load2d *p, uint64_t q, uint64_t i, uin
 size_t isa_sem_load2d_ranges(const isa_insn *in, isa_range *out) {
   const isa_fmt_load2d *p = &in->u.load2d;
   uint64_t q = fractals_per_repeat(p);
-  out[0] = normalize((isa_range){p->src.mem, 0,
-                                 p->src.off + (uint64_t)p->start_index * LOAD2D_FRACTAL_BYTES,
-                                 q * LOAD2D_FRACTAL_BYTES,
-                                 (uint64_t)p->src_stride * LOAD2D_FRACTAL_BYTES, p->repeat_times});
+  out[0] = isa_range_normalize((isa_range){p->src.mem, 0,
+                                           p->src.off + (uint64_t)p->start_index * LOAD2D_FRACTAL_BYTES,
+                                           q * LOAD2D_FRACTAL_BYTES,
+                                           (uint64_t)p->src_stride * LOAD2D_FRACTAL_BYTES, p->repeat_times});
   if (q == 1 || p->dst_frac_gap == 0) {
-    out[1] = normalize((isa_range){p->dst.mem, 1, p->dst.off, q * LOAD2D_FRACTAL_BYTES,
-                                   (q + p->dst_gap) * LOAD2D_FRACTAL_BYTES, p->repeat_times});
+    out[1] = isa_range_normalize((isa_range){p->dst.mem, 1, p->dst.off, q * LOAD2D_FRACTAL_BYTES,
+                                             (q + p->dst_gap) * LOAD2D_FRACTAL_BYTES, p->repeat_times});
     return 2;
   }
   for (uint64_t j = 0; j < q; j++) /* each fractal of a square has its own strided run */
-    out[1 + j] = normalize((isa_range){p->dst.mem, 1, dst_fractal(p, q, 0, j), LOAD2D_FRACTAL_BYTES,
-                                       (q + p->dst_gap) * LOAD2D_FRACTAL_BYTES, p->repeat_times});
+    out[1 + j] = isa_range_normalize((isa_range){p->dst.mem, 1, dst_fractal(p, q, 0, j), LOAD2D_FRACTAL_BYTES,
+                                                 (q + p->dst_gap) * LOAD2D_FRACTAL_BYTES, p->repeat_times});
   return 1 + (size_t)q;
 }
 

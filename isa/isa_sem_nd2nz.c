@@ -69,24 +69,13 @@ typedef struct pattern {
   uint64_t count;
 } pattern;
 
-/* The same bytes with fewest runs: runs that follow each other become one. */
-static isa_range normalize(isa_range r) {
-  if (r.rows > 1 && r.stride_bytes == 0) r.rows = 1;
-  if (r.rows > 1 && r.stride_bytes == r.row_bytes) {
-    r.row_bytes *= r.rows;
-    r.rows = 1;
-  }
-  if (r.rows == 1) r.stride_bytes = r.row_bytes;
-  return r;
-}
-
 static size_t emit_one(isa_range r, isa_range *out) {
-  if (out) *out = normalize(r);
+  if (out) *out = isa_range_normalize(r);
   return 1;
 }
 
 static size_t emit_pattern(const pattern *pt, isa_range *out) {
-  isa_range r = normalize(pt->r);
+  isa_range r = isa_range_normalize(pt->r);
   if (pt->count == 1 || pt->step_bytes == 0) return emit_one(r, out); /* step 0: same bytes */
   if (r.rows == 1) {
     r.rows = pt->count;

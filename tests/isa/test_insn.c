@@ -377,6 +377,24 @@ static void test_insn_range_overlap_examples(void **state) {
   assert_int_equal(isa_range_end(&many), 1000 + 3999ull * 4096 + 32);
 }
 
+/* isa_range_normalize, by hand: a stride of 0 is one run; runs that follow each other are one;
+ * gaps and overlaps stay; one run's stride is its length. */
+static void test_insn_range_normalize(void **state) {
+  (void)state;
+  isa_range r = isa_range_normalize((isa_range){ISA_MEM_L1, 0, 64, 32, 0, 5});
+  ic_range(&r, ISA_MEM_L1, 0, 64, 32, 32, 1);
+  r = isa_range_normalize((isa_range){ISA_MEM_UB, 1, 0, 32, 32, 4}); /* [0,128) in four runs */
+  ic_range(&r, ISA_MEM_UB, 1, 0, 128, 128, 1);
+  r = isa_range_normalize((isa_range){ISA_MEM_UB, 1, 0, 32, 48, 4}); /* gaps of 16 */
+  ic_range(&r, ISA_MEM_UB, 1, 0, 32, 48, 4);
+  r = isa_range_normalize((isa_range){ISA_MEM_UB, 0, 8, 32, 16, 3}); /* overlapping runs */
+  ic_range(&r, ISA_MEM_UB, 0, 8, 32, 16, 3);
+  r = isa_range_normalize((isa_range){ISA_MEM_GM, 0, 100, 7, 1000, 1});
+  ic_range(&r, ISA_MEM_GM, 0, 100, 7, 7, 1);
+  r = isa_range_normalize((isa_range){ISA_MEM_GM, 0, 100, 7, 1000, 0}); /* no runs: unchanged */
+  ic_range(&r, ISA_MEM_GM, 0, 100, 7, 1000, 0);
+}
+
 /* ---- copy family ------------------------------------------------------------------------- */
 
 static isa_testmach *small_machine(void) {
@@ -550,6 +568,7 @@ int main(void) {
       cmocka_unit_test(test_insn_pipes),
       cmocka_unit_test(test_insn_range_overlap_brute_force),
       cmocka_unit_test(test_insn_range_overlap_examples),
+      cmocka_unit_test(test_insn_range_normalize),
       cmocka_unit_test(test_insn_copy_exec_ranges_work),
       cmocka_unit_test(test_insn_copy_ranges_largest_gaps),
       cmocka_unit_test(test_insn_copy_out_of_bounds_on_machine),
