@@ -269,40 +269,27 @@ static void free_mem(job_mem *m) {
   free(m->c);
 }
 
-static cs_status linear_run(kn_ctx *ctx, cs_err *err) {
+/* The output on the simulated chip, or (ref) the reference output on the host. */
+static cs_status linear_compute(kn_ctx *ctx, bool ref, cs_err *err) {
   kn_mm_job j;
   linear_shape s;
   job_mem mem;
   cs_status st = build_job(ctx, &j, &s, &mem, err);
   kn_tensor *out = NULL;
-  if (st == CS_OK) st = output_tensor(ctx, &s, false, &out, err);
-  if (st == CS_OK && !kn_options(ctx)->timing_only) {
+  if (st == CS_OK) st = output_tensor(ctx, &s, ref, &out, err);
+  if (st == CS_OK && (ref || !kn_options(ctx)->timing_only)) {
     mem.c = calloc((uint64_t)s.batch * s.m * s.n, 2);
-    if (!mem.c) st = cs_err_set(err, CS_ENOMEM, "output: no host memory");
+    if (!mem.c) st = cs_err_set(err, CS_ENOMEM, "%s: no host memory", ref ? "reference" : "output");
     j.c = mem.c;
   }
-  if (st == CS_OK) st = kn_mm_simulate(ctx, &j, err);
+  if (st == CS_OK) st = ref ? kn_mm_reference(&j, kn_options(ctx)->cfg, mem.c, err) : kn_mm_simulate(ctx, &j, err);
   if (st == CS_OK && mem.c) kn_from_device(mem.c, s.bf16 ? ISA_BF16 : ISA_FP16, out);
   free_mem(&mem);
   return st;
 }
 
-static cs_status linear_reference(kn_ctx *ctx, cs_err *err) {
-  kn_mm_job j;
-  linear_shape s;
-  job_mem mem;
-  cs_status st = build_job(ctx, &j, &s, &mem, err);
-  kn_tensor *out = NULL;
-  if (st == CS_OK) st = output_tensor(ctx, &s, true, &out, err);
-  if (st == CS_OK) {
-    mem.c = calloc((uint64_t)s.batch * s.m * s.n, 2);
-    if (!mem.c) st = cs_err_set(err, CS_ENOMEM, "reference: no host memory");
-  }
-  if (st == CS_OK) st = kn_mm_reference(&j, kn_options(ctx)->cfg, mem.c, err);
-  if (st == CS_OK) kn_from_device(mem.c, s.bf16 ? ISA_BF16 : ISA_FP16, out);
-  free_mem(&mem);
-  return st;
-}
+static cs_status linear_run(kn_ctx *ctx, cs_err *err) { return linear_compute(ctx, false, err); }
+static cs_status linear_reference(kn_ctx *ctx, cs_err *err) { return linear_compute(ctx, true, err); }
 
 /* Deterministic inputs: int8 x and weight uniform over [-128, 127], bias uniform over
  * [-2^15, 2^15), and scales 0.5..1.5 / (64·sqrt(k)·128) so outputs stay near ±256. */
