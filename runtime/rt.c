@@ -176,6 +176,12 @@ rt_queue *rt_queue_init(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t slot_b
   return rt_queue_init_pipes(ctx, pos, slots, slot_bytes, rt_pos_producer(pos), rt_pos_consumer(pos), name);
 }
 
+/* The tensor of slot s of q. */
+static rt_ltensor slot_tensor(const rt_queue *q, unsigned s, isa_dtype dtype) {
+  rt_ltensor t = {q->pos, q->base_off + s * q->slot_bytes, q->slot_bytes, dtype, (int32_t)s};
+  return t;
+}
+
 rt_ltensor rt_alloc(rt_queue *q, isa_dtype dtype) {
   rt_ltensor t = {RT_POS_GM, 0, 0, dtype, -1};
   if (!q || !rt_ok(q->ctx)) return t;
@@ -191,11 +197,7 @@ rt_ltensor rt_alloc(rt_queue *q, isa_dtype dtype) {
   }
   q->state[s] = SLOT_ALLOCED;
   q->alloc_next = (s + 1) % q->nslots;
-  t.pos = q->pos;
-  t.off = q->base_off + s * q->slot_bytes;
-  t.bytes = q->slot_bytes;
-  t.slot = (int32_t)s;
-  return t;
+  return slot_tensor(q, s, dtype);
 }
 
 static bool slot_ok(rt_queue *q, rt_ltensor t, int want, const char *what) {
@@ -234,11 +236,7 @@ rt_ltensor rt_deque(rt_queue *q) {
   if (q->prod != q->cons) rt_wait_flag(q->ctx, q->prod, q->cons, q->ev_fill[s]);
   q->state[s] = SLOT_DEQUED;
   q->deq_next = (s + 1) % q->nslots;
-  t.pos = q->pos;
-  t.off = q->base_off + s * q->slot_bytes;
-  t.bytes = q->slot_bytes;
-  t.slot = (int32_t)s;
-  return t;
+  return slot_tensor(q, s, t.dtype);
 }
 
 void rt_free(rt_queue *q, rt_ltensor t) {
