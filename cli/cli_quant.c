@@ -11,6 +11,7 @@
 #include "base/cs_npy.h"
 #include "base/cs_parse.h"
 #include "cli/cli.h"
+#include "isa/isa_num.h"
 #include "isa/isa_quant.h"
 
 #define CMD "quant"
@@ -455,7 +456,7 @@ static void pack_json_one(cs_json *j, const isa_qw_packed *p) {
   json_hex64(j, "word", p->fields.word);
   cs_json_key(j, "scale");
   json_num(j, (double)p->scale);
-  json_hex32(j, "scale_input_bits", isa_quant_fp32_bits(p->scale));
+  json_hex32(j, "scale_input_bits", isa_f32_bits(p->scale));
   cs_json_key(j, "scale_effective");
   json_num(j, (double)p->fields.scale_effective);
   cs_json_key(j, "relative_error");
@@ -505,7 +506,7 @@ static int pack_one(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o) {
   isa_quant_format_double(eff, sizeof eff, (double)p.fields.scale_effective);
   snprintf(rel, sizeof rel, "%.8e", p.relative_error);
   fprintf(f, "quant word %s\n\n", w);
-  snprintf(line, sizeof line, "%s = fp32 0x%08x = %s", in, (unsigned)isa_quant_fp32_bits(scale),
+  snprintf(line, sizeof line, "%s = fp32 0x%08x = %s", in, (unsigned)isa_f32_bits(scale),
            in_exact);
   wrap(f, 2, "scale in", 16, line);
   switch (o->scale_rounding) {

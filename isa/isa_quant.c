@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isa/isa_num.h"
+
 /* ---- Tables ---- */
 
 static const struct {
@@ -113,19 +115,7 @@ bool isa_qw_offset_rounding_from_name(const char *name, isa_qw_offset_rounding *
   return false;
 }
 
-/* ---- fp32 helpers ---- */
-
-uint32_t isa_quant_fp32_bits(float v) {
-  uint32_t b;
-  memcpy(&b, &v, sizeof b);
-  return b;
-}
-
-float isa_quant_fp32_from_bits(uint32_t bits) {
-  float v;
-  memcpy(&v, &bits, sizeof v);
-  return v;
-}
+/* ---- decimal text ---- */
 
 /* The fewest significant digits (up to max_digits) whose decimal reads back as v, through
  * strtof when as_float, else strtod. %g writes integral values of 10 and more as "3e+02" at the
@@ -158,11 +148,6 @@ void isa_quant_format_double(char *out, size_t out_bytes, double v) {
   shortest(out, out_bytes, v, 17, false);
 }
 
-/* Shortest decimal of a double that reads back exactly. */
-static void format_double(char *out, size_t out_bytes, double v) {
-  isa_quant_format_double(out, out_bytes, v);
-}
-
 /* ---- Unpacking ---- */
 
 #define FP32_EXP_MAX 0xFFu
@@ -178,7 +163,7 @@ void isa_qw_unpack(uint64_t word, isa_qw_fields *out) {
   f.scale_bits = (uint32_t)((word & ISA_QW_SCALE_MASK) >> ISA_QW_SCALE_POS);
   f.scale_kept_bits = f.scale_bits & ISA_QW_SCALE_KEPT_MASK;
   f.scale_dropped_bits = f.scale_bits & ISA_QW_SCALE_DROPPED_MASK;
-  f.scale_effective = isa_quant_fp32_from_bits(f.scale_kept_bits);
+  f.scale_effective = isa_f32_from_bits(f.scale_kept_bits);
   f.scale_sign = (unsigned)(f.scale_kept_bits >> ISA_QW_SCALE_SIGN_POS);
   f.scale_exponent = fp32_exponent(f.scale_kept_bits);
   f.scale_mantissa = (unsigned)(f.scale_kept_bits >> ISA_QW_SCALE_MANT_POS) &
@@ -206,7 +191,7 @@ void isa_qw_unpack(uint64_t word, isa_qw_fields *out) {
 }
 
 float isa_qw_scale_effective(uint64_t word) {
-  return isa_quant_fp32_from_bits((uint32_t)(word & ISA_QW_SCALE_MASK) & ISA_QW_SCALE_KEPT_MASK);
+  return isa_f32_from_bits((uint32_t)(word & ISA_QW_SCALE_MASK) & ISA_QW_SCALE_KEPT_MASK);
 }
 
 int isa_qw_offset(uint64_t word) {
@@ -221,7 +206,7 @@ static const char scale_rule[] = "the quant scale must be a finite, non-zero, no
 /* A scale the word cannot carry: zero, Inf, NaN or subnormal (the fp19 scale has the fp32
  * exponent range; cubesim refuses subnormals rather than guess how the fixpipe treats them). */
 static cs_status check_scale(float scale, cs_err *err) {
-  uint32_t bits = isa_quant_fp32_bits(scale);
+  uint32_t bits = isa_f32_bits(scale);
   unsigned exp = fp32_exponent(bits);
   uint32_t mant = bits & 0x007FFFFFu;
   char v[32];
@@ -279,7 +264,7 @@ cs_status isa_qw_pack(float scale, const float *offset, const isa_qw_pack_opts *
   cs_status st = check_scale(scale, err);
   if (st != CS_OK) return st;
 
-  uint32_t bits = isa_quant_fp32_bits(scale);
+  uint32_t bits = isa_f32_bits(scale);
   uint32_t stored = bits;
   switch (o.scale_rounding) {
     case ISA_QW_SCALE_TRUNC: stored = bits & ISA_QW_SCALE_KEPT_MASK; break;
@@ -401,7 +386,7 @@ size_t isa_qw_warning_text(isa_qw_warn_index i, const isa_qw_fields *f, const is
       return put(buf, buf_bytes, "ignored high bits 47..63 set (0x%016llx)",
                  (unsigned long long)f->ignored_bits);
     case ISA_QW_WARN_INDEX_SIGN_EXTENDED: {
-      isa_quant_format_fp32(v, sizeof v, isa_quant_fp32_from_bits(f->scale_bits));
+      isa_quant_format_fp32(v, sizeof v, isa_f32_from_bits(f->scale_bits));
       unsigned raw_exp = fp32_exponent(f->scale_bits);
       char fix[128] = "";
       if (raw_exp != 0 && raw_exp != FP32_EXP_MAX)
@@ -421,7 +406,7 @@ size_t isa_qw_warning_text(isa_qw_warn_index i, const isa_qw_fields *f, const is
                  "the effective (fp19) scale is %s (bits 31..13 are zero): every output is 0",
                  f->scale_sign ? "-0" : "0");
     case ISA_QW_WARN_INDEX_SCALE_SUBNORMAL:
-      format_double(v, sizeof v, (double)f->scale_effective);
+      isa_quant_format_double(v, sizeof v, (double)f->scale_effective);
       return put(buf, buf_bytes,
                  "the effective (fp19) scale %s is subnormal (exponent 0): how the fixpipe "
                  "treats it is not documented",
@@ -458,14 +443,14 @@ size_t isa_qw_field_explain(isa_qw_field fld, const isa_qw_fields *f, char *buf,
                  "bits 12..0 = 0x%04x: ignored by the hardware, which truncates the scale to "
                  "19 bits (all 32 bits would make it %.3g larger in magnitude, relative)",
                  (unsigned)f->scale_dropped_bits,
-                 ((double)isa_quant_fp32_from_bits(f->scale_bits) - (double)f->scale_effective) /
+                 ((double)isa_f32_from_bits(f->scale_bits) - (double)f->scale_effective) /
                      (double)f->scale_effective);
     case ISA_QW_FIELD_SCALE_MANT:
       if (f->scale_exponent == FP32_EXP_MAX)
         return put(buf, buf_bytes, "mantissa bits 22..13 = 0x%03x: %s", f->scale_mantissa,
                    f->scale_mantissa ? "non-zero with exponent 255: NaN"
                                      : "zero with exponent 255: infinity");
-      format_double(v, sizeof v, (f->scale_exponent ? 1.0 : 0.0) + f->scale_mantissa / 1024.0);
+      isa_quant_format_double(v, sizeof v, (f->scale_exponent ? 1.0 : 0.0) + f->scale_mantissa / 1024.0);
       return put(buf, buf_bytes, "mantissa bits 22..13 = 0x%03x: significand %s (%s + %u/1024)",
                  f->scale_mantissa, v, f->scale_exponent ? "1" : "0", f->scale_mantissa);
     case ISA_QW_FIELD_SCALE_EXP:
@@ -521,13 +506,13 @@ size_t isa_qw_field_explain(isa_qw_field fld, const isa_qw_fields *f, char *buf,
 
 size_t isa_qw_scale_explain(const isa_qw_fields *f, char *buf, size_t buf_bytes) {
   char stored[40], eff[40], sig[40];
-  isa_quant_format_fp32(stored, sizeof stored, isa_quant_fp32_from_bits(f->scale_bits));
-  format_double(eff, sizeof eff, (double)f->scale_effective);
+  isa_quant_format_fp32(stored, sizeof stored, isa_f32_from_bits(f->scale_bits));
+  isa_quant_format_double(eff, sizeof eff, (double)f->scale_effective);
   const char *sign = f->scale_sign ? "-" : "+";
   if (f->scale_exponent == FP32_EXP_MAX)
     return put(buf, buf_bytes, "M1 = %s (fp32 bits 0x%08x; the hardware keeps 0x%08x)", eff,
                (unsigned)f->scale_bits, (unsigned)f->scale_kept_bits);
-  format_double(sig, sizeof sig, (f->scale_exponent ? 1.0 : 0.0) + f->scale_mantissa / 1024.0);
+  isa_quant_format_double(sig, sizeof sig, (f->scale_exponent ? 1.0 : 0.0) + f->scale_mantissa / 1024.0);
   int e2 = f->scale_exponent ? (int)f->scale_exponent - 127 : -126;
   if (f->scale_dropped_bits)
     return put(buf, buf_bytes,
@@ -539,7 +524,7 @@ size_t isa_qw_scale_explain(const isa_qw_fields *f, char *buf, size_t buf_bytes)
 
 size_t isa_qw_mode_note(isa_qw_mode m, const isa_qw_fields *f, char *buf, size_t buf_bytes) {
   char m1[40], off[16];
-  format_double(m1, sizeof m1, (double)f->scale_effective);
+  isa_quant_format_double(m1, sizeof m1, (double)f->scale_effective);
   offset_term(off, sizeof off, f->offset);
   const char *out_range = f->s ? "clamp(q, -128, 127) (S = 1: int8)"
                                : "clamp(q, 0, 255) (S = 0: uint8)";

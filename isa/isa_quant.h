@@ -271,8 +271,5 @@ size_t isa_qw_mode_note(isa_qw_mode m, const isa_qw_fields *f, char *buf, size_t
 void isa_quant_format_fp32(char *out, size_t out_bytes, float v);
 /* The same for a double (strtod): "0.0999755859375", "-0.00024415552252299305". */
 void isa_quant_format_double(char *out, size_t out_bytes, double v);
-/* fp32 bits of v and back (memcpy). */
-uint32_t isa_quant_fp32_bits(float v);
-float isa_quant_fp32_from_bits(uint32_t bits);
 
 #endif
