@@ -44,6 +44,18 @@
 uint32_t isa_f32_bits(float f);
 float isa_f32_from_bits(uint32_t b);
 
+/* Every buffer holds its values little-endian, whatever the host: `bytes` (1 to 8) bytes at p
+ * as an integer, and back. */
+static inline uint64_t isa_le_load(const uint8_t *p, size_t bytes) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < bytes; i++) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+static inline void isa_le_store(uint8_t *p, uint64_t v, size_t bytes) {
+  for (size_t i = 0; i < bytes; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint32_t isa_le_load32(const uint8_t *p) { return (uint32_t)isa_le_load(p, 4); }
+
 /* ---- fp32 -> fp16 / bf16, round to nearest even --------------------------------------------
  * ±0 keeps its sign; fp16 results below 2^-14 are subnormal (correctly rounded, down to ±0);
  * overflow gives ±Inf (fp16: |f| >= 65520, the midpoint between 65504 and 2^16; bf16: |f| >=

@@ -275,17 +275,6 @@ void isa_sem_fixpipe_work(const isa_insn *in, isa_work *w) {
   w->dtype = p->out_dtype;
 }
 
-/* Buffers are little-endian, whatever the host. */
-static uint32_t load32(const uint8_t *b) {
-  return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static uint64_t load64(const uint8_t *b) { return load32(b) | (uint64_t)load32(b + 4) << 32; }
-
-static void store_le(uint8_t *b, uint32_t v, uint64_t bytes) {
-  for (uint64_t i = 0; i < bytes; i++) b[i] = (uint8_t)(v >> (8 * i));
-}
-
 void isa_sem_fixpipe_exec(const isa_insn *in, const isa_mach *m) {
   const isa_fmt_fixpipe *p = &in->u.fixpipe;
   fp_geom g = geom_of(p);
@@ -306,7 +295,7 @@ void isa_sem_fixpipe_exec(const isa_insn *in, const isa_mach *m) {
     uint32_t w = cb < g.full ? BLOCK_COLS : g.tail;
     for (uint32_t jj = 0; vector && jj < w; jj++)
       isa_fixpipe_conv_init(&conv[jj], mode, (isa_dtype)p->l0c_dtype,
-                            load64(words + ((uint64_t)cb * BLOCK_COLS + jj) * FB_WORD_BYTES),
+                            isa_le_load(words + ((uint64_t)cb * BLOCK_COLS + jj) * FB_WORD_BYTES, 8),
                             p->relu_en != 0, m->env.fixpipe_saturation);
     for (uint32_t t = 0; t < p->nd_num; t++) {
       const uint8_t *src = m->ptr(
@@ -330,7 +319,8 @@ void isa_sem_fixpipe_exec(const isa_insn *in, const isa_mach *m) {
                        matrix + ((uint64_t)cb * p->dst_stride + i) * BLOCK_COLS * es, w * es);
         const uint8_t *x = src + (uint64_t)i * L0C_ROW_BYTES;
         for (uint32_t jj = 0; jj < w; jj++)
-          store_le(row + jj * es, isa_fixpipe_conv_apply(&conv[jj], load32(x + jj * L0C_ELEM_BYTES)), es);
+          isa_le_store(row + jj * es, isa_fixpipe_conv_apply(&conv[jj], isa_le_load32(x + jj * L0C_ELEM_BYTES)),
+                       es);
       }
     }
   }

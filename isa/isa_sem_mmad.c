@@ -95,18 +95,6 @@ static size_t c_index(const mm_shape *s, uint32_t i, uint32_t j) {
           i % FRACTAL_ROWS) * FRACTAL_ROWS + j % FRACTAL_ROWS;
 }
 
-/* Buffers are little-endian, whatever the host. */
-static uint32_t load32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void store32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)v;
-  p[1] = (uint8_t)(v >> 8);
-  p[2] = (uint8_t)(v >> 16);
-  p[3] = (uint8_t)(v >> 24);
-}
-
 static int32_t int_elem(const uint8_t *base, isa_dtype dt, size_t idx) {
   return dt == ISA_INT4 ? isa_int4_get(base, idx) : (int8_t)base[idx];
 }
@@ -135,8 +123,8 @@ static mm_ops operands(const isa_fmt_mmad *p, const mm_shape *s, const isa_mach 
 /* The accumulator's starting bits for C(i, j): old C, the bias (j < n), or zero. */
 static uint32_t start_bits(const isa_fmt_mmad *p, const mm_shape *s, const mm_ops *o, uint32_t i,
                            uint32_t j) {
-  if (!p->init_c) return load32(o->c + c_index(s, i, j) * 4);
-  if (p->bias_en && j < s->n) return load32(o->bias + (size_t)j * BIAS_ELEM_BYTES);
+  if (!p->init_c) return isa_le_load32(o->c + c_index(s, i, j) * 4);
+  if (p->bias_en && j < s->n) return isa_le_load32(o->bias + (size_t)j * BIAS_ELEM_BYTES);
   return 0;
 }
 
@@ -381,7 +369,7 @@ static bool exec_int(const isa_fmt_mmad *p, const mm_shape *s, const mm_ops *o) 
         }
         for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) {
           uint32_t j = jb * FRACTAL_ROWS + jj;
-          store32(o->c + c_index(s, i, j) * 4, start_bits(p, s, o, i, j) + (uint32_t)acc[jj]);
+          isa_le_store(o->c + c_index(s, i, j) * 4, start_bits(p, s, o, i, j) + (uint32_t)acc[jj], 4);
         }
       }
     }
@@ -456,7 +444,8 @@ static bool exec_float(const isa_fmt_mmad *p, const mm_shape *s, const mm_ops *o
         if (i >= m) /* rows i >= m of A: a zero sum */
           for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) acc[jj] += 0.0f;
         for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++)
-          store32(o->c + c_index(s, i, jb * FRACTAL_ROWS + jj) * 4, isa_f32_bits(isa_f32_canon(acc[jj])));
+          isa_le_store(o->c + c_index(s, i, jb * FRACTAL_ROWS + jj) * 4, isa_f32_bits(isa_f32_canon(acc[jj])),
+                       4);
       }
     }
   }
@@ -549,7 +538,7 @@ void isa_sem_mmad_exec_direct(const isa_insn *in, const isa_mach *m) {
         }
         acc = isa_f32_bits(isa_f32_canon(f));
       }
-      store32(o.c + c_index(&s, i, j) * 4, acc);
+      isa_le_store(o.c + c_index(&s, i, j) * 4, acc, 4);
     }
 }
 

@@ -48,12 +48,6 @@ void isa_sem_vbinary_work(const isa_insn *in, isa_work *w) {
   w->dtype = p->dtype;
 }
 
-static uint32_t load_le(const uint8_t *b, uint64_t bytes) {
-  uint32_t v = 0;
-  for (uint64_t i = 0; i < bytes; i++) v |= (uint32_t)b[i] << (8 * i);
-  return v;
-}
-
 /* a + b on the element bits. fp16: the fp32 sum of two fp16 values is their exact sum rounded
  * to 24 bits, and rounding that to fp16 (11 bits) gives the exact sum rounded once: with
  * 24 >= 2*11 + 2 bits in between, double rounding is innocuous for addition (S. A. Figueroa,
@@ -76,7 +70,8 @@ void isa_sem_vbinary_exec(const isa_insn *in, const isa_mach *m) {
   const uint8_t *s1 = m->ptr(m->ctx, ISA_MEM_UB, p->src1.off, bytes);
   uint8_t *d = m->ptr(m->ctx, ISA_MEM_UB, p->dst.off, bytes);
   for (uint64_t i = 0; i < p->count; i++) {
-    uint32_t r = add(p->dtype, load_le(s0 + i * es, es), load_le(s1 + i * es, es));
-    for (uint64_t b = 0; b < es; b++) d[i * es + b] = (uint8_t)(r >> (8 * b));
+    uint32_t a = (uint32_t)isa_le_load(s0 + i * es, es), b = (uint32_t)isa_le_load(s1 + i * es, es);
+    uint32_t r = add(p->dtype, a, b);
+    isa_le_store(d + i * es, r, es);
   }
 }

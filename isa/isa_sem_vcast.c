@@ -53,12 +53,6 @@ void isa_sem_vcast_work(const isa_insn *in, isa_work *w) {
   w->dtype = p->dst_dtype;
 }
 
-static uint32_t load_le(const uint8_t *b, uint64_t bytes) {
-  uint32_t v = 0;
-  for (uint64_t i = 0; i < bytes; i++) v |= (uint32_t)b[i] << (8 * i);
-  return v;
-}
-
 /* One element: from the source bits to the destination bits. */
 static uint32_t convert(uint32_t from, uint32_t to, uint32_t x) {
   switch (from) {
@@ -80,7 +74,7 @@ void isa_sem_vcast_exec(const isa_insn *in, const isa_mach *m) {
   const uint8_t *src = m->ptr(m->ctx, ISA_MEM_UB, p->src.off, p->count * sb);
   uint8_t *dst = m->ptr(m->ctx, ISA_MEM_UB, p->dst.off, p->count * db);
   for (uint64_t i = 0; i < p->count; i++) {
-    uint32_t y = convert(p->src_dtype, p->dst_dtype, load_le(src + i * sb, sb));
-    for (uint64_t b = 0; b < db; b++) dst[i * db + b] = (uint8_t)(y >> (8 * b));
+    uint32_t y = convert(p->src_dtype, p->dst_dtype, (uint32_t)isa_le_load(src + i * sb, sb));
+    isa_le_store(dst + i * db, y, db);
   }
 }

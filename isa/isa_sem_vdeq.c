@@ -53,10 +53,6 @@ void isa_sem_vdeq_work(const isa_insn *in, isa_work *w) {
   w->dtype = p->out_dtype;
 }
 
-static uint32_t load32(const uint8_t *b) {
-  return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
 void isa_sem_vdeq_exec(const isa_insn *in, const isa_mach *m) {
   const isa_fmt_vdeq *p = &in->u.vdeq;
   uint64_t es = out_bytes(p);
@@ -68,12 +64,12 @@ void isa_sem_vdeq_exec(const isa_insn *in, const isa_mach *m) {
     uint8_t *dst = m->ptr(m->ctx, ISA_MEM_UB, p->dst.off + (uint64_t)r * p->dst_row_stride * es,
                           p->cols * es);
     for (uint32_t c = 0; c < p->cols; c++) {
-      float x = isa_i32_to_f32((int32_t)load32(src + (uint64_t)c * SRC_ELEM_BYTES));
-      float y = isa_f32_mul(x, isa_f32_from_bits(load32(scale + (uint64_t)c * SCALE_ELEM_BYTES)));
+      float x = isa_i32_to_f32((int32_t)isa_le_load32(src + (uint64_t)c * SRC_ELEM_BYTES));
+      float y = isa_f32_mul(x, isa_f32_from_bits(isa_le_load32(scale + (uint64_t)c * SCALE_ELEM_BYTES)));
       uint32_t bits = p->out_dtype == ISA_FP32   ? isa_f32_bits(y)
                       : p->out_dtype == ISA_FP16 ? isa_f32_to_f16(y)
                                                  : isa_f32_to_bf16(y);
-      for (uint64_t b = 0; b < es; b++) dst[(uint64_t)c * es + b] = (uint8_t)(bits >> (8 * b));
+      isa_le_store(dst + (uint64_t)c * es, bits, es);
     }
   }
 }
