@@ -132,3 +132,23 @@ void cs_json_raw(cs_json *j, const char *text) {
   before_item(j);
   fputs(text, j->f);
 }
+
+void cs_json_member_str(cs_json *j, const char *key, const char *s) {
+  cs_json_key(j, key);
+  cs_json_str(j, s);
+}
+
+void cs_json_member_int(cs_json *j, const char *key, int64_t v) {
+  cs_json_key(j, key);
+  cs_json_int(j, v);
+}
+
+void cs_json_member_uint(cs_json *j, const char *key, uint64_t v) {
+  cs_json_key(j, key);
+  cs_json_uint(j, v);
+}
+
+void cs_json_member_double(cs_json *j, const char *key, double v) {
+  cs_json_key(j, key);
+  cs_json_double(j, v);
+}

@@ -34,6 +34,11 @@ void cs_json_bool(cs_json *j, bool v);
 void cs_json_null(cs_json *j);
 /* Writes a value that is already valid JSON text (no checking). */
 void cs_json_raw(cs_json *j, const char *text);
+/* A member of the open object: cs_json_key followed by the value. */
+void cs_json_member_str(cs_json *j, const char *key, const char *s);
+void cs_json_member_int(cs_json *j, const char *key, int64_t v);
+void cs_json_member_uint(cs_json *j, const char *key, uint64_t v);
+void cs_json_member_double(cs_json *j, const char *key, double v);
 
 /* Writes s as a JSON string literal (with quotes) to f. */
 void cs_json_write_string(FILE *f, const char *s);

@@ -277,15 +277,13 @@ static void print_explanation(FILE *f, const isa_qw_fields *q, const isa_qw_pack
 static void json_hex32(cs_json *j, const char *key, uint32_t v) {
   char s[16];
   snprintf(s, sizeof s, "0x%08x", (unsigned)v);
-  cs_json_key(j, key);
-  cs_json_str(j, s);
+  cs_json_member_str(j, key, s);
 }
 
 static void json_hex64(cs_json *j, const char *key, uint64_t v) {
   char s[24];
   hex64(s, sizeof s, v);
-  cs_json_key(j, key);
-  cs_json_str(j, s);
+  cs_json_member_str(j, key, s);
 }
 
 static void json_warnings(cs_json *j, unsigned warnings, const isa_qw_fields *q,
@@ -312,24 +310,16 @@ static void json_fields(cs_json *j, const isa_qw_fields *q) {
   json_hex32(j, "scale_kept_bits", q->scale_kept_bits);
   char s[16];
   snprintf(s, sizeof s, "0x%04x", (unsigned)q->scale_dropped_bits);
-  cs_json_key(j, "scale_dropped_bits");
-  cs_json_str(j, s);
+  cs_json_member_str(j, "scale_dropped_bits", s);
   cs_json_key(j, "scale_effective");
   json_num(j, (double)q->scale_effective);
-  cs_json_key(j, "scale_sign");
-  cs_json_uint(j, q->scale_sign);
-  cs_json_key(j, "scale_exponent");
-  cs_json_uint(j, q->scale_exponent);
-  cs_json_key(j, "scale_mantissa");
-  cs_json_uint(j, q->scale_mantissa);
-  cs_json_key(j, "n");
-  cs_json_uint(j, q->n);
-  cs_json_key(j, "mcb");
-  cs_json_uint(j, q->mcb);
-  cs_json_key(j, "offset");
-  cs_json_int(j, q->offset);
-  cs_json_key(j, "sign");
-  cs_json_uint(j, q->s);
+  cs_json_member_uint(j, "scale_sign", q->scale_sign);
+  cs_json_member_uint(j, "scale_exponent", q->scale_exponent);
+  cs_json_member_uint(j, "scale_mantissa", q->scale_mantissa);
+  cs_json_member_uint(j, "n", q->n);
+  cs_json_member_uint(j, "mcb", q->mcb);
+  cs_json_member_int(j, "offset", q->offset);
+  cs_json_member_uint(j, "sign", q->s);
   json_hex64(j, "ignored_bits", q->ignored_bits);
 }
 
@@ -338,20 +328,17 @@ static void json_explain(cs_json *j, const isa_qw_fields *q) {
   cs_json_key(j, "explain");
   cs_json_obj_begin(j);
   isa_qw_scale_explain(q, line, sizeof line);
-  cs_json_key(j, "scale");
-  cs_json_str(j, line);
+  cs_json_member_str(j, "scale", line);
   for (int i = 0; i < ISA_QW_FIELD_COUNT; i++) {
     isa_qw_field_explain((isa_qw_field)i, q, line, sizeof line);
-    cs_json_key(j, isa_qw_field_name((isa_qw_field)i));
-    cs_json_str(j, line);
+    cs_json_member_str(j, isa_qw_field_name((isa_qw_field)i), line);
   }
   cs_json_obj_end(j);
   cs_json_key(j, "modes");
   cs_json_obj_begin(j);
   for (int m = 0; m < ISA_QW_MODE_COUNT; m++) {
     isa_qw_mode_note((isa_qw_mode)m, q, line, sizeof line);
-    cs_json_key(j, isa_qw_mode_name((isa_qw_mode)m));
-    cs_json_str(j, line);
+    cs_json_member_str(j, isa_qw_mode_name((isa_qw_mode)m), line);
   }
   cs_json_obj_end(j);
 }

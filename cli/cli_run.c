@@ -130,8 +130,7 @@ static int find_output(const kn_op *op, const kv *o) {
 
 static void json_tensor(cs_json *j, const kn_tensor *t) {
   cs_json_obj_begin(j);
-  cs_json_key(j, "dtype");
-  cs_json_str(j, isa_dtype_name(t->dtype));
+  cs_json_member_str(j, "dtype", isa_dtype_name(t->dtype));
   cs_json_key(j, "shape");
   cs_json_arr_begin(j);
   for (uint32_t d = 0; d < t->ndim; d++) cs_json_uint(j, t->shape[d]);

@@ -279,28 +279,13 @@ void trc_summary_text(const sim *s, const sim_result *r, FILE *f) {
 
 /* ---- JSON ------------------------------------------------------------------------------- */
 
-static void json_u(cs_json *j, const char *k, uint64_t v) {
-  cs_json_key(j, k);
-  cs_json_uint(j, v);
-}
-
-static void json_d(cs_json *j, const char *k, double v) {
-  cs_json_key(j, k);
-  cs_json_double(j, v);
-}
-
-static void json_s(cs_json *j, const char *k, const char *v) {
-  cs_json_key(j, k);
-  cs_json_str(j, v);
-}
-
 /* A statistic under its name: {"value" (when given), "unit", "description"}. */
 static void json_stat_desc(cs_json *j, const sim_stat_desc *d, const uint64_t *value) {
   cs_json_key(j, d->name);
   cs_json_obj_begin(j);
-  if (value) json_u(j, "value", *value);
-  json_s(j, "unit", d->unit);
-  json_s(j, "description", d->desc);
+  if (value) cs_json_member_uint(j, "value", *value);
+  cs_json_member_str(j, "unit", d->unit);
+  cs_json_member_str(j, "description", d->desc);
   cs_json_obj_end(j);
 }
 
@@ -327,17 +312,17 @@ static void json_per_core(const sim *s, const sim_result *r, const trc_summary *
   for (unsigned c = 0; c < m->cores; c++) {
     const sim_core_stats *k = &r->stats.core[c];
     cs_json_obj_begin(j);
-    json_u(j, "core", c);
+    cs_json_member_uint(j, "core", c);
     for (size_t i = 0; i < sim_stats_core_count(); i++)
-      json_u(j, sim_stats_core_desc(i)->name, sim_stats_core_value(k, i));
+      cs_json_member_uint(j, sim_stats_core_desc(i)->name, sim_stats_core_value(k, i));
     cs_json_key(j, "pipes");
     cs_json_obj_begin(j);
     for (int p = 0; p < ISA_PIPE_COUNT; p++) {
       uint64_t busy = trc_core_pipe_busy(s, r, c, (isa_pipe)p);
       cs_json_key(j, isa_pipe_track_name((isa_pipe)p));
       cs_json_obj_begin(j);
-      json_u(j, "busy_cycles", busy);
-      json_d(j, "ratio", safe_div((double)busy, (double)m->total_cycles));
+      cs_json_member_uint(j, "busy_cycles", busy);
+      cs_json_member_double(j, "ratio", safe_div((double)busy, (double)m->total_cycles));
       cs_json_obj_end(j);
     }
     cs_json_obj_end(j);
@@ -352,9 +337,9 @@ static void json_ops(const trc_summary *m, cs_json *j) {
   for (int op = 0; op < ISA_OP_COUNT; op++) {
     cs_json_key(j, isa_op_info((isa_op)op)->mnemonic);
     cs_json_obj_begin(j);
-    json_u(j, "count", m->ops[op].count);
-    json_u(j, "busy_cycles", m->ops[op].busy_cycles);
-    json_u(j, "cycles", m->ops[op].cycles);
+    cs_json_member_uint(j, "count", m->ops[op].count);
+    cs_json_member_uint(j, "busy_cycles", m->ops[op].busy_cycles);
+    cs_json_member_uint(j, "cycles", m->ops[op].cycles);
     cs_json_obj_end(j);
   }
   cs_json_obj_end(j);
@@ -363,7 +348,7 @@ static void json_ops(const trc_summary *m, cs_json *j) {
 static void json_hazards(const sim_result *r, cs_json *j) {
   cs_json_key(j, "hazards");
   cs_json_obj_begin(j);
-  json_u(j, "count", r->hazard_count);
+  cs_json_member_uint(j, "count", r->hazard_count);
   cs_json_key(j, "first");
   cs_json_arr_begin(j);
   for (unsigned i = 0; i < r->hazards_kept; i++) {
@@ -371,17 +356,17 @@ static void json_hazards(const sim_result *r, cs_json *j) {
     char line[1024];
     sim_hazard_describe(h, line, sizeof line);
     cs_json_obj_begin(j);
-    json_s(j, "kind", sim_hazard_kind_name(h->kind));
-    json_u(j, "core", h->core);
-    json_u(j, "earlier", h->earlier);
-    json_u(j, "later", h->later);
-    json_s(j, "earlier_op", isa_op_info((isa_op)h->earlier_op)->mnemonic);
-    json_s(j, "later_op", isa_op_info((isa_op)h->later_op)->mnemonic);
-    json_s(j, "mem", isa_mem_name(h->mem));
-    json_u(j, "lo", h->lo);
-    json_u(j, "hi", h->hi);
-    json_u(j, "cycle", h->time);
-    json_s(j, "message", line);
+    cs_json_member_str(j, "kind", sim_hazard_kind_name(h->kind));
+    cs_json_member_uint(j, "core", h->core);
+    cs_json_member_uint(j, "earlier", h->earlier);
+    cs_json_member_uint(j, "later", h->later);
+    cs_json_member_str(j, "earlier_op", isa_op_info((isa_op)h->earlier_op)->mnemonic);
+    cs_json_member_str(j, "later_op", isa_op_info((isa_op)h->later_op)->mnemonic);
+    cs_json_member_str(j, "mem", isa_mem_name(h->mem));
+    cs_json_member_uint(j, "lo", h->lo);
+    cs_json_member_uint(j, "hi", h->hi);
+    cs_json_member_uint(j, "cycle", h->time);
+    cs_json_member_str(j, "message", line);
     cs_json_obj_end(j);
   }
   cs_json_arr_end(j);
@@ -392,18 +377,18 @@ void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j) {
   const sim_config *cfg = sim_get_config(s);
   trc_summary m;
   trc_summary_compute(s, r, &m);
-  json_s(j, "generator", "cubesim");
-  json_s(j, "cubesim_version", CUBESIM_VERSION);
-  json_s(j, "chip", cfg->chip_name);
-  json_u(j, "cores", m.cores);
-  json_u(j, "clock_mhz", m.clock_mhz);
-  json_u(j, "total_cycles", m.total_cycles);
-  json_d(j, "time_us", m.time_us);
-  json_u(j, "instructions", m.instructions);
-  json_u(j, "macs", m.macs);
-  json_d(j, "ideal_cube_cycles", m.ideal_cube_cycles);
-  json_d(j, "cube_utilization", m.cube_utilization);
-  json_u(j, "stall_cycles", m.stall_cycles);
+  cs_json_member_str(j, "generator", "cubesim");
+  cs_json_member_str(j, "cubesim_version", CUBESIM_VERSION);
+  cs_json_member_str(j, "chip", cfg->chip_name);
+  cs_json_member_uint(j, "cores", m.cores);
+  cs_json_member_uint(j, "clock_mhz", m.clock_mhz);
+  cs_json_member_uint(j, "total_cycles", m.total_cycles);
+  cs_json_member_double(j, "time_us", m.time_us);
+  cs_json_member_uint(j, "instructions", m.instructions);
+  cs_json_member_uint(j, "macs", m.macs);
+  cs_json_member_double(j, "ideal_cube_cycles", m.ideal_cube_cycles);
+  cs_json_member_double(j, "cube_utilization", m.cube_utilization);
+  cs_json_member_uint(j, "stall_cycles", m.stall_cycles);
 
   cs_json_key(j, "pipes");
   cs_json_obj_begin(j);
@@ -411,10 +396,10 @@ void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j) {
     char name[40];
     cs_json_key(j, isa_pipe_track_name((isa_pipe)p));
     cs_json_obj_begin(j);
-    json_s(j, "pipe", isa_pipe_name((isa_pipe)p));
-    json_s(j, "msprof", ratio_name((isa_pipe)p, name, sizeof name));
-    json_u(j, "busy_cycles", m.pipes[p].busy_cycles);
-    json_d(j, "ratio", m.pipes[p].ratio);
+    cs_json_member_str(j, "pipe", isa_pipe_name((isa_pipe)p));
+    cs_json_member_str(j, "msprof", ratio_name((isa_pipe)p, name, sizeof name));
+    cs_json_member_uint(j, "busy_cycles", m.pipes[p].busy_cycles);
+    cs_json_member_double(j, "ratio", m.pipes[p].ratio);
     cs_json_obj_end(j);
   }
   cs_json_obj_end(j);
@@ -423,7 +408,7 @@ void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j) {
   for (int i = 0; i < ISA_PIPE_COUNT; i++) {
     isa_pipe p = csv_pipe_order[i];
     char name[40];
-    json_d(j, ratio_name(p, name, sizeof name), m.pipes[p].ratio);
+    cs_json_member_double(j, ratio_name(p, name, sizeof name), m.pipes[p].ratio);
   }
   cs_json_obj_end(j);
 
@@ -433,28 +418,28 @@ void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j) {
     if (p == ISA_PATH_NONE) continue;
     cs_json_key(j, isa_path_name((isa_path)p));
     cs_json_obj_begin(j);
-    json_u(j, "bytes", m.path_bytes[p]);
-    json_d(j, "gb_per_s", m.path_gb_per_s[p]);
+    cs_json_member_uint(j, "bytes", m.path_bytes[p]);
+    cs_json_member_double(j, "gb_per_s", m.path_gb_per_s[p]);
     cs_json_obj_end(j);
   }
   cs_json_obj_end(j);
 
   cs_json_key(j, "gm");
   cs_json_obj_begin(j);
-  json_u(j, "read_bytes", m.gm_read_bytes);
-  json_u(j, "write_bytes", m.gm_write_bytes);
-  json_u(j, "hbm_read_bytes", m.hbm_read_bytes);
-  json_u(j, "busy_cycles", m.gm_busy_cycles);
-  json_d(j, "gb_per_s", m.gm_gb_per_s);
-  json_d(j, "busy_gb_per_s", m.gm_busy_gb_per_s);
+  cs_json_member_uint(j, "read_bytes", m.gm_read_bytes);
+  cs_json_member_uint(j, "write_bytes", m.gm_write_bytes);
+  cs_json_member_uint(j, "hbm_read_bytes", m.hbm_read_bytes);
+  cs_json_member_uint(j, "busy_cycles", m.gm_busy_cycles);
+  cs_json_member_double(j, "gb_per_s", m.gm_gb_per_s);
+  cs_json_member_double(j, "busy_gb_per_s", m.gm_busy_gb_per_s);
   cs_json_obj_end(j);
   cs_json_key(j, "l2");
   cs_json_obj_begin(j);
   cs_json_key(j, "enabled");
   cs_json_bool(j, cfg->l2_enabled);
-  json_u(j, "hit_bytes", m.l2_hit_bytes);
-  json_u(j, "miss_bytes", m.l2_miss_bytes);
-  json_d(j, "hit_rate", m.l2_hit_rate);
+  cs_json_member_uint(j, "hit_bytes", m.l2_hit_bytes);
+  cs_json_member_uint(j, "miss_bytes", m.l2_miss_bytes);
+  cs_json_member_double(j, "hit_rate", m.l2_hit_rate);
   cs_json_obj_end(j);
 
   json_ops(&m, j);

@@ -109,6 +109,26 @@ static void test_cs_json_commas_escapes_and_numbers(void **state) {
   free(s);
 }
 
+static void write_members(cs_json *j) {
+  cs_json_obj_begin(j);
+  cs_json_member_str(j, "s", "a\tb");
+  cs_json_member_str(j, "none", NULL);
+  cs_json_member_int(j, "i", INT64_MIN);
+  cs_json_member_uint(j, "u", 42);
+  cs_json_member_double(j, "d", 1.0 / 3.0);
+  cs_json_member_double(j, "nan", 0.0 / 0.0);
+  cs_json_obj_end(j);
+}
+
+/* Each member writer is cs_json_key and the value. */
+static void test_cs_json_members(void **state) {
+  (void)state;
+  char *s = json_of(write_members);
+  assert_string_equal(s, "{\"s\":\"a\\tb\",\"none\":null,\"i\":-9223372036854775808,\"u\":42,"
+                         "\"d\":0.3333333333333333,\"nan\":null}");
+  free(s);
+}
+
 static void test_cs_json_doubles_read_back_in_plain_notation(void **state) {
   (void)state;
   char b[64];
@@ -145,6 +165,7 @@ int main(void) {
       cmocka_unit_test(test_cs_parse_i64_signs_and_limits),
       cmocka_unit_test(test_cs_parse_double_and_bool),
       cmocka_unit_test(test_cs_json_commas_escapes_and_numbers),
+      cmocka_unit_test(test_cs_json_members),
       cmocka_unit_test(test_cs_json_doubles_read_back_in_plain_notation),
       cmocka_unit_test(test_cs_err_prefix_and_exit_codes),
   };
