@@ -25,13 +25,6 @@
 #define F32_TO_F16_DROP 13
 #define F32_TO_BF16_DROP 16
 
-/* double fields */
-#define F64_EXP_SHIFT 52
-#define F64_EXP_MASK 0x7FFu
-#define F64_EXP_BIAS 1023
-#define F64_MANT_MASK 0x000FFFFFFFFFFFFFull
-#define F64_HIDDEN 0x0010000000000000ull
-
 uint32_t isa_f32_bits(float f) {
   uint32_t b;
   memcpy(&b, &f, sizeof b);
@@ -140,14 +133,14 @@ float isa_bf16_to_f32(uint16_t b) { return isa_f32_from_bits((uint32_t)b << 16);
 static int round_magnitude(double x, int half_even, uint64_t *mag) {
   uint64_t b;
   memcpy(&b, &x, sizeof b);
-  int e = (int)((b >> F64_EXP_SHIFT) & F64_EXP_MASK) - F64_EXP_BIAS;
-  if (e >= F64_EXP_SHIFT) return 0; /* integral already (ulp >= 1), or Inf/NaN */
+  int e = (int)((b >> ISA_F64_EXP_SHIFT) & ISA_F64_EXP_MASK) - ISA_F64_EXP_BIAS;
+  if (e >= ISA_F64_EXP_SHIFT) return 0; /* integral already (ulp >= 1), or Inf/NaN */
   if (e < -1) {                     /* |x| < 0.5 (zeros and subnormals included) */
     *mag = 0;
     return 1;
   }
-  uint64_t m = (b & F64_MANT_MASK) | F64_HIDDEN; /* |x| = m * 2^(e - 52) */
-  unsigned shift = (unsigned)(F64_EXP_SHIFT - e); /* 1 .. 53 */
+  uint64_t m = (b & ISA_F64_MANT_MASK) | ISA_F64_HIDDEN; /* |x| = m * 2^(e - 52) */
+  unsigned shift = (unsigned)(ISA_F64_EXP_SHIFT - e); /* 1 .. 53 */
   uint64_t q = m >> shift;
   uint64_t rem = m & ((1ull << shift) - 1u);
   uint64_t half = 1ull << (shift - 1u);

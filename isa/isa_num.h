@@ -40,6 +40,14 @@
 #define ISA_BF16_QNAN 0x7FC0u
 #define ISA_BF16_MAX 0x7F7Fu     /* (2 - 2^-7) * 2^127, largest finite */
 
+/* IEEE 754 binary64 fields, for exact work on doubles. */
+#define ISA_F64_MANT_BITS 52 /* stored mantissa bits */
+#define ISA_F64_EXP_SHIFT 52
+#define ISA_F64_EXP_MASK 0x7FFu
+#define ISA_F64_EXP_BIAS 1023
+#define ISA_F64_MANT_MASK UINT64_C(0x000FFFFFFFFFFFFF)
+#define ISA_F64_HIDDEN UINT64_C(0x0010000000000000)
+
 /* ---- raw bits ------------------------------------------------------------------------------ */
 uint32_t isa_f32_bits(float f);
 float isa_f32_from_bits(uint32_t b);

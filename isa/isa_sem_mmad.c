@@ -39,13 +39,6 @@
 #define F32_SIGN_BIT 0x80000000u
 #define F32_INF_BITS 0x7F800000u
 
-/* double fields */
-#define F64_EXP_SHIFT 52
-#define F64_EXP_MASK 0x7FFu
-#define F64_EXP_BIAS 1023
-#define F64_MANT_MASK 0x000FFFFFFFFFFFFFull
-#define F64_HIDDEN 0x0010000000000000ull
-#define F64_MANT_BITS 52
 
 /* ---- shape and operand layout ----------------------------------------------------------- */
 
@@ -145,10 +138,11 @@ static uint32_t start_bits(const isa_fmt_mmad *p, const mm_shape *s, const mm_op
  * hold them. */
 static bool split_magic(int t, int q, double *magic) {
   int g = t - SPLIT_HEADROOM;
-  int e = F64_MANT_BITS + g; /* C = 1.5 * 2^e, a normal double */
-  if (t - q > SPLIT_MAX_SPAN || e + F64_EXP_BIAS < 1 || e + F64_EXP_BIAS >= (int)F64_EXP_MASK)
+  int e = ISA_F64_MANT_BITS + g; /* C = 1.5 * 2^e, a normal double */
+  if (t - q > SPLIT_MAX_SPAN || e + ISA_F64_EXP_BIAS < 1 ||
+      e + ISA_F64_EXP_BIAS >= (int)ISA_F64_EXP_MASK)
     return false;
-  uint64_t b = ((uint64_t)(e + F64_EXP_BIAS) << F64_EXP_SHIFT) | (1ull << (F64_MANT_BITS - 1));
+  uint64_t b = ((uint64_t)(e + ISA_F64_EXP_BIAS) << ISA_F64_EXP_SHIFT) | (1ull << (ISA_F64_MANT_BITS - 1));
   memcpy(magic, &b, sizeof *magic);
   return true;
 }
@@ -245,13 +239,13 @@ static float wide_sum_f32(const double *terms, size_t count) {
   for (size_t i = 0; i < count; i++) {
     uint64_t b;
     memcpy(&b, &terms[i], sizeof b);
-    unsigned ef = (unsigned)(b >> F64_EXP_SHIFT) & F64_EXP_MASK;
-    uint64_t mant = b & F64_MANT_MASK;
+    unsigned ef = (unsigned)(b >> ISA_F64_EXP_SHIFT) & ISA_F64_EXP_MASK;
+    uint64_t mant = b & ISA_F64_MANT_MASK;
     if (ef == 0) {
       if (mant == 0) continue;
       ef = 1; /* subnormal: mant * 2^-1074 */
     } else {
-      mant |= F64_HIDDEN;
+      mant |= ISA_F64_HIDDEN;
     }
     /* value = mant * 2^(ef - 1075): mant shifted by ef - 1 bits of 2^-1074 */
     wide_add(acc, mant, ef - 1u, (b >> 63) != 0);
@@ -279,13 +273,13 @@ float isa_mmad_exact_sum_f32(const double *terms, size_t count) {
     if (v == 0.0 || !isfinite(v)) continue;
     uint64_t b;
     memcpy(&b, &v, sizeof b);
-    int ef = (int)((b >> F64_EXP_SHIFT) & F64_EXP_MASK);
-    uint64_t mant = (b & F64_MANT_MASK) | (ef ? F64_HIDDEN : 0u);
+    int ef = (int)((b >> ISA_F64_EXP_SHIFT) & ISA_F64_EXP_MASK);
+    uint64_t mant = (b & ISA_F64_MANT_MASK) | (ef ? ISA_F64_HIDDEN : 0u);
     double low = (double)(mant & (~mant + 1u)); /* the lowest set bit: a power of two, exact */
     uint64_t lb;
     memcpy(&lb, &low, sizeof lb);
-    int e_low = (ef ? ef : 1) - 1075 + (int)(lb >> F64_EXP_SHIFT) - F64_EXP_BIAS;
-    int e_top = (ef ? ef : 1) - F64_EXP_BIAS + 1;
+    int e_low = (ef ? ef : 1) - 1075 + (int)(lb >> ISA_F64_EXP_SHIFT) - ISA_F64_EXP_BIAS;
+    int e_top = (ef ? ef : 1) - ISA_F64_EXP_BIAS + 1;
     if (!nonzero || e_top > t) t = e_top;
     if (!nonzero || e_low < q) q = e_low;
     nonzero = true;
@@ -325,7 +319,8 @@ static void span_add(span *sp, double v, isa_dtype dt) {
   }
   uint64_t b;
   memcpy(&b, &v, sizeof b);
-  int e = (int)((b >> F64_EXP_SHIFT) & F64_EXP_MASK) - F64_EXP_BIAS; /* fp16/bf16: normal doubles */
+  /* fp16/bf16: normal doubles */
+  int e = (int)((b >> ISA_F64_EXP_SHIFT) & ISA_F64_EXP_MASK) - ISA_F64_EXP_BIAS;
   /* ulp exponent in the source format: fp16 10 mantissa bits, emin -14; bf16 7 and -126 */
   int q = dt == ISA_FP16 ? (e > -14 ? e : -14) - 10 : (e > -126 ? e : -126) - 7;
   if (!sp->nonzero || e > sp->emax) sp->emax = e;
