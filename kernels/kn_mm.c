@@ -12,7 +12,7 @@
 #include "runtime/rt_intrin.h"
 
 static uint32_t cdiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
-static uint32_t up(uint32_t a, uint32_t b) { return cdiv(a, b) * b; }
+static uint32_t round_up(uint32_t a, uint32_t b) { return cdiv(a, b) * b; }
 static uint32_t umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 size_t kn_mm_out_elem_bytes(const kn_mm_job *job) {
@@ -111,7 +111,7 @@ typedef struct launch {
 static void epilogue_tile(rt_ctx *ctx, const launch *L, rt_queue *qin, rt_queue *qscale, rt_queue *qout,
                           uint32_t batch, uint32_t m0, uint32_t n0, uint32_t ml, uint32_t nl, uint32_t rows) {
   const kn_mm_job *j = L->job;
-  uint32_t in_stride = up(nl * 4, 32) / 4, out_stride = up(nl * 2, 32) / 2;
+  uint32_t in_stride = round_up(nl * 4, 32) / 4, out_stride = round_up(nl * 2, 32) / 2;
   rt_ltensor sc = rt_alloc(qscale, ISA_FP32);
   rt_gtensor scale = rt_gtensor_at(L->scale, (uint64_t)(j->q_batched ? batch : 0) * j->n + n0);
   rt_copy_gm_to_local(ctx, sc, scale, rt_copy_params((uint64_t)nl * 4));
@@ -186,8 +186,8 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
   rt_wait_flag(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2, ev);
   rt_event_release(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2, ev);
   uint32_t nl_max = umin(t->base_n, j->n);
-  uint64_t in_row = up(nl_max * 4, 32), out_row = up(nl_max * 2, 32);
-  uint64_t fixed = up(nl_max * 4, 32) + 256, free_ub = rt_buf_free_bytes(ctx, RT_POS_VECIN);
+  uint64_t in_row = round_up(nl_max * 4, 32), out_row = round_up(nl_max * 2, 32);
+  uint64_t fixed = round_up(nl_max * 4, 32) + 256, free_ub = rt_buf_free_bytes(ctx, RT_POS_VECIN);
   uint64_t room = free_ub > fixed ? free_ub - fixed : 0; /* a small UB must not wrap around */
   uint32_t rows = (uint32_t)(room / (2 * (in_row + out_row)));
   if (rows > t->base_m) rows = t->base_m;
@@ -243,8 +243,8 @@ cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err) {
   kn_set_sim(ctx, s);
   const rt_matmul_types *ty = &job->ty;
   uint64_t mk = (uint64_t)job->m * job->k, kn = (uint64_t)job->k * job->n, mn = (uint64_t)job->m * job->n;
-  if (ty->b_nz) kn = ty->b_trans ? (uint64_t)up(job->n, 16) * up(job->k, isa_dtype_c0(ty->b))
-                                 : (uint64_t)up(job->n, isa_dtype_c0(ty->b)) * up(job->k, 16);
+  if (ty->b_nz) kn = ty->b_trans ? (uint64_t)round_up(job->n, 16) * round_up(job->k, isa_dtype_c0(ty->b))
+                                 : (uint64_t)round_up(job->n, isa_dtype_c0(ty->b)) * round_up(job->k, 16);
   L.a_batch = mk;
   L.b_batch = kn;
   L.c_batch = mn;
@@ -300,8 +300,8 @@ static uint64_t b_index(const kn_mm_job *j, uint32_t kk, uint32_t col) {
   uint32_t c0 = isa_dtype_c0(ty->b);
   if (!ty->b_nz) return ty->b_trans ? (uint64_t)col * j->k + kk : (uint64_t)kk * j->n + col;
   if (!ty->b_trans) /* NZ of K x N: [N/C0][K16][C0] */
-    return ((uint64_t)(col / c0) * up(j->k, 16) + kk) * c0 + col % c0;
-  return ((uint64_t)(kk / c0) * up(j->n, 16) + col) * c0 + kk % c0; /* NZ of N x K */
+    return ((uint64_t)(col / c0) * round_up(j->k, 16) + kk) * c0 + col % c0;
+  return ((uint64_t)(kk / c0) * round_up(j->n, 16) + col) * c0 + kk % c0; /* NZ of N x K */
 }
 
 cs_status kn_mm_reference(const kn_mm_job *j, const sim_config *cfg, void *c, cs_err *err) {
@@ -310,7 +310,8 @@ cs_status kn_mm_reference(const kn_mm_job *j, const sim_config *cfg, void *c, cs
   uint32_t k0 = isa_dtype_c0(ty->a);
   uint64_t mk = (uint64_t)j->m * j->k, mn = (uint64_t)j->m * j->n;
   uint64_t kn = (uint64_t)j->k * j->n;
-  if (ty->b_nz) kn = ty->b_trans ? (uint64_t)up(j->n, 16) * up(j->k, k0) : (uint64_t)up(j->n, k0) * up(j->k, 16);
+  if (ty->b_nz)
+    kn = ty->b_trans ? (uint64_t)round_up(j->n, 16) * round_up(j->k, k0) : (uint64_t)round_up(j->n, k0) * round_up(j->k, 16);
   isa_quant_mode mode = j->epilogue == KN_EPI_DEQ_BF16 ? ISA_QUANT_NO_QUANT : rt_matmul_quant_mode(ty, j->qvec != NULL);
   size_t ob = kn_mm_out_elem_bytes(j);
   double *arow = malloc(sizeof(double) * j->k);

@@ -7,7 +7,8 @@
 #include "runtime/rt_internal.h"
 #include "runtime/rt_intrin.h"
 
-static uint32_t up(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
+/* x rounded up to a multiple of a, and x / a rounded up (element counts). */
+static uint32_t round_up(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
 static uint32_t cdiv(uint32_t x, uint32_t a) { return (x + a - 1) / a; }
 static uint32_t umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
@@ -50,13 +51,13 @@ static footprint slots_of(const rt_matmul_types *ty, const rt_tiling *t) {
   uint32_t kc = t->step_k * t->base_k;
   footprint f;
   /* L1, NZ: A rows (or, transposed, columns) padded to 16 (C0); K chunk columns */
-  f.a1 = ty->a_trans ? ebytes(ty->a, (uint64_t)up(t->base_m, c0) * kc) : ebytes(ty->a, (uint64_t)up(t->base_m, 16) * kc);
-  f.b1 = ty->b_trans ? ebytes(ty->b, (uint64_t)up(t->base_n, 16) * kc) : ebytes(ty->b, (uint64_t)up(t->base_n, c0) * kc);
+  f.a1 = ebytes(ty->a, (uint64_t)round_up(t->base_m, ty->a_trans ? c0 : 16) * kc);
+  f.b1 = ebytes(ty->b, (uint64_t)round_up(t->base_n, ty->b_trans ? 16 : c0) * kc);
   /* L0: whole fractals; a transposing load writes whole C0 squares */
   uint32_t kb = cdiv(t->base_k, c0);
-  f.a2 = (uint64_t)kb * (ty->a_trans ? up(t->base_m, c0) : up(t->base_m, 16)) / 16 * 512;
-  f.b2 = (uint64_t)kb * (ty->b_trans ? up(t->base_n, 16) : up(t->base_n, c0)) / 16 * 512;
-  f.co1 = (uint64_t)up(t->base_m, 16) * up(t->base_n, 16) * 4;
+  f.a2 = (uint64_t)kb * round_up(t->base_m, ty->a_trans ? c0 : 16) / 16 * 512;
+  f.b2 = (uint64_t)kb * round_up(t->base_n, ty->b_trans ? 16 : c0) / 16 * 512;
+  f.co1 = (uint64_t)round_up(t->base_m, 16) * round_up(t->base_n, 16) * 4;
   f.c1 = (uint64_t)t->base_n * 8; /* staging of bias (4 B) or quant words (8 B) per column */
   f.bt = (uint64_t)t->base_n * 4;
   f.fb = (uint64_t)t->base_n * 8;
@@ -182,9 +183,9 @@ cs_status rt_tiling_auto(const sim_config *cfg, const rt_matmul_types *ty, uint3
   for (size_t lv = 0; lv < nlevels; lv++) {
     /* The output tile: the largest the L0C holds, 128 x 256 on the 910B (squarest area per byte
      * of A and B read), shrunk to the problem. */
-    t.base_m = umin(128, up(m, 16));
-    t.base_n = umin(256, up(n, 16));
-    if (ty->b_nz && !ty->b_trans) t.base_n = umin(up(t.base_n, c0), up(256, c0));
+    t.base_m = umin(128, round_up(m, 16));
+    t.base_n = umin(256, round_up(n, 16));
+    if (ty->b_nz && !ty->b_trans) t.base_n = umin(round_up(t.base_n, c0), round_up(256, c0));
     t.depth_a1 = t.depth_b1 = levels[lv].depth;
     t.l0_slots = levels[lv].l0;
     bool found = false;
@@ -195,9 +196,9 @@ cs_status rt_tiling_auto(const sim_config *cfg, const rt_matmul_types *ty, uint3
       t.l0c_slots = 1;
       if (rt_tiling_check(cfg, ty, &t, NULL) == CS_OK) { found = true; break; }
       /* an NZ B keeps base_n a multiple of C0, so it may stop shrinking above 16 */
-      uint32_t half_n = up(t.base_n / 2, ty->b_nz && !ty->b_trans ? c0 : 16);
+      uint32_t half_n = round_up(t.base_n / 2, ty->b_nz && !ty->b_trans ? c0 : 16);
       if (half_n < t.base_n && t.base_n >= t.base_m) t.base_n = half_n;
-      else if (t.base_m > 16) t.base_m = up(t.base_m / 2, 16);
+      else if (t.base_m > 16) t.base_m = round_up(t.base_m / 2, 16);
       else if (half_n < t.base_n) t.base_n = half_n;
       else break;
     }
@@ -205,7 +206,7 @@ cs_status rt_tiling_auto(const sim_config *cfg, const rt_matmul_types *ty, uint3
     if (lv + 1 == nlevels) return rt_tiling_check(cfg, ty, &t, err); /* nothing fits: say why */
   }
   /* base_k: as deep as L0A/L0B allow with two slots, no deeper than K */
-  uint32_t kmax = up(k, c0);
+  uint32_t kmax = round_up(k, c0);
   while (t.base_k * 2 <= kmax && t.base_k * 2 <= 4095) {
     t.base_k *= 2;
     if (rt_tiling_check(cfg, ty, &t, NULL) != CS_OK) {
@@ -350,7 +351,7 @@ typedef struct chunk {
 
 /* Copies A[m0.., kc0..] to an A1 slot as NZ. Not transposed: ml rows x kl columns, C0 column
  * blocks of ceil16(ml) rows. Transposed (A stored K x M): kl rows x ml columns, column blocks of
- * up(kl, C0) rows, so transposing loads read whole squares. */
+ * round_up(kl, C0) rows, so transposing loads read whole squares. */
 static void copy_a(rt_matmul *mm, rt_ltensor a1, const chunk *c) {
   const rt_tiling *t = &mm->t;
   isa_fmt_nd2nz p;
@@ -361,21 +362,21 @@ static void copy_a(rt_matmul *mm, rt_ltensor a1, const chunk *c) {
     p.n_value = c->ml;
     p.d_value = c->kl;
     p.src_d_value = t->k;
-    p.dst_nz_c0_stride = up(c->ml, 16);
+    p.dst_nz_c0_stride = round_up(c->ml, 16);
     p.dst_nz_n_stride = 1;
     rt_copy_nd2nz(mm->ctx, a1, rt_gtensor_at(mm->a, (uint64_t)c->m0 * t->k + c->kc0), p);
   } else {
     p.n_value = c->kl;
     p.d_value = c->ml;
     p.src_d_value = t->m;
-    p.dst_nz_c0_stride = up(c->kl, mm->c0);
+    p.dst_nz_c0_stride = round_up(c->kl, mm->c0);
     p.dst_nz_n_stride = 1;
     rt_copy_nd2nz(mm->ctx, a1, rt_gtensor_at(mm->a, (uint64_t)c->kc0 * t->m + c->m0), p);
   }
 }
 
 /* Copies B to a B1 slot as NZ. Not transposed (K x N): kl rows x nl columns, column blocks of
- * up(kl, C0) rows. Transposed (N x K): nl rows x kl columns, column blocks of ceil16(nl) rows.
+ * round_up(kl, C0) rows. Transposed (N x K): nl rows x kl columns, column blocks of ceil16(nl) rows.
  * An NZ B is copied block by block as it is. */
 static void copy_b(rt_matmul *mm, rt_ltensor b1, const chunk *c) {
   const rt_tiling *t = &mm->t;
@@ -384,7 +385,7 @@ static void copy_b(rt_matmul *mm, rt_ltensor b1, const chunk *c) {
     isa_fmt_copy p;
     memset(&p, 0, sizeof p);
     if (!mm->ty.b_trans) { /* GM: [N/C0][K][C0]; take rows kc0..kc0+kl of column blocks n0/C0.. */
-      uint32_t rows = up(c->kl, c0);
+      uint32_t rows = round_up(c->kl, c0);
       p.block_count = cdiv(c->nl, c0);
       p.block_len_bytes = c->kl * 32;
       p.src_gap_bytes = (t->k - c->kl) * 32;
@@ -392,7 +393,7 @@ static void copy_b(rt_matmul *mm, rt_ltensor b1, const chunk *c) {
       uint64_t elem = ((uint64_t)(c->n0 / c0) * t->k + c->kc0) * c0;
       rt_copy_gm_to_local(mm->ctx, b1, rt_gtensor_at(mm->b, elem), p);
     } else { /* GM: [K/C0][ceil16(N)][C0]; rows n0..n0+ceil16(nl) of column blocks kc0/C0.. */
-      uint32_t np = up(t->n, 16), rows = up(c->nl, 16);
+      uint32_t np = round_up(t->n, 16), rows = round_up(c->nl, 16);
       p.block_count = cdiv(c->kl, c0);
       p.block_len_bytes = rows * 32;
       p.src_gap_bytes = (np - rows) * 32;
@@ -411,13 +412,13 @@ static void copy_b(rt_matmul *mm, rt_ltensor b1, const chunk *c) {
     p.n_value = c->kl;
     p.d_value = c->nl;
     p.src_d_value = t->n;
-    p.dst_nz_c0_stride = up(c->kl, c0);
+    p.dst_nz_c0_stride = round_up(c->kl, c0);
     rt_copy_nd2nz(mm->ctx, b1, rt_gtensor_at(mm->b, (uint64_t)c->kc0 * t->n + c->n0), p);
   } else {
     p.n_value = c->nl;
     p.d_value = c->kl;
     p.src_d_value = t->k;
-    p.dst_nz_c0_stride = up(c->nl, 16);
+    p.dst_nz_c0_stride = round_up(c->nl, 16);
     rt_copy_nd2nz(mm->ctx, b1, rt_gtensor_at(mm->b, (uint64_t)c->n0 * t->k + c->kc0), p);
   }
 }
@@ -430,7 +431,7 @@ static void load_a(rt_matmul *mm, rt_ltensor a2, rt_ltensor a1, const chunk *c, 
   memset(&p, 0, sizeof p);
   p.dtype = mm->ty.a;
   if (!mm->ty.a_trans) {
-    uint32_t rows16 = up(c->ml, 16) / 16; /* fractals per column block in A1 */
+    uint32_t rows16 = round_up(c->ml, 16) / 16; /* fractals per column block in A1 */
     for (uint32_t i = 0; i < mb; i++) {
       p.start_index = (kk0 / c0) * rows16 + i;
       p.repeat_times = kb;
@@ -438,7 +439,7 @@ static void load_a(rt_matmul *mm, rt_ltensor a2, rt_ltensor a1, const chunk *c, 
       rt_load2d(mm->ctx, rt_ltensor_at(a2, (uint64_t)i * kb * 512), a1, p);
     }
   } else {
-    uint32_t rows16 = up(c->kl, c0) / 16;
+    uint32_t rows16 = round_up(c->kl, c0) / 16;
     p.if_transpose = 1;
     p.repeat_times = cdiv(c->ml, c0);
     p.src_stride = rows16;
@@ -458,7 +459,7 @@ static void load_b(rt_matmul *mm, rt_ltensor b2, rt_ltensor b1, const chunk *c, 
   memset(&p, 0, sizeof p);
   p.dtype = mm->ty.b;
   if (!mm->ty.b_trans) { /* NZ of K x N: transpose C0 x C0 squares, k-blocks in increasing order */
-    uint32_t rows16 = up(c->kl, c0) / 16;
+    uint32_t rows16 = round_up(c->kl, c0) / 16;
     p.if_transpose = 1;
     p.repeat_times = cdiv(c->nl, c0);
     p.src_stride = rows16;
@@ -467,7 +468,7 @@ static void load_b(rt_matmul *mm, rt_ltensor b2, rt_ltensor b1, const chunk *c, 
       rt_load2d(mm->ctx, rt_ltensor_at(b2, (uint64_t)b * nb * 512), b1, p);
     }
   } else { /* NZ of N x K: already Zn, kb*nb fractals in order (<= 255 per load) */
-    uint32_t rows16 = up(c->nl, 16) / 16;
+    uint32_t rows16 = round_up(c->nl, 16) / 16;
     uint32_t total = kb * nb, done = 0;
     while (done < total) {
       uint32_t nrep = umin(255, total - done);
@@ -603,7 +604,7 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
       if (mm->has_qvec) fb = rt_deque(mm->qfb);
       fp.m_size = cur.ml;
       fp.n_size = cur.nl;
-      fp.src_stride = up(cur.ml, 16);
+      fp.src_stride = round_up(cur.ml, 16);
       rt_fixpipe(ctx, rt_gtensor_at(cg, (uint64_t)cur.m0 * t->n + cur.n0), co1, mm->has_qvec ? &fb : NULL, fp);
       rt_free(mm->qco1, co1);
       if (mm->has_qvec) rt_free(mm->qfb, fb);
