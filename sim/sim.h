@@ -31,9 +31,9 @@ typedef struct sim_options {
 /* A kernel fault: the isa fault plus where it happened. */
 typedef struct sim_fault {
   isa_fault f;
-  unsigned core;    /* core index */
+  unsigned core;    /* the core whose stream it is in */
   uint64_t index;   /* index of the instruction in the core's stream */
-  isa_insn insn;    /* the instruction */
+  isa_insn insn;    /* a copy of the faulting instruction */
 } sim_fault;
 
 /* Creates a simulator for a validated configuration (copied). */

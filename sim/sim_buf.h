@@ -17,7 +17,7 @@
 
 typedef struct sim_seg {
   uint64_t base;  /* first byte's address */
-  uint64_t bytes; /* size */
+  uint64_t bytes; /* the segment is [base, base + bytes) */
   uint8_t *data;  /* host storage, or NULL when unbacked */
   char name[48];  /* tensor name (GM) or the buffer's name */
 } sim_seg;

@@ -42,7 +42,7 @@ typedef struct sim_stats {
   SIM_STAT_CHIP_TABLE(SIM_STAT_FIELD)
 #undef SIM_STAT_FIELD
   unsigned cores;
-  sim_core_stats *core; /* cores entries */
+  sim_core_stats *core; /* one per core: `cores` entries */
 } sim_stats;
 
 /* Descriptor of one counter, for reports. */
