@@ -84,6 +84,15 @@ static jc_doc *summary_json(const sim *s, const sim_result *r) {
   return d;
 }
 
+/* The text table, NUL-terminated (the caller frees it). */
+static char *summary_text(const sim *s, const sim_result *r) {
+  capture c;
+  capture_begin(&c);
+  trc_summary_text(s, r, c.f);
+  capture_end(&c);
+  return c.text;
+}
+
 /* The line of text starting with prefix (copied into line), or fails. */
 static void line_starting(const char *text, const char *prefix, char *line, size_t n) {
   for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
@@ -238,65 +247,62 @@ static void test_summary_json_per_core_stats_and_config(void **state) {
 
 static void test_summary_text_lines(void **state) {
   fixture *fx = *state;
-  capture c;
-  capture_begin(&c);
-  trc_summary_text(fx->s, &fx->r, c.f);
-  capture_end(&c);
+  char *text = summary_text(fx->s, &fx->r);
   char line[512];
-  line_starting(c.text, "cubesim summary:", line, sizeof line);
+  line_starting(text, "cubesim summary:", line, sizeof line);
   assert_string_equal(line, "cubesim summary: ascend910b, 2 cores at 1850 MHz");
-  line_starting(c.text, "  total ", line, sizeof line);
+  line_starting(text, "  total ", line, sizeof line);
   assert_words(line, (const char *const[]){"total", "832", "cycles", "=", "0.450", "us", NULL});
-  line_starting(c.text, "  instructions ", line, sizeof line);
+  line_starting(text, "  instructions ", line, sizeof line);
   assert_words(line, (const char *const[]){"instructions", "9", NULL});
-  line_starting(c.text, "  cube util", line, sizeof line);
+  line_starting(text, "  cube util", line, sizeof line);
   assert_words(line, (const char *const[]){"cube", "util", "0.00%", "(0", "MACs;", "ideal", "0", "cycles",
                                            "of", "1,664", "core-cycles)", NULL});
   /* pipe table: busy cycles, us per core (busy / 2 / 1850), ratio (busy / 1664) */
-  line_starting(c.text, "  SCALAR ", line, sizeof line);
+  line_starting(text, "  SCALAR ", line, sizeof line);
   assert_words(line, (const char *const[]){"SCALAR", "aic_scalar_ratio", "36", "0.010", "2.16%", NULL});
-  line_starting(c.text, "  MTE2 ", line, sizeof line);
+  line_starting(text, "  MTE2 ", line, sizeof line);
   assert_words(line, (const char *const[]){"MTE2", "aic_mte2_ratio", "48", "0.013", "2.88%", NULL});
-  line_starting(c.text, "  CUBE ", line, sizeof line);
+  line_starting(text, "  CUBE ", line, sizeof line);
   assert_words(line, (const char *const[]){"CUBE", "aic_mac_ratio", "0", "0.000", "0.00%", NULL});
-  line_starting(c.text, "  MTE3 ", line, sizeof line);
+  line_starting(text, "  MTE3 ", line, sizeof line);
   assert_words(line, (const char *const[]){"MTE3", "aiv_mte3_ratio", "48", "0.013", "2.88%", NULL});
   /* the MTE2 line's columns line up with the header's */
   char head[512];
-  line_starting(c.text, "  pipe ", head, sizeof head);
-  line_starting(c.text, "  MTE2 ", line, sizeof line);
+  line_starting(text, "  pipe ", head, sizeof head);
+  line_starting(text, "  MTE2 ", line, sizeof line);
   assert_int_equal(strlen(head), strlen(line));
   /* paths: 6144 B over 832 cycles at 1850 MHz = 13.66 GB/s */
-  line_starting(c.text, "  GM->UB ", line, sizeof line);
+  line_starting(text, "  GM->UB ", line, sizeof line);
   assert_words(line, (const char *const[]){"GM->UB", "6,144", "B", "(6.0", "KiB)", "13.66", NULL});
-  line_starting(c.text, "  UB->GM ", line, sizeof line);
+  line_starting(text, "  UB->GM ", line, sizeof line);
   assert_words(line, (const char *const[]){"UB->GM", "6,144", "B", "(6.0", "KiB)", "13.66", NULL});
-  assert_null(strstr(c.text, "L1->L0A")); /* paths that moved nothing are left out */
-  line_starting(c.text, "  L2 ", line, sizeof line);
+  assert_null(strstr(text, "L1->L0A")); /* paths that moved nothing are left out */
+  line_starting(text, "  L2 ", line, sizeof line);
   assert_words(line, (const char *const[]){"L2", "0", "of", "12,288", "B", "(12.0", "KiB)", "hit", "(hit",
                                            "rate", "0.0%)", NULL});
-  line_starting(c.text, "  HBM read ", line, sizeof line);
+  line_starting(text, "  HBM read ", line, sizeof line);
   assert_words(line, (const char *const[]){"HBM", "read", "6,144", "B", "(6.0", "KiB)", NULL});
-  line_starting(c.text, "  bandwidth ", line, sizeof line);
+  line_starting(text, "  bandwidth ", line, sizeof line);
   assert_words(line, (const char *const[]){"bandwidth", "27.32", "GB/s", "over", "the", "run,", "299.12",
                                            "GB/s", "while", "busy", "(76", "cycles)", NULL});
   /* cores and instruction kinds */
-  line_starting(c.text, "      0 ", line, sizeof line);
+  line_starting(text, "      0 ", line, sizeof line);
   assert_words(line, (const char *const[]){"0", "832", "4", "0", "0", NULL});
-  line_starting(c.text, "      1 ", line, sizeof line);
+  line_starting(text, "      1 ", line, sizeof line);
   assert_words(line, (const char *const[]){"1", "804", "5", "784", "0", NULL});
-  line_starting(c.text, "  copy_gm_ub ", line, sizeof line);
+  line_starting(text, "  copy_gm_ub ", line, sizeof line);
   assert_words(line, (const char *const[]){"copy_gm_ub", "2", "48", "1,112", NULL});
-  line_starting(c.text, "  wait_flag ", line, sizeof line);
+  line_starting(text, "  wait_flag ", line, sizeof line);
   assert_words(line, (const char *const[]){"wait_flag", "2", "0", "0", NULL});
-  assert_null(strstr(c.text, "  mmad ")); /* kinds that did not run are left out */
-  line_starting(c.text, "  hazards ", line, sizeof line);
+  assert_null(strstr(text, "  mmad ")); /* kinds that did not run are left out */
+  line_starting(text, "  hazards ", line, sizeof line);
   assert_words(line, (const char *const[]){"hazards", "none", NULL});
-  line_starting(c.text, "  stalls ", line, sizeof line);
+  line_starting(text, "  stalls ", line, sizeof line);
   assert_words(line, (const char *const[]){"stalls", "784", "cycles", "(dispatch", "waited", "on", "a", "full",
                                            "queue,", "a", "barrier", "or", "a", "flag)", NULL});
-  assert_null(strstr(c.text, "DEADLOCK"));
-  free(c.text);
+  assert_null(strstr(text, "DEADLOCK"));
+  free(text);
 }
 
 /* ---- CSV -------------------------------------------------------------------------------- */
@@ -400,17 +406,14 @@ static void test_summary_reports_hazards(void **state) {
   sim_hazard_describe(&r.hazards[0], desc, sizeof desc);
   assert_string_equal(je_string(j, "hazards.first[0].message"), desc);
   jc_free(d);
-  capture c;
-  capture_begin(&c);
-  trc_summary_text(s, &r, c.f);
-  capture_end(&c);
+  char *text = summary_text(s, &r);
   char line[1200], want[1200];
-  line_starting(c.text, "  hazards ", line, sizeof line);
+  line_starting(text, "  hazards ", line, sizeof line);
   assert_string_equal(line, "  hazards        1 (missing set_flag/wait_flag or pipe_barrier):");
   snprintf(want, sizeof want, "    - %s", desc);
-  line_starting(c.text, "    - ", line, sizeof line);
+  line_starting(text, "    - ", line, sizeof line);
   assert_string_equal(line, want);
-  free(c.text);
+  free(text);
   sim_result_free(&r);
   sim_destroy(s);
 }
@@ -426,15 +429,12 @@ static void test_summary_reports_deadlock(void **state) {
   jc_doc *d = summary_json(s, &r);
   assert_string_equal(je_string(jc_root(d), "deadlock"), r.deadlock_msg);
   jc_free(d);
-  capture c;
-  capture_begin(&c);
-  trc_summary_text(s, &r, c.f);
-  capture_end(&c);
+  char *text = summary_text(s, &r);
   char line[1200], want[1200];
   snprintf(want, sizeof want, "  DEADLOCK       %s", r.deadlock_msg);
-  line_starting(c.text, "  DEADLOCK ", line, sizeof line);
+  line_starting(text, "  DEADLOCK ", line, sizeof line);
   assert_string_equal(line, want);
-  free(c.text);
+  free(text);
   sim_result_free(&r);
   sim_destroy(s);
 }
@@ -453,13 +453,10 @@ static void test_summary_of_an_empty_run(void **state) {
   assert_true(je_number(j, "cube_utilization") == 0.0);
   assert_int_equal(jc_count(jc_get(j, "per_core")), 3);
   jc_free(d);
-  capture c;
-  capture_begin(&c);
-  trc_summary_text(s, &r, c.f);
-  capture_end(&c);
-  assert_non_null(strstr(c.text, "  (no data moved)\n"));
-  assert_null(strstr(c.text, "nan"));
-  free(c.text);
+  char *text = summary_text(s, &r);
+  assert_non_null(strstr(text, "  (no data moved)\n"));
+  assert_null(strstr(text, "nan"));
+  free(text);
   sim_result_free(&r);
   sim_destroy(s);
 }
