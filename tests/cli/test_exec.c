@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "base/cs_npy.h"
-#include "support/ref_num.h"
 #include "support/cli_run.h"
+#include "support/ref_num.h"
 #include "support/tmp_files.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */

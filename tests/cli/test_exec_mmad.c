@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "base/cs_npy.h"
+#include "support/cli_run.h"
 #include "support/json_check.h"
 #include "support/json_expect.h"
-#include "support/cli_run.h"
 #include "support/tmp_files.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "base/cs_npy.h"
+#include "support/cli_run.h"
 #include "support/json_check.h"
 #include "support/json_expect.h"
-#include "support/cli_run.h"
 #include "support/tmp_files.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */

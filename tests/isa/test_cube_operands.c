@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "isa/isa_insn.h"
-#include "support/isa_testmach.h"
-#include "support/rng.h"
-#include "support/packed.h"
 #include "support/insn_build.h"
+#include "support/isa_testmach.h"
+#include "support/packed.h"
+#include "support/rng.h"
 
 #define BUF_BYTES 65536u
 

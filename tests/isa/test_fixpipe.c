@@ -17,11 +17,11 @@
 #include "isa/isa_fixpipe.h"
 #include "isa/isa_insn.h"
 #include "isa/isa_quant.h"
-#include "support/isa_testmach.h"
-#include "support/rng.h"
-#include "support/ref_num.h"
-#include "support/packed.h"
 #include "support/insn_check.h"
+#include "support/isa_testmach.h"
+#include "support/packed.h"
+#include "support/ref_num.h"
+#include "support/rng.h"
 
 #define GM_BYTES (32u * 1024u)
 #define L1_BYTES (32u * 1024u)

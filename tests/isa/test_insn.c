@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "isa/isa_insn.h"
-#include "support/isa_testmach.h"
 #include "support/insn_build.h"
-#include "support/rng.h"
 #include "support/insn_check.h"
+#include "support/isa_testmach.h"
+#include "support/rng.h"
 
 /* ---- the table ------------------------------------------------------------------------- */
 

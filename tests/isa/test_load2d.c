@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "isa/isa_insn.h"
-#include "support/isa_testmach.h"
-#include "support/rng.h"
-#include "support/packed.h"
-#include "support/insn_check.h"
 #include "support/insn_build.h"
+#include "support/insn_check.h"
+#include "support/isa_testmach.h"
+#include "support/packed.h"
+#include "support/rng.h"
 
 #define BUF_BYTES 65536u
 #define FRACTAL 512u

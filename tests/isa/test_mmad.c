@@ -16,9 +16,9 @@
 #include "isa/isa_insn.h"
 #include "isa/isa_mmad.h"
 #include "support/isa_testmach.h"
-#include "support/rng.h"
-#include "support/ref_num.h"
 #include "support/packed.h"
+#include "support/ref_num.h"
+#include "support/rng.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;

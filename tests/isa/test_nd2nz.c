@@ -11,10 +11,10 @@
 
 #include "isa/isa_insn.h"
 #include "isa/isa_nz.h"
-#include "support/isa_testmach.h"
-#include "support/rng.h"
-#include "support/packed.h"
 #include "support/insn_check.h"
+#include "support/isa_testmach.h"
+#include "support/packed.h"
+#include "support/rng.h"
 
 #define GM_BYTES 65536u
 #define L1_BYTES 131072u

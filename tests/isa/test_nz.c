@@ -9,8 +9,8 @@
 #include <cmocka.h>
 
 #include "isa/isa_nz.h"
-#include "support/rng.h"
 #include "support/packed.h"
+#include "support/rng.h"
 
 /* ---- test-side element access: int4 low nibble first, wider types little-endian bytes ---- */
 

@@ -14,11 +14,11 @@
 #include <string.h>
 
 #include "isa/isa_insn.h"
-#include "support/isa_testmach.h"
-#include "support/rng.h"
-#include "support/ref_num.h"
-#include "support/packed.h"
 #include "support/insn_check.h"
+#include "support/isa_testmach.h"
+#include "support/packed.h"
+#include "support/ref_num.h"
+#include "support/rng.h"
 
 #define UB_BYTES (192u * 1024u)
 #define FILL 0x5Au

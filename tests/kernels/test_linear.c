@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "kernels/kn_op.h"
+#include "support/kn_test.h"
 #include "support/ref_num.h"
 #include "support/rng.h"
-#include "support/kn_test.h"
 
 /* ---- the seed's worked example (seed 002) --------------------------------------------------- */
 

@@ -15,8 +15,8 @@
 #include "kernels/kn_op.h"
 #include "sim/sim_trace.h"
 #include "support/json_check.h"
-#include "traces/trc_summary.h"
 #include "support/json_expect.h"
+#include "traces/trc_summary.h"
 
 static kn_ctx *linear(const sim_config *cfg, unsigned m, unsigned n, unsigned k, bool timing_only,
                       sim_trace *trace) {

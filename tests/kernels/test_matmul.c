@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "kernels/kn_op.h"
+#include "support/kn_test.h"
 #include "support/ref_num.h"
 #include "support/rng.h"
-#include "support/kn_test.h"
 
 /* ---- cases ----------------------------------------------------------------------------------- */
 

@@ -15,9 +15,9 @@
 #include "isa/isa_num.h"
 #include "kernels/kn_op.h"
 #include "kernels/kn_qmatmul_ref.h"
-#include "support/rng.h"
 #include "support/kn_test.h"
 #include "support/ref_num.h"
+#include "support/rng.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 

@@ -16,9 +16,9 @@
 #include "isa/isa_num.h"
 #include "kernels/kn_op.h"
 #include "kernels/kn_quant_ops.h"
-#include "support/rng.h"
-#include "support/ref_num.h"
 #include "support/kn_test.h"
+#include "support/ref_num.h"
+#include "support/rng.h"
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF

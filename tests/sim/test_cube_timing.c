@@ -17,10 +17,10 @@
 
 #include "sim/sim.h"
 #include "sim/sim_trace.h"
-#include "support/json_check.h"
 #include "support/insn_build.h"
-#include "support/sim_build.h"
+#include "support/json_check.h"
 #include "support/json_expect.h"
+#include "support/sim_build.h"
 #include "support/tmp_files.h"
 
 #define MAX_INSNS 32

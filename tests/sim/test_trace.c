@@ -18,10 +18,10 @@
 
 #include "sim/sim.h"
 #include "sim/sim_trace.h"
-#include "support/json_check.h"
 #include "support/insn_build.h"
-#include "support/sim_build.h"
+#include "support/json_check.h"
 #include "support/json_expect.h"
+#include "support/sim_build.h"
 #include "support/tmp_files.h"
 
 #define CHIP_PID 1000000u

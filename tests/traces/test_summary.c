@@ -18,12 +18,12 @@
 
 #include "base/cs_json.h"
 #include "sim/sim.h"
-#include "support/json_check.h"
-#include "traces/trc_summary.h"
 #include "support/insn_build.h"
-#include "support/sim_build.h"
+#include "support/json_check.h"
 #include "support/json_expect.h"
+#include "support/sim_build.h"
 #include "support/tmp_files.h"
+#include "traces/trc_summary.h"
 
 /* ---- the program ------------------------------------------------------------------------ */
 
