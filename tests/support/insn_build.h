@@ -14,8 +14,8 @@ isa_insn ib_flag(isa_op op, isa_pipe src, isa_pipe dst, uint32_t event_id);
 /* pipe_barrier (pipe may be ISA_PIPE_ALL, or out of range for fault tests). */
 isa_insn ib_barrier(uint32_t pipe);
 
-/* ND rows x cols in GM at gm_off -> NZ in L1 at l1_off: one matrix, rows packed (C0 blocks
- * rows rounded up to 16 apart, docs/ISA.md "Building mmad's operands"). */
+/* ND rows x cols in GM at gm_off -> NZ in L1 at l1_off: one matrix whose column blocks lie
+ * `rows` rounded up to 16 rows apart (docs/ISA.md "Building mmad's operands"). */
 isa_insn ib_nd2nz(isa_dtype t, uint64_t l1_off, uint64_t gm_off, uint32_t rows, uint32_t cols);
 /* load_l0a or load_l0b (by op) from L1:src_off into L0A/L0B:dst_off, no destination gap. */
 isa_insn ib_load2d(isa_op op, isa_dtype t, uint64_t dst_off, uint64_t src_off, uint32_t start_index,
