@@ -79,19 +79,8 @@ static isa_dtype dtype_of_npy(cs_npy_dtype t) {
   }
 }
 
-static cs_npy_dtype npy_of_dtype(isa_dtype t) {
-  switch (t) {
-    case ISA_INT4: case ISA_INT8: return CS_NPY_I8;
-    case ISA_UINT4: case ISA_UINT8: return CS_NPY_U8;
-    case ISA_INT16: return CS_NPY_I16;
-    case ISA_UINT16: return CS_NPY_U16;
-    case ISA_INT32: return CS_NPY_I32;
-    case ISA_INT64: return CS_NPY_I64;
-    case ISA_UINT64: return CS_NPY_U64;
-    case ISA_FP16: return CS_NPY_F16;
-    default: return CS_NPY_F32; /* fp32, and bf16 held as fp32 */
-  }
-}
+/* The .npy type a tensor travels as (isa_dtype.h: bf16 as fp32, int4 / uint4 as int8 / uint8). */
+static cs_npy_dtype npy_of_dtype(isa_dtype t) { return cs_npy_dtype_from_descr(isa_dtype_npy_descr(t)); }
 
 static cs_status load_input(kn_ctx *ctx, const kv *in, cs_err *err) {
   char name[64];
