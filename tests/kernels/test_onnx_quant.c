@@ -22,8 +22,6 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static int64_t get_int(const kn_tensor *t, uint64_t i) { return (int64_t)kn_tensor_get(t, i); }
-
 static void assert_floats(const kn_tensor *t, const float *want, uint64_t n) {
   assert_int_equal(t->count, n);
   for (uint64_t i = 0; i < n; i++) {
@@ -570,10 +568,10 @@ static void test_onnx_quantize_linear_random_against_reference(void **state) {
     kn_tensor y = quantize(&tx, &ts, has_zp ? &tz : NULL, qp(c.axis, c.kind == 2 ? (int64_t)c.block : 0, has_zp ? ISA_DTYPE_COUNT : ot));
     assert_int_equal(y.dtype, ot);
     for (uint64_t e = 0; e < c.count; e++)
-      if (get_int(&y, e) != want[e])
+      if (kt_get_int(&y, e) != want[e])
         fail_msg("iter %d: %s -> %s element %llu: x %.9g scale %.9g: got %lld, want %lld", iter, isa_dtype_name(xt),
                  isa_dtype_name(ot), (unsigned long long)e, (double)x[e], (double)sc[ref_scale_index(&c, e)],
-                 (long long)get_int(&y, e), (long long)want[e]);
+                 (long long)kt_get_int(&y, e), (long long)want[e]);
     elements += c.count;
     kn_tensor_free(&y);
     free3(&tx, &ts, &tz);

@@ -21,8 +21,6 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static int64_t get_int(const kn_tensor *t, uint64_t i) { return (int64_t)kn_tensor_get(t, i); }
-
 static void assert_shape(const kn_tensor *t, uint32_t ndim, const uint64_t *shape) {
   assert_int_equal(t->ndim, ndim);
   for (uint32_t d = 0; d < ndim; d++) assert_int_equal(t->shape[d], shape[d]);
@@ -104,7 +102,7 @@ static void test_qmm_matmul_integer_wraps(void **state) {
   kn_tensor A = kt_int_tensor("A", ISA_UINT8, 2, as, v), B = kt_int_tensor("B", ISA_UINT8, 2, bs, v), Y;
   cs_err err;
   assert_int_equal(kn_onnx_matmul_integer(&A, &B, NULL, NULL, &Y, &err), CS_OK);
-  assert_int_equal(get_int(&Y, 0), -2142639796);
+  assert_int_equal(kt_get_int(&Y, 0), -2142639796);
   kn_tensor_free(&Y);
   kn_tensor_free(&A);
   kn_tensor_free(&B);
@@ -121,7 +119,7 @@ static void test_qmm_matmul_integer_vectors_and_per_row(void **state) {
   cs_err err;
   assert_int_equal(kn_onnx_matmul_integer(&A, &B, NULL, NULL, &Y, &err), CS_OK);
   assert_int_equal(Y.ndim, 0);
-  assert_int_equal(get_int(&Y, 0), 14);
+  assert_int_equal(kt_get_int(&Y, 0), 14);
   kn_tensor_free(&Y);
   kn_tensor_free(&B);
   B = kt_int_tensor("B", ISA_INT8, 3, b3, b);
@@ -683,9 +681,9 @@ static void test_qmm_random_against_reference(void **state) {
         if (r < (double)lo || r > (double)hi) saturated++;
         want = r < (double)lo ? lo : r > (double)hi ? hi : (int64_t)r;
       }
-      if (get_int(&Y, e) != want)
+      if (kt_get_int(&Y, e) != want)
         fail_msg("iter %d op %d element %llu: got %lld, want %lld", iter, c.op, (unsigned long long)e,
-                 (long long)get_int(&Y, e), (long long)want);
+                 (long long)kt_get_int(&Y, e), (long long)want);
     }
     elements[c.op] += c.out.count;
     kn_tensor list[] = {Y, A, B, ZA, ZB, ZY, SA, SB, SY};

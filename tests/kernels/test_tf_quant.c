@@ -33,7 +33,6 @@ static kn_tensor make_f32(const char *name, uint32_t ndim, const uint64_t *shape
   return t;
 }
 
-static int64_t get_int(const kn_tensor *t, uint64_t i) { return (int64_t)kn_tensor_get(t, i); }
 static float get_f32(const kn_tensor *t, uint64_t i) { return ((const float *)t->data)[i]; }
 
 static void assert_same_float(float got, float want) {
@@ -139,7 +138,7 @@ static void test_tf_quantize_v2_min_first_qint32(void **state) {
   const int64_t tf_expected[] = {INT32_MIN, 0, 1 << 23, (int64_t)(1.25 * (1 << 23)), (int64_t)(1.75 * (1 << 23)),
                                  (int64_t)127 << 23, (int64_t)255 << 23, INT32_MAX};
   const int64_t exact[] = {INT32_MIN, 0, 8388608, 10485760, 14680064, 1065353216, 2139095040, 2147483520};
-  for (int i = 0; i < 8; i++) assert_true(llabs(get_int(&r.out, i) - tf_expected[i]) < 256);
+  for (int i = 0; i < 8; i++) assert_true(llabs(kt_get_int(&r.out, i) - tf_expected[i]) < 256);
   kt_assert_ints(&r.out, exact, 8);
   qresult_free(&r);
 }
@@ -416,7 +415,7 @@ static void test_tf_quantize_v2_nan_inputs(void **state) {
     for (int t = 0; t < 3; t++) {
       qresult r = quantize_1d(x, 2, -4.0f, 4.0f, qparams(types[t], modes[m]));
       int64_t want = modes[m] == KN_TF_MIN_FIRST && types[t] == ISA_INT32 ? INT32_MIN : 0;
-      assert_int_equal(get_int(&r.out, 0), want);
+      assert_int_equal(kt_get_int(&r.out, 0), want);
       qresult_free(&r);
     }
 }
@@ -845,10 +844,10 @@ static void test_tf_quantize_v2_random_against_reference(void **state) {
       int64_t want = ref_quantize(x[e], mins[k], maxs[k], &p, t, &omin, &omax, &tie);
       ties[p.mode] += tie;
       even_ties += tie && p.round_mode == KN_TF_HALF_TO_EVEN;
-      if (get_int(&r.out, e) != want)
+      if (kt_get_int(&r.out, e) != want)
         fail_msg("iter %d %s mode %d narrow %d round %d axis %lld: x %.9g in [%.9g, %.9g]: got %lld, want %lld", iter,
                  isa_dtype_name(t->dt), p.mode, p.narrow_range, p.round_mode, (long long)p.axis, (double)x[e],
-                 (double)mins[k], (double)maxs[k], (long long)get_int(&r.out, e), (long long)want);
+                 (double)mins[k], (double)maxs[k], (long long)kt_get_int(&r.out, e), (long long)want);
       assert_same_float(get_f32(&r.omin, k), omin);
       assert_same_float(get_f32(&r.omax, k), omax);
       /* whatever the rule, the result is in T (qint32 MIN_COMBINED's wrap included) */
@@ -883,7 +882,7 @@ static void test_tf_quantize_v2_power_of_two_ranges_exact(void **state) {
     double exact = ldexp((double)x, -e);
     double rounded = p.round_mode == KN_TF_HALF_TO_EVEN ? ref_round_even(exact) : ref_round_away(exact);
     int64_t want = (int64_t)fmin(fmax(rounded, (double)t->lo), (double)t->hi);
-    assert_int_equal(get_int(&r.out, 0), want);
+    assert_int_equal(kt_get_int(&r.out, 0), want);
     qresult_free(&r);
   }
 }

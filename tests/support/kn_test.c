@@ -113,10 +113,12 @@ kn_tensor kt_float_tensor(const char *name, isa_dtype dt, uint32_t ndim, const u
   return t;
 }
 
+int64_t kt_get_int(const kn_tensor *t, uint64_t i) { return (int64_t)kn_tensor_get(t, i); }
+
 void kt_assert_ints(const kn_tensor *t, const int64_t *want, uint64_t n) {
   assert_int_equal(t->count, n);
   for (uint64_t i = 0; i < n; i++) {
-    int64_t got = (int64_t)kn_tensor_get(t, i);
+    int64_t got = kt_get_int(t, i);
     if (got != want[i])
       fail_msg("element %llu: got %lld, want %lld", (unsigned long long)i, (long long)got, (long long)want[i]);
   }

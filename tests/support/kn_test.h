@@ -44,6 +44,8 @@ kn_tensor kt_int_tensor(const char *name, isa_dtype dt, uint32_t ndim, const uin
 /* A tensor of fp32, fp16 (stored as its bits) or bf16 (stored as the fp32 of its value) from v,
  * rounded to the type by isa_num. */
 kn_tensor kt_float_tensor(const char *name, isa_dtype dt, uint32_t ndim, const uint64_t *shape, const float *v);
+/* Element i of an integer tensor. */
+int64_t kt_get_int(const kn_tensor *t, uint64_t i);
 /* t holds exactly the n integers of want. */
 void kt_assert_ints(const kn_tensor *t, const int64_t *want, uint64_t n);
 
