@@ -317,7 +317,7 @@ static void test_qmm_dml_errors(void **state) {
   for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) kn_tensor_free(&list[i]);
 }
 
-/* ---- through the registry ------------------------------------------------------------------ */
+/* ---- through the registry, on a small chip (kt_ctx(op, 2): 2 cores) ----------------------- */
 
 static void run_and_check(kn_ctx *ctx, const char *out_name, const int64_t *want, uint64_t n) {
   cs_err err;
