@@ -33,26 +33,9 @@ uint64_t sim_stats_core_value(const sim_core_stats *c, size_t i) {
   return *(const uint64_t *)((const char *)c + core_descs[i].offset);
 }
 
-uint64_t sim_stats_pipe_busy_total(const sim_stats *s, isa_pipe p) {
-  uint64_t t = 0;
-  for (unsigned c = 0; c < s->cores; c++) t += s->core[c].pipe_busy_cycles[p];
-  return t;
-}
-
 uint64_t sim_stats_path_bytes_total(const sim_stats *s, isa_path p) {
   uint64_t t = 0;
   for (unsigned c = 0; c < s->cores; c++) t += s->core[c].path_bytes[p];
   return t;
 }
 
-uint64_t sim_stats_op_count_total(const sim_stats *s, isa_op op) {
-  uint64_t t = 0;
-  for (unsigned c = 0; c < s->cores; c++) t += s->core[c].op_count[op];
-  return t;
-}
-
-uint64_t sim_stats_op_cycles_total(const sim_stats *s, isa_op op) {
-  uint64_t t = 0;
-  for (unsigned c = 0; c < s->cores; c++) t += s->core[c].op_cycles[op];
-  return t;
-}

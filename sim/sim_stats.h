@@ -58,10 +58,7 @@ size_t sim_stats_core_count(void);
 const sim_stat_desc *sim_stats_core_desc(size_t i);
 uint64_t sim_stats_core_value(const sim_core_stats *c, size_t i);
 
-/* Sums over cores. */
-uint64_t sim_stats_pipe_busy_total(const sim_stats *s, isa_pipe p);
+/* Bytes moved on a path, summed over cores. */
 uint64_t sim_stats_path_bytes_total(const sim_stats *s, isa_path p);
-uint64_t sim_stats_op_count_total(const sim_stats *s, isa_op op);
-uint64_t sim_stats_op_cycles_total(const sim_stats *s, isa_op op);
 
 #endif
