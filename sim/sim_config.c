@@ -1037,8 +1037,8 @@ void sim_config_write_yaml(const sim_config *c, FILE *f) {
           "\".\n"
           "# Every parameter, with what it means, its unit and range, and where its value comes\n"
           "# from: \"documented\" values are the Atlas A2 (910B) figures of Huawei's public\n"
-          "# documents (DESIGN.md), \"assumption\" values are cubesim's own choices where the\n"
-          "# documents are silent. Keys left out of a file keep the built-in defaults.\n"
+          "# documents (docs/DESIGN.md), \"assumption\" values are cubesim's own choices where\n"
+          "# the documents are silent. Keys left out of a file keep the built-in defaults.\n"
           "# Written by cubesim (`cubesim config show --yaml`); it loads back to exactly this\n"
           "# configuration. docs/CONFIG.md describes every parameter.\n");
   for (int s = 0; s < SIM_SECTION_COUNT; s++) {

@@ -6,7 +6,7 @@
  * or, where the documents are silent, why cubesim assumes that value (ASSUMED). Adding a
  * parameter is adding a row; nothing else keeps a list of parameters.
  *
- * The pipeline is fixed (STYLE.md convention 5):
+ * The pipeline is fixed:
  *   sim_config_defaults -> sim_config_load_file / _load_string (YAML over the defaults)
  *     -> sim_config_validate (every check, in one place) -> sim_config_derive
  * sim_config_resolve runs all of it. Loading checks each value's type and range as it reads it,
@@ -61,58 +61,60 @@
  *   origin          DOC (documented) or ASSUMED (cubesim's choice)
  *   source          DOC: the document and its figure; ASSUMED: why this value
  *   description     what the parameter means to the model
- * Figures from DESIGN.md are the Atlas A2 (910B) values Huawei publishes in the Ascend C/CANN
- * documents. GB is 1e9 bytes; KiB/MiB/GiB are powers of 1024.
+ * Figures cited from docs/DESIGN.md are the Atlas A2 (910B) values Huawei publishes in the
+ * Ascend C/CANN documents. GB is 1e9 bytes; KiB/MiB/GiB are powers of 1024.
  */
 #define SIM_CONFIG_TABLE(X)                                                                  \
   /* ---- chip ---- */                                                                       \
   X(chip, name, STR, "ascend910b", 1, 63, ANY, "", DOC,                                      \
-    "the Atlas A2 (910B) family that DESIGN.md models",                                      \
+    "the Atlas A2 (910B) family that docs/DESIGN.md models",                                 \
     "name of the modelled chip, written into traces and reports (letters, digits, . _ -)")   \
-  X(chip, cores, U64, 24, 1, 1024, ANY, "cores", DOC, "910B: 24 AI cube cores (DESIGN.md §6)", \
+  X(chip, cores, U64, 24, 1, 1024, ANY, "cores", DOC,                                        \
+    "910B: 24 AI cube cores (docs/DESIGN.md §6)",                                            \
     "AI cube cores; each runs its own instruction stream, all share L2 and HBM")             \
-  X(chip, clock_mhz, U64, 1850, 1, 100000, ANY, "MHz", DOC, "910B: 1.85 GHz (DESIGN.md §6)",   \
+  X(chip, clock_mhz, U64, 1850, 1, 100000, ANY, "MHz", DOC,                                  \
+    "910B: 1.85 GHz (docs/DESIGN.md §6)",                                                    \
     "core clock: converts cycles to time and GB/s to bytes per cycle")                       \
   X(chip, fixpipe_saturation, BOOL, true, 0, 1, ANY, "", DOC,                                \
-    "CTRL[48] = 0 (saturation mode) is the hardware's default (DESIGN.md §3)",               \
+    "CTRL[48] = 0 (saturation mode) is the hardware's default (docs/DESIGN.md §3)",          \
     "fixpipe saturation: overflow gives +-max finite and NaN gives 0; false keeps inf/NaN")  \
   /* ---- buffers: sizes (per core) ---- */                                                 \
   X(buffers, l1_bytes, U64, 524288, 512, 67108864, ANY, "bytes", DOC,                        \
-    "910B: L1 512 KiB (DESIGN.md §6)",                                                       \
+    "910B: L1 512 KiB (docs/DESIGN.md §6)",                                                  \
     "L1 per core: A and B tiles staged from GM (at least one 512 B fractal)")                \
   X(buffers, l0a_bytes, U64, 65536, 512, 67108864, ANY, "bytes", DOC,                        \
-    "910B: L0A 64 KiB (DESIGN.md §6)",                                                       \
+    "910B: L0A 64 KiB (docs/DESIGN.md §6)",                                                  \
     "L0A per core: the cube's A operand in Zz fractals (at least one 512 B fractal)")        \
   X(buffers, l0b_bytes, U64, 65536, 512, 67108864, ANY, "bytes", DOC,                        \
-    "910B: L0B 64 KiB (DESIGN.md §6)",                                                       \
+    "910B: L0B 64 KiB (docs/DESIGN.md §6)",                                                  \
     "L0B per core: the cube's B operand in Zn fractals (at least one 512 B fractal)")        \
   X(buffers, l0c_bytes, U64, 131072, 1024, 67108864, ANY, "bytes", DOC,                      \
-    "910B: L0C 128 KiB (DESIGN.md §6)",                                                      \
+    "910B: L0C 128 KiB (docs/DESIGN.md §6)",                                                 \
     "L0C per core: int32/fp32 accumulators in 16x16 fractals (at least one 1 KiB fractal)")  \
   X(buffers, ub_bytes, U64, 196608, 32, 67108864, ANY, "bytes", DOC,                         \
-    "910B: UB 192 KiB (DESIGN.md §6)",                                                       \
+    "910B: UB 192 KiB (docs/DESIGN.md §6)",                                                  \
     "unified buffer per core: vector operands (at least one 32 B block)")                    \
   X(buffers, bt_bytes, U64, 1024, 64, 67108864, X4, "bytes", DOC,                            \
-    "910B: BT 1 KiB (DESIGN.md §6)",                                                         \
+    "910B: BT 1 KiB (docs/DESIGN.md §6)",                                                    \
     "bias table per core: int32/fp32 biases that initialise L0C (at least 16 biases)")       \
   X(buffers, fb_bytes, U64, 2048, 128, 67108864, X8, "bytes", DOC,                           \
-    "910B: FB 2 KiB = 256 quant words (DESIGN.md §5.2, §6)",                                 \
+    "910B: FB 2 KiB = 256 quant words (docs/DESIGN.md §5.2, §6)",                            \
     "fixpipe buffer per core: per-column uint64 quant words (at least 16 words)")            \
   /* ---- buffers: address alignments ---- */                                               \
   X(buffers, l1_align_bytes, U64, 32, 1, 65536, POW2, "bytes", DOC,                          \
-    "DESIGN.md §4: a GM -> L1 copy needs a 32 B aligned destination",                        \
+    "docs/DESIGN.md §4: a GM -> L1 copy needs a 32 B aligned destination",                   \
     "alignment every L1 address must have")                                                  \
   X(buffers, l0a_align_bytes, U64, 512, 1, 65536, POW2, "bytes", DOC,                        \
-    "DESIGN.md §4: mmad's A operand is 512 B (one fractal) aligned",                         \
+    "docs/DESIGN.md §4: mmad's A operand is 512 B (one fractal) aligned",                    \
     "alignment every L0A address must have")                                                 \
   X(buffers, l0b_align_bytes, U64, 512, 1, 65536, POW2, "bytes", DOC,                        \
-    "DESIGN.md §4: mmad's B operand is 512 B (one fractal) aligned",                         \
+    "docs/DESIGN.md §4: mmad's B operand is 512 B (one fractal) aligned",                    \
     "alignment every L0B address must have")                                                 \
   X(buffers, l0c_align_bytes, U64, 1024, 1, 65536, POW2, "bytes", DOC,                       \
-    "DESIGN.md §4: mmad's destination is 1 KiB (one 16x16 fp32 fractal) aligned",            \
+    "docs/DESIGN.md §4: mmad's destination is 1 KiB (one 16x16 fp32 fractal) aligned",       \
     "alignment every L0C address must have")                                                 \
   X(buffers, ub_align_bytes, U64, 32, 1, 65536, POW2, "bytes", DOC,                          \
-    "DESIGN.md §4: UB addresses are 32 B aligned",                                           \
+    "docs/DESIGN.md §4: UB addresses are 32 B aligned",                                      \
     "alignment every UB address must have")                                                  \
   X(buffers, bt_align_bytes, U64, 64, 1, 65536, POW2, "bytes", ASSUMED,                      \
     "not in the documents cubesim follows; 64 B holds the biases of one 16-column fractal",  \
@@ -133,7 +135,7 @@
     "cycles the scalar unit spends issuing one instruction, address arithmetic included")    \
   /* ---- mte2 ---- */                                                                       \
   X(mte2, gm_bytes_per_cycle, U64, 84, 1, 65536, ANY, "B/cycle", ASSUMED,                    \
-    "not published; calibrated on Huawei's 910B fp16 8192^3 sample (DESIGN.md §6): with 84 "   \
+    "not published; calibrated on Huawei's 910B fp16 8192^3 sample (docs/DESIGN.md §6): with 84 " \
     "the sample's tiling keeps MTE2 busy ~3520 us per core (measured 3487-3552 us)",          \
     "per-core cap on GM reads; the share of the chip's L2/HBM bandwidth may give less")      \
   X(mte2, latency_cycles, U64, 32, 0, 100000, ANY, "cycles", ASSUMED,                        \
@@ -145,13 +147,13 @@
     "MTE2's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- mte1 ---- */                                                                       \
   X(mte1, l0a_bytes_per_cycle, U64, 256, 1, 65536, ANY, "B/cycle", DOC,                      \
-    "910B: L1 -> L0A 256 B/cycle (DESIGN.md §6)", "width of the L1 -> L0A link")             \
+    "910B: L1 -> L0A 256 B/cycle (docs/DESIGN.md §6)", "width of the L1 -> L0A link")        \
   X(mte1, l0b_bytes_per_cycle, U64, 128, 1, 65536, ANY, "B/cycle", DOC,                      \
-    "910B: L1 -> L0B 128 B/cycle (DESIGN.md §6)", "width of the L1 -> L0B link")             \
+    "910B: L1 -> L0B 128 B/cycle (docs/DESIGN.md §6)", "width of the L1 -> L0B link")        \
   X(mte1, bt_bytes_per_cycle, U64, 32, 1, 65536, ANY, "B/cycle", DOC,                        \
-    "910B: L1 -> BT 32 B/cycle (DESIGN.md §6)", "width of the L1 -> BT link")                \
+    "910B: L1 -> BT 32 B/cycle (docs/DESIGN.md §6)", "width of the L1 -> BT link")           \
   X(mte1, fb_bytes_per_cycle, U64, 32, 1, 65536, ANY, "B/cycle", DOC,                        \
-    "910B: L1 -> FB 32 B/cycle (DESIGN.md §6)", "width of the L1 -> FB link")                \
+    "910B: L1 -> FB 32 B/cycle (docs/DESIGN.md §6)", "width of the L1 -> FB link")           \
   X(mte1, latency_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; a short on-core path, half of MTE2's fixed cost",                        \
     "cycles from the end of an MTE1 transfer's occupancy until its data is usable")          \
@@ -161,16 +163,16 @@
     "MTE1's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- cube ---- */                                                                       \
   X(cube, macs_per_cycle_fp16, U64, 4096, 256, 1048576, X256, "MACs/cycle", DOC,             \
-    "910B cube: 16x16x16 fp16 per cycle (DESIGN.md §6)",                                     \
+    "910B cube: 16x16x16 fp16 per cycle (docs/DESIGN.md §6)",                                \
     "fp16 x fp16 multiply-accumulates per cycle; k0 = this / 256")                           \
   X(cube, macs_per_cycle_bf16, U64, 4096, 256, 1048576, X256, "MACs/cycle", DOC,             \
-    "910B cube: 16x16x16 bf16 per cycle (DESIGN.md §6)",                                     \
+    "910B cube: 16x16x16 bf16 per cycle (docs/DESIGN.md §6)",                                \
     "bf16 x bf16 multiply-accumulates per cycle; k0 = this / 256")                           \
   X(cube, macs_per_cycle_int8, U64, 8192, 256, 1048576, X256, "MACs/cycle", DOC,             \
-    "910B cube: 16x16x32 int8 per cycle (DESIGN.md §6)",                                     \
+    "910B cube: 16x16x32 int8 per cycle (docs/DESIGN.md §6)",                                \
     "int8 x int8 multiply-accumulates per cycle; k0 = this / 256")                           \
   X(cube, macs_per_cycle_int4, U64, 16384, 256, 1048576, X256, "MACs/cycle", DOC,            \
-    "910B cube: 16x16x64 int4 per cycle (DESIGN.md §6)",                                     \
+    "910B cube: 16x16x64 int4 per cycle (docs/DESIGN.md §6)",                                \
     "int4 x int4 multiply-accumulates per cycle; k0 = this / 256")                           \
   X(cube, head_cycles, U64, 10, 0, 100000, ANY, "cycles", ASSUMED,                           \
     "calibration: the 910B sample's cube is busy 3082 us against 3023 us in theory (+2%); " \
@@ -185,7 +187,7 @@
     "the M pipe's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- fixpipe ---- */                                                                    \
   X(fixpipe, elements_per_cycle, U64, 64, 1, 65536, ANY, "elements/cycle", DOC,              \
-    "910B: fixpipe 64 elements/cycle (DESIGN.md §6)",                                        \
+    "910B: fixpipe 64 elements/cycle (docs/DESIGN.md §6)",                                   \
     "L0C elements the fixpipe converts and moves per cycle (to GM or L1)")                   \
   X(fixpipe, latency_cycles, U64, 32, 0, 100000, ANY, "cycles", ASSUMED,                     \
     "not published; a few stages (quantization, ReLU, conversion, layout) before the write", \
@@ -219,22 +221,22 @@
     "V's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- gm ---- */                                                                         \
   X(gm, hbm_gb_per_s, F64, 1800.0, 1.0, 1000000.0, ANY, "GB/s", DOC,                         \
-    "910B: HBM about 1.8 TB/s (DESIGN.md §6)",                                               \
+    "910B: HBM about 1.8 TB/s (docs/DESIGN.md §6)",                                          \
     "HBM bandwidth, shared fairly by the GM transfers of all cores in flight")               \
   /* ---- l2 ---- */                                                                         \
   X(l2, enabled, BOOL, true, 0, 1, ANY, "", DOC,                                             \
-    "910B has a chip-wide L2 in front of HBM (DESIGN.md §6)",                                \
+    "910B has a chip-wide L2 in front of HBM (docs/DESIGN.md §6)",                           \
     "model the L2; false sends every GM access to HBM (with l2.miss_latency_cycles)")        \
   X(l2, bytes, U64, 201326592, 32, 4294967296, ANY, "bytes", DOC,                            \
-    "910B: L2 192 MB (DESIGN.md §6)", "L2 capacity, shared by all cores")                    \
+    "910B: L2 192 MB (docs/DESIGN.md §6)", "L2 capacity, shared by all cores")               \
   X(l2, line_bytes, U64, 512, 32, 65536, POW2, "bytes", DOC,                                 \
-    "910B: 512 B L2 lines (DESIGN.md §6)",                                                   \
+    "910B: 512 B L2 lines (docs/DESIGN.md §6)",                                              \
     "L2 line: the unit of allocation and of HBM transfers")                                  \
   X(l2, ways, U64, 16, 1, 1024, ANY, "ways", ASSUMED,                                        \
     "not published; 16 ways is common for large last-level caches",                          \
     "L2 associativity; LRU replacement within a set")                                        \
   X(l2, gb_per_s, F64, 5000.0, 1.0, 1000000.0, ANY, "GB/s", DOC,                             \
-    "910B: L2 about 5 TB/s (DESIGN.md §6)",                                                  \
+    "910B: L2 about 5 TB/s (docs/DESIGN.md §6)",                                             \
     "L2 bandwidth for hits, shared fairly by the GM transfers of all cores in flight")       \
   X(l2, hit_latency_cycles, U64, 200, 0, 100000, ANY, "cycles", ASSUMED,                     \
     "not published; in line with the L2 hit latency of GPUs of this class (~200 cycles)",    \
