@@ -24,7 +24,7 @@ static const char quant_help[] =
     "       cubesim quant unpack WORD [--json]                         explain a word\n"
     "\n"
     "The fixpipe quant word (uint64) carries an fp32 scale truncated to 19 bits, a 9-bit\n"
-    "offset, the sign bit S and REQ8's shift N/MCB (DESIGN.md section 5.1). `pack` builds it\n"
+    "offset, the sign bit S and REQ8's shift N/MCB (docs/DESIGN.md section 5.1). `pack` builds it\n"
     "as Ascend C's SetQuantScalar documents; `unpack` explains every field of a word, and\n"
     "warns about words that were built wrongly. cubesim quant pack --help / unpack --help\n"
     "give the details.\n";

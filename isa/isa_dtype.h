@@ -1,6 +1,6 @@
 /* isa_dtype — the element types cubesim knows, their sizes, fractal widths and .npy names.
  *
- * C0 is the number of elements in one 32-byte fractal row (DESIGN.md §3): 32 B / element size.
+ * C0 is the number of elements in one 32-byte fractal row (docs/DESIGN.md §3): 32 B / element size.
  * int4 packs two elements per byte, low nibble first. bf16 has no .npy type: it is read and
  * written as fp32 (exact). int4/uint4 travel in .npy as int8/uint8 holding one value each.
  */
@@ -40,7 +40,7 @@ isa_dtype isa_dtype_from_name(const char *name);
 unsigned isa_dtype_bits(isa_dtype t);
 /* Bytes taken by n elements (int4: ceil(n / 2)). */
 size_t isa_dtype_bytes(isa_dtype t, size_t n);
-/* Elements per 32-byte fractal row (DESIGN.md §3). */
+/* Elements per 32-byte fractal row (docs/DESIGN.md §3). */
 unsigned isa_dtype_c0(isa_dtype t);
 /* The numpy descr of the type's .npy form ("|i1", "<f4", ...). */
 const char *isa_dtype_npy_descr(isa_dtype t);

@@ -1,6 +1,6 @@
 /* isa_fixpipe — the fixpipe's per-element conversion, one definition for everyone.
  *
- * docs/ISA.md §fixpipe and DESIGN.md §5.2 (arch 2201). The functional model (the `fixpipe`
+ * docs/ISA.md §fixpipe and docs/DESIGN.md §5.2 (arch 2201). The functional model (the `fixpipe`
  * instruction, isa/isa_sem_fixpipe.c), kernels' host references and the quant tooling all call
  * these functions, so an output computed on the host is bit for bit the simulator's. Per element
  * x of L0C in column j, with the word w that applies (the scalar word, or FB[j] in vector modes)

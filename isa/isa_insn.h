@@ -74,7 +74,7 @@ const char *isa_pipe_track_name(isa_pipe p);  /* "MTE2", "CUBE", "FIXP", ... */
 /* ISA_PIPE_COUNT + 1 when unknown; accepts "ALL" and the track names. */
 isa_pipe isa_pipe_from_name(const char *name);
 
-/* ---- fixpipe quant modes (arch 2201, DESIGN.md §5.2) ----------------------------------- */
+/* ---- fixpipe quant modes (arch 2201, docs/DESIGN.md §5.2) ----------------------------------- */
 
 /* enum suffix, name (as Ascend's QuantMode_t), L0C type (0: either), description */
 #define ISA_QUANT_TABLE(X)                                                               \
@@ -141,7 +141,7 @@ typedef enum isa_field_kind {
   F(U32, src_gap_bytes, 0, 4294967295u, "bytes", "bytes skipped in the source between bursts") \
   F(U32, dst_gap_bytes, 0, 4294967295u, "bytes", "bytes skipped in the destination between bursts")
 
-/* DataCopy GM -> L1 with ND -> NZ conversion (Nd2NzParams, DESIGN.md §4). */
+/* DataCopy GM -> L1 with ND -> NZ conversion (Nd2NzParams, docs/DESIGN.md §4). */
 #define ISA_FMT_nd2nz(F)                                                                    \
   F(ADDR, dst, 0, 0, "", "destination (NZ)")                                                \
   F(ADDR, src, 0, 0, "", "source (ND)")                                                     \
@@ -156,7 +156,7 @@ typedef enum isa_field_kind {
   F(U32, dst_nz_matrix_stride, 0, 65535, "elements", "destination distance between matrices")
 
 /* LoadData 2-D: whole 512-byte fractals L1 -> L0A/L0B (LoadData2DParams). With if_transpose,
- * each repeat moves one C0 x C0 square (C0/16 fractals) transposed (DESIGN.md §3). */
+ * each repeat moves one C0 x C0 square (C0/16 fractals) transposed (docs/DESIGN.md §3). */
 #define ISA_FMT_load2d(F)                                                              \
   F(ADDR, dst, 0, 0, "", "destination")                                                \
   F(ADDR, src, 0, 0, "", "source")                                                     \
@@ -181,7 +181,7 @@ typedef enum isa_field_kind {
   F(BOOL, init_c, 0, 1, "", "1: C = A*B (+bias); 0: C += A*B")                      \
   F(BOOL, bias_en, 0, 1, "", "initialise C from the BT bias row (needs init_c)")
 
-/* Fixpipe L0C -> GM / L1 (FixpipeParamsV220, DESIGN.md §5.2). */
+/* Fixpipe L0C -> GM / L1 (FixpipeParamsV220, docs/DESIGN.md §5.2). */
 #define ISA_FMT_fixpipe(F)                                                                 \
   F(ADDR, dst, 0, 0, "", "destination")                                                    \
   F(ADDR, src, 0, 0, "", "source in L0C (Nz)")                                             \
@@ -425,7 +425,7 @@ typedef struct isa_work {
   uint64_t bytes;     /* bytes moved on the path (transfers: read side; fixpipe: written;
                        * vector: elements x the wider of the input and output sizes) */
   uint64_t elements;  /* fixpipe: elements converted; vector: elements produced */
-  uint64_t fractal_ops; /* cube: ceil(m/16) * ceil(n/16) * ceil(k/k0) (DESIGN.md §6) */
+  uint64_t fractal_ops; /* cube: ceil(m/16) * ceil(n/16) * ceil(k/k0) (docs/DESIGN.md §6) */
   uint64_t macs;      /* cube: m * n * k */
   uint32_t m, n, k;   /* cube: the shape (the timing model applies the configured k0) */
   uint32_t dtype;     /* cube: input type; fixpipe: output type */
@@ -438,7 +438,7 @@ void isa_insn_work(const isa_insn *in, isa_work *w);
 
 /* What an instruction needs to know of the machine beyond its operands. */
 typedef struct isa_env {
-  bool fixpipe_saturation; /* CTRL[48] = 0: overflow -> ±max, NaN -> 0 (DESIGN.md §3) */
+  bool fixpipe_saturation; /* CTRL[48] = 0: overflow -> ±max, NaN -> 0 (docs/DESIGN.md §3) */
 } isa_env;
 
 /* Static checks of one instruction: opcode, each field against its range, each ADDR field

@@ -1,5 +1,5 @@
 /* isa_num — cubesim's exact numeric conversions: fp32/fp16/bf16, integer rounding and saturation,
- * packed int4/uint4 (DESIGN.md §3 and §5.2).
+ * packed int4/uint4 (docs/DESIGN.md §3 and §5.2).
  *
  * Formats (IEEE 754-2008 binary32 and binary16; bf16 is the top half of binary32):
  *
@@ -18,7 +18,7 @@
  *
  * Every conversion is done with integer operations on the bit patterns: results depend neither
  * on the compiler's _Float16 nor on the FPU's rounding mode. Rounding to fp16/bf16 is IEEE
- * roundTiesToEven (IEEE 754-2008 §4.3.1), as DESIGN.md §3 requires for the fixpipe and vector
+ * roundTiesToEven (IEEE 754-2008 §4.3.1), as docs/DESIGN.md §3 requires for the fixpipe and vector
  * casts. A NaN narrows to a quiet NaN with the same sign and the top bits of its payload
  * (IEEE 754-2008 §6.2.3), so a signalling NaN comes back with its quiet bit set and never as Inf.
  */
@@ -72,8 +72,8 @@ static inline uint32_t isa_le_load32(const uint8_t *p) { return (uint32_t)isa_le
 uint16_t isa_f32_to_f16(float f);
 uint16_t isa_f32_to_bf16(float f);
 
-/* Saturating variants: cubesim's fixpipe "saturation mode" (DESIGN.md §3, the hardware default,
- * CTRL[48] = 0). A result that would be ±Inf (overflow or an ±Inf input) is ±max finite (fp16
+/* Saturating variants: cubesim's fixpipe "saturation mode" (docs/DESIGN.md §3, the hardware
+ * default, CTRL[48] = 0). A result that would be ±Inf (overflow or an ±Inf input) is ±max finite (fp16
  * 0x7BFF / 0xFBFF, bf16 0x7F7F / 0xFF7F); NaN of either sign is +0. Otherwise as above. */
 uint16_t isa_f32_to_f16_sat(float f);
 uint16_t isa_f32_to_bf16_sat(float f);
@@ -84,9 +84,9 @@ float isa_bf16_to_f32(uint16_t b);
 
 /* ---- rounding a double to an integral double -----------------------------------------------
  * Exact for every input; the sign of zero is kept (-0.4 -> -0.0); ±Inf and NaN are returned as
- * they are. half_even is ONNX's and Huawei's reference scripts' rule (DESIGN.md §5.2);
+ * they are. half_even is ONNX's and Huawei's reference scripts' rule (docs/DESIGN.md §5.2);
  * half_away is C's round(), TensorFlow's HALF_AWAY_FROM_ZERO and the quant-word packer's offset
- * rounding (DESIGN.md §5.1). */
+ * rounding (docs/DESIGN.md §5.1). */
 double isa_round_half_even(double x);
 double isa_round_half_away(double x);
 
@@ -105,10 +105,10 @@ int64_t isa_clamp_i64(int64_t v, int64_t lo, int64_t hi);
 int64_t isa_round_sat(double x, int round_half_even, int64_t lo, int64_t hi);
 
 /* int32 -> fp32 rounded to nearest even, as the fixpipe converts the int32 accumulator
- * (DESIGN.md §5.2). Done on bits, so it does not depend on the FPU's rounding mode. */
+ * (docs/DESIGN.md §5.2). Done on bits, so it does not depend on the FPU's rounding mode. */
 float isa_i32_to_f32(int32_t v);
 
-/* ---- int4 / uint4, two per byte, element 0 in the LOW nibble (DESIGN.md §3) ---------------
+/* ---- int4 / uint4, two per byte, element 0 in the LOW nibble (docs/DESIGN.md §3) ---------------
  *
  *    byte i:   7      4 3      0
  *             +--------+--------+

@@ -81,7 +81,7 @@ void isa_nz_shape4(const isa_nz_geom *g, size_t batch, size_t out[4]) {
   out[3] = g->c0;
 }
 
-/* int4 element i of a packed buffer: element 0 in the low nibble (DESIGN.md §3). */
+/* int4 element i of a packed buffer: element 0 in the low nibble (docs/DESIGN.md §3). */
 static unsigned nib_get(const uint8_t *p, size_t i) {
   return (p[i / 2] >> (NIBBLE_BITS * (i & 1))) & NIBBLE_MASK;
 }

@@ -1,4 +1,5 @@
-/* isa_nz — the FRACTAL_NZ layout (DESIGN.md §3): geometry, index formula, ND <-> NZ conversion.
+/* isa_nz — the FRACTAL_NZ layout (docs/DESIGN.md §3): geometry, index formula, ND <-> NZ
+ * conversion.
  *
  * An ND matrix [H, W] becomes NZ [ceil(W/C0), ceil(H/R0), R0, C0], zero padded: element (r, c)
  * sits in column block c / C0, row block r / R0, at row r % R0 and column c % C0 of that
@@ -16,7 +17,7 @@
  * and R0 to 16. L0C keeps 16×16 fractals of 4-byte elements: that is this layout with C0 = 16
  * for fp32/int32 (isa_nz_geom_with_c0). The ATB document writes the int8 NZ weight as
  * [1, n/16, k, 16], i.e. with 16-wide fractals; the hardware's int8 fractal is 32 wide, so
- * cubesim's int8 NZ is [1, n/32, k, 32] by default (DESIGN.md §3) and the 16-wide form is
+ * cubesim's int8 NZ is [1, n/32, k, 32] by default (docs/DESIGN.md §3) and the 16-wide form is
  * available with C0 = 16.
  *
  * Element sizes are 4, 8, 16, 32 or 64 bits. int4 packs two elements per byte, element 0 in the
@@ -32,7 +33,7 @@
 #include "base/cs_status.h"
 #include "isa/isa_dtype.h"
 
-/* Default fractal height, rows (DESIGN.md §3: a fractal is 16 rows × C0 columns). */
+/* Default fractal height, rows (docs/DESIGN.md §3: a fractal is 16 rows × C0 columns). */
 #define ISA_NZ_R0_DEFAULT 16u
 
 /* The shape of one matrix and of its fractals. Fill it with isa_nz_geom_of / _with_c0, or

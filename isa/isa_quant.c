@@ -1,4 +1,4 @@
-/* isa_quant — packing, unpacking and explaining the fixpipe quant word (DESIGN.md §5.1). */
+/* isa_quant — packing, unpacking and explaining the fixpipe quant word (docs/DESIGN.md §5.1). */
 #include "isa/isa_quant.h"
 
 #include <math.h>
@@ -180,7 +180,7 @@ void isa_qw_unpack(uint64_t word, isa_qw_fields *out) {
   if (f.scale_dropped_bits) f.warnings |= ISA_QW_WARN_LOW_BITS;
   if (f.ignored_bits) f.warnings |= ISA_QW_WARN_HIGH_BITS;
   /* The seed's example `(uint64_t)*(int32_t*)&scale` sign-extends a negative fp32 into bits
-   * 32..63 (SetQuantScalar document, DESIGN.md §5.1). */
+   * 32..63 (SetQuantScalar document, docs/DESIGN.md §5.1). */
   if ((word >> 32) == HIGH_WORD_ALL_ONES && (f.scale_bits & FP32_SIGN_BIT))
     f.warnings |= ISA_QW_WARN_SIGN_EXTENDED;
   if (f.scale_exponent == 0)
@@ -227,8 +227,8 @@ static cs_status check_scale(float scale, cs_err *err) {
 
 /* Rounds fp32 bits to 19 bits (sign, exponent, 10 mantissa bits), to nearest, ties to the even
  * kept bit; a carry out of the mantissa increments the exponent (one device kernel does this,
- * DESIGN.md §5.1). Adding 0xFFF plus the kept lsb and truncating is that rule on the magnitude,
- * which fp32 stores apart from the sign. */
+ * docs/DESIGN.md §5.1). Adding 0xFFF plus the kept lsb and truncating is that rule on the
+ * magnitude, which fp32 stores apart from the sign. */
 static uint32_t round_fp19_rne(uint32_t bits) {
   uint32_t kept_lsb = (bits >> ISA_QW_SCALE_KEPT_POS) & 1u;
   return (bits + 0x0FFFu + kept_lsb) & ISA_QW_SCALE_KEPT_MASK;

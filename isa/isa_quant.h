@@ -1,6 +1,6 @@
 /* isa_quant — the packed uint64 quant word of the fixpipe (arch 2201): pack, unpack, explain.
  *
- * Layout (DESIGN.md §5.1, from the Ascend C SetQuantScalar document and aclnnTransQuantParam):
+ * Layout (docs/DESIGN.md §5.1, from the Ascend C SetQuantScalar document and aclnnTransQuantParam):
  *
  *  63        47 46 45          37 36 35   32 31 30      23 22        13 12          0
  * +-----------+--+---------------+--+-------+--+----------+------------+-------------+
@@ -132,7 +132,7 @@ typedef enum isa_qw_warn {
 const char *isa_qw_warning_name(isa_qw_warn_index i);
 const char *isa_qw_warning_message(isa_qw_warn_index i);
 
-/* ---- Fixpipe modes that read the word (DESIGN.md §5.2) ---- */
+/* ---- Fixpipe modes that read the word (docs/DESIGN.md §5.2) ---- */
 
 /* id, name (scalar / vector form), fields used (ISA_QW_USES_*), conversion */
 #define ISA_QW_USES_SCALE 1u

@@ -2,8 +2,9 @@
  *
  * docs/ISA.md §fixpipe. The per-element rules (isa_fixpipe_conv_*) are public in
  * isa/isa_fixpipe.h so host references use the very same definition; the quant word's fields come
- * from isa/isa_quant.h (DESIGN.md §5.1). exec walks the tile one 16-column block of L0C at a time:
- * the block's words are decoded once, then every matrix and row of the block is converted.
+ * from isa/isa_quant.h (docs/DESIGN.md §5.1). exec walks the tile one 16-column block of L0C at
+ * a time: the block's words are decoded once, then every matrix and row of the block is
+ * converted.
  */
 #include "isa/isa_fixpipe.h"
 
@@ -47,7 +48,8 @@ void isa_fixpipe_conv_init(isa_fixpipe_conv *c, isa_quant_mode mode, isa_dtype l
 /* x >> n with the sign copied in (C leaves >> of a negative value to the implementation). */
 static int32_t shift_right_arith(int32_t x, unsigned n) { return x >= 0 ? x >> n : ~(~x >> n); }
 
-/* y = fp32(x) * M, with ReLU folded into the scale: M = 0 for a negative x (DESIGN.md §5.2). */
+/* y = fp32(x) * M, with ReLU folded into the scale: M = 0 for a negative x
+ * (docs/DESIGN.md §5.2). */
 static float scaled(float x, bool negative, const isa_fixpipe_conv *c) {
   return isa_f32_mul(x, negative && c->relu ? 0.0f : c->m1);
 }

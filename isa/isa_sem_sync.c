@@ -1,5 +1,5 @@
 /* isa_sem_sync — set_flag, wait_flag and pipe_barrier: no data, no bytes; the timing engine
- * gives them their meaning (DESIGN.md §6). */
+ * gives them their meaning (docs/DESIGN.md §6). */
 #include "isa/isa_insn.h"
 
 bool isa_sem_flag_check(const isa_insn *in, isa_fault *f) {

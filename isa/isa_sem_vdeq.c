@@ -1,5 +1,5 @@
 /* isa_sem_vdeq — vector dequant on UB: dst[r][c] = cvt(fp32(src[r][c]) * scale[c]) (docs/ISA.md
- * §vector): the bf16 epilogue of ATB Linear (DESIGN.md §5.3), int32 -> fp32 / fp16 / bf16.
+ * §vector): the bf16 epilogue of ATB Linear (docs/DESIGN.md §5.3), int32 -> fp32 / fp16 / bf16.
  *
  * Elements are computed row by row, columns in increasing order, each reading its inputs just
  * before writing its output, so an in-place dequant (dst = src, fp32 out, same strides) works. */

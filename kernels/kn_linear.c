@@ -1,4 +1,4 @@
-/* kn_linear — ATB Linear (seed 002, DESIGN.md §5.3): output = (x · weight + bias) * deq_scale,
+/* kn_linear — ATB Linear (seed 002, docs/DESIGN.md §5.3): output = (x · weight + bias) * deq_scale,
  * int8 inputs, fp16 or bf16 output, per-channel or per-tensor dequantization.
  *
  * fp16 output dequantizes in the fixpipe: VDEQF16 with one FB word per column (per-channel), or

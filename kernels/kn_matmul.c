@@ -5,7 +5,8 @@
  *                   (QF322B8_PRE / VQF322B8_PRE), offset and ReLU honoured
  *   matmul_requant  int8 in -> int8/uint8 out (REQ8 / VREQ8)
  * The quant parameters come either as packed uint64 words (`quant`, [1] or [n]) or as float
- * `scale` (and `offset`) that the kernel packs with the documented formula (DESIGN.md §5.1). */
+ * `scale` (and `offset`) that the kernel packs with the documented formula
+ * (docs/DESIGN.md §5.1). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>

@@ -107,7 +107,7 @@ typedef struct launch {
 } launch;
 
 /* The vector epilogue for one tile: rows of int32 from the workspace, times the column scales,
- * to bf16 in C (ATB Linear with bf16 output, DESIGN.md §5.3). */
+ * to bf16 in C (ATB Linear with bf16 output, docs/DESIGN.md §5.3). */
 static void epilogue_tile(rt_ctx *ctx, const launch *L, rt_queue *qin, rt_queue *qscale, rt_queue *qout,
                           uint32_t batch, uint32_t m0, uint32_t n0, uint32_t ml, uint32_t nl, uint32_t rows) {
   const kn_mm_job *j = L->job;

@@ -1,7 +1,7 @@
 /* kn_qmatmul — the quantized matrix products of ONNX and DirectML on the simulated cube.
  *
- * The cube multiplies int8 by int8 into int32 (DESIGN.md §5.3). uint8 operands are re-centred to
- * int8 (a' = a - 128), and the zero points are removed with integer corrections:
+ * The cube multiplies int8 by int8 into int32 (docs/DESIGN.md §5.3). uint8 operands are
+ * re-centred to int8 (a' = a - 128), and the zero points are removed with integer corrections:
  *
  *   Σ_t (a - za)(b - zb) = Σ a'b'  -  zb'·Σ_t a'  -  za'·Σ_t b'  +  K·za'·zb'
  *                          (cube)    (row part)    (column part)

@@ -108,7 +108,7 @@ static uint8_t *mach_ptr(void *ctx, isa_mem mem, uint64_t off, uint64_t bytes) {
   return sim_buf_ptr(sim_core_mem(ctx, mem), off, bytes);
 }
 
-/* Every address operand must be aligned as its memory requires (DESIGN.md §4). Unused address
+/* Every address operand must be aligned as its memory requires (docs/DESIGN.md §4). Unused address
  * operands are left zero by the runtime and the assembler, which is aligned everywhere. */
 static bool check_alignment(sim_core *c, const isa_insn *in, isa_fault *f) {
   const isa_op_desc *d = isa_op_info((isa_op)in->op);

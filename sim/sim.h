@@ -1,7 +1,7 @@
 /* sim — the simulated chip: one handle owns the configuration, GM, every core's buffers and
  * instruction stream, and runs the timing replay.
  *
- * Two phases (DESIGN.md §2). Record: the runtime issues instructions to a core with
+ * Two phases (docs/DESIGN.md §2). Record: the runtime issues instructions to a core with
  * sim_core_issue; each is checked (fields, memories, alignment, bounds), applied to the core's
  * buffers (unless the simulator is timing-only) and appended to the core's stream. Replay:
  * sim_run replays all cores' streams together through the timing engine, which gives cycles,

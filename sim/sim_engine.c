@@ -1,4 +1,4 @@
-/* sim_engine — the timing replay (DESIGN.md §6, docs/TIMING.md): event-driven, all cores'
+/* sim_engine — the timing replay (docs/DESIGN.md §6, docs/TIMING.md): event-driven, all cores'
  * streams together, fluid sharing of GM bandwidth through the L2, flags, barriers, hazards and
  * deadlock detection. Time advances from event to event, so the cost grows with the number of
  * instructions, never with the number of simulated cycles. */
@@ -475,7 +475,7 @@ static bool grow(engine *e, void **p, size_t *cap, size_t n, size_t elem) {
 }
 
 /* A set_flag fires once every instruction its pipe started before it has completed; the pipe
- * itself goes on meanwhile (DESIGN.md §6). */
+ * itself goes on meanwhile (docs/DESIGN.md §6). */
 static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p) {
   eng_pipe *pp = &k->pipes[p];
   uint64_t oldest = UINT64_MAX;

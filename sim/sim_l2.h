@@ -1,4 +1,4 @@
-/* sim_l2 — the chip-wide L2 cache in front of HBM (DESIGN.md §6): set-associative, LRU,
+/* sim_l2 — the chip-wide L2 cache in front of HBM (docs/DESIGN.md §6): set-associative, LRU,
  * write-allocate. It only decides hit or miss per line; bandwidth is the engine's business. */
 #ifndef SIM_L2_H
 #define SIM_L2_H

@@ -13,7 +13,7 @@
 
 /* msprof's PipeUtilization names (Ascend profiling, op_summary / PipeUtilization.csv): the cube
  * core's pipes are aic_*, the vector core's aiv_*; cubesim runs V and MTE3 on the cube core
- * (DESIGN.md §4) and reports them under the aiv names a user knows them by. Indexed by pipe:
+ * (docs/DESIGN.md §4) and reports them under the aiv names a user knows them by. Indexed by pipe:
  * a test checks every pipe has one. */
 static const char *const msprof_names[ISA_PIPE_COUNT] = {
     [ISA_PIPE_S] = "aic_scalar", [ISA_PIPE_MTE2] = "aic_mte2", [ISA_PIPE_MTE1] = "aic_mte1",

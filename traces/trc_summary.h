@@ -1,4 +1,4 @@
-/* trc_summary — the run summary (DESIGN.md §7): time, per-pipe utilization named as msprof's
+/* trc_summary — the run summary (docs/DESIGN.md §7): time, per-pipe utilization named as msprof's
  * PipeUtilization, bytes and bandwidth per data path, GM/L2/HBM traffic, cube utilization
  * against the roofline, per-instruction-kind counts, hazards and stalls. One computation, three
  * writers: a table for the terminal, JSON and CSV for scripts. traces/FORMAT.md describes every

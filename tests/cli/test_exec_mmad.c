@@ -102,7 +102,7 @@ static const char chip_yaml[] =
     "gm:\n  hbm_gb_per_s: 128\n"
     "l2:\n  enabled: false\n  miss_latency_cycles: 100\n";
 
-/* The cycles, by hand (DESIGN.md §6; int8 k0 = 8192 / 256 = 32 by default; instruction i
+/* The cycles, by hand (docs/DESIGN.md §6; int8 k0 = 8192 / 256 = 32 by default; instruction i
  * enters its queue at cycle i + 1; with L2 off every GM access adds 100):
  *   0 nd2nz A, 16 x 64 = 1024 B at 64 B/cycle: MTE2 1 .. 17, done 17 + 10 + 100 = 127
  *   1 nd2nz B, 64 x 32 = 2048 B: MTE2 17 .. 49, done 159
@@ -165,7 +165,7 @@ static double round_sig(double x, int p) {
 }
 
 /* The fp16 bits of a value that already has at most 11 significant bits and lies in the normal
- * range or is 0; beyond 65504 it saturates to the largest finite fp16 (DESIGN.md §3). */
+ * range or is 0; beyond 65504 it saturates to the largest finite fp16 (docs/DESIGN.md §3). */
 static uint16_t fp16_bits(double h) {
   uint16_t sign = h < 0 ? 0x8000 : 0;
   double mag = fabs(h);
@@ -180,8 +180,8 @@ static uint16_t fp16_bits(double h) {
   return (uint16_t)(sign | (uint16_t)((exp + 15) << 10) | (uint16_t)mant);
 }
 
-/* DESIGN.md §5.2, DEQF16: out = fp16_rne(fp32(x) · M1), M1 the word's fp32 scale with bits 12..0
- * cleared, the product rounded to fp32. Here |x| < 2^21 and M1 has 12 significant bits, so
+/* docs/DESIGN.md §5.2, DEQF16: out = fp16_rne(fp32(x) · M1), M1 the word's fp32 scale with
+ * bits 12..0 cleared, the product rounded to fp32. Here |x| < 2^21 and M1 has 12 significant bits, so
  * x · M1 is exact in a double and each rounding is done once, on an exact value. */
 static void reference(const int8_t *a, const int8_t *b, uint16_t *c) {
   uint32_t bits = (uint32_t)(DEQ_WORD & 0xFFFFE000u); /* 0x3dccc000 */

@@ -105,7 +105,7 @@ static void assert_close(double got, double want) {
 }
 
 /* --json: the run's totals and pipes. The one mmad is 2 x 3 x 2 int8: ceil(2/16) ceil(3/16)
- * ceil(2/32) = 1 cycle plus the 910B's head of 10 (DESIGN.md §6) = 11 busy CUBE cycles; its 12
+ * ceil(2/32) = 1 cycle plus the 910B's head of 10 (docs/DESIGN.md §6) = 11 busy CUBE cycles; its 12
  * MACs are 12/8192 ideal cycles. Ratios are busy / (cores x total). */
 static void check_seed_json(const char *text, unsigned cores) {
   jc_doc *doc = je_parse(text, strlen(text));

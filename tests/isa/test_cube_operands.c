@@ -52,7 +52,7 @@ static void run(isa_testmach *t, const isa_insn *in) {
 }
 
 /* ND rows x cols of type ty at GM 0 -> L1 0 as NZ: C0-wide column blocks of ceil16(rows) rows
- * (the standard FRACTAL_NZ of DESIGN.md §3). */
+ * (the standard FRACTAL_NZ of docs/DESIGN.md §3). */
 static void nd_to_l1(isa_testmach *t, isa_dtype ty, uint32_t rows, uint32_t cols) {
   isa_insn in;
   memset(&in, 0, sizeof in);

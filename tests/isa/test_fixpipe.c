@@ -50,7 +50,7 @@ static isa_testmach *new_machine(void) {
 
 /* ---- the independent reference ----------------------------------------------------------- */
 
-/* The word's fields, straight from the bit diagram of DESIGN.md §5.1. */
+/* The word's fields, straight from the bit diagram of docs/DESIGN.md §5.1. */
 typedef struct ref_word {
   float m1;
   int n, mcb, offset, s;

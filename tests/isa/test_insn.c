@@ -18,7 +18,7 @@
 
 /* ---- the table ------------------------------------------------------------------------- */
 
-/* Every instruction with its pipe, by hand from DESIGN.md §4 and docs/ISA.md; DYN for the
+/* Every instruction with its pipe, by hand from docs/DESIGN.md §4 and docs/ISA.md; DYN for the
  * instructions that name their pipe in an operand. A new instruction must be added here. */
 static const struct {
   const char *mnemonic;

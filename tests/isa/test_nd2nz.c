@@ -343,7 +343,7 @@ static void test_nd2nz_exec_random_against_reference(void **state) {
 }
 
 /* With the standard parameters (rows padded to 16, column blocks one after the other, matrices
- * one after the other) into a zeroed L1, the result is isa_nd_to_nz's FRACTAL_NZ (DESIGN.md
+ * one after the other) into a zeroed L1, the result is isa_nd_to_nz's FRACTAL_NZ (docs/DESIGN.md
  * §3), rows of padding included (never written, still zero). */
 static void test_nd2nz_standard_params_give_fractal_nz(void **state) {
   (void)state;

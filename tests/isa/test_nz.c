@@ -19,7 +19,7 @@ static void fill_random(uint8_t *p, size_t n, uint64_t *state) {
   for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(rng_lcg_step(state) >> 56);
 }
 
-/* ---- the naive reference: dimensions [batch, C1, R1, R0, C0] of DESIGN.md §3 ---- */
+/* ---- the naive reference: dimensions [batch, C1, R1, R0, C0] of docs/DESIGN.md §3 ---- */
 
 typedef struct ref_shape {
   unsigned bits;
@@ -150,7 +150,7 @@ static void check_case(unsigned bits, size_t h, size_t w, size_t c0, size_t r0, 
   free(nz_dirty);
 }
 
-/* Element sizes and their default C0 = 32 bytes / element size (DESIGN.md §3). */
+/* Element sizes and their default C0 = 32 bytes / element size (docs/DESIGN.md §3). */
 static const struct {
   unsigned bits;
   size_t c0;
@@ -215,7 +215,7 @@ static void test_isa_nz_geom_of_uses_dtype_c0(void **state) {
 }
 
 /* One fractal of every type is 16 rows x 32 bytes = 512 bytes; an L0C fractal (16x16 fp32) is
- * 1 KiB (DESIGN.md §3). */
+ * 1 KiB (docs/DESIGN.md §3). */
 static void test_isa_nz_fractal_bytes(void **state) {
   (void)state;
   static const isa_dtype types[] = {ISA_INT4, ISA_INT8, ISA_UINT8, ISA_FP16,
@@ -300,7 +300,7 @@ static void assert_shape(const size_t got[4], size_t a, size_t b, size_t c, size
   assert_int_equal(got[3], d);
 }
 
-/* The 4-D NZ shapes of DESIGN.md §3 and the ATB seed. */
+/* The 4-D NZ shapes of docs/DESIGN.md §3 and the ATB seed. */
 static void test_isa_nz_shape4_values(void **state) {
   (void)state;
   size_t s[4];

@@ -105,7 +105,7 @@ static void test_isa_quant_field_table_covers_64_bits_once(void **state) {
   }
   assert_true(seen == ~UINT64_C(0));
   assert_int_equal(total, 64);
-  /* The named constants agree with the table and with DESIGN.md §5.1. */
+  /* The named constants agree with the table and with docs/DESIGN.md §5.1. */
   assert_int_equal(isa_qw_field_lsb(ISA_QW_FIELD_N), ISA_QW_N_POS);
   assert_int_equal(isa_qw_field_width(ISA_QW_FIELD_N), ISA_QW_N_WIDTH);
   assert_int_equal(isa_qw_field_lsb(ISA_QW_FIELD_MCB), ISA_QW_MCB_POS);

@@ -1,8 +1,8 @@
 /* Tests of ATB Linear (kernels/kn_linear.c) through the operator driver (kn_ctx): the seed's
  * worked example bit for bit, a matrix of layouts, biases, scales, batches, tails and tilings
  * compared bit for bit with a reference written here (int64 dot products, then the documented
- * dequantization of DESIGN.md §5.3) and with the operator's own reference, and every input error
- * with its code and message. */
+ * dequantization of docs/DESIGN.md §5.3) and with the operator's own reference, and every
+ * input error with its code and message. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -230,7 +230,7 @@ static size_t lin_scale_index(const lin_case *c, uint32_t b, uint32_t j) {
   return (size_t)(c->scale == SC_BN ? b : 0) * c->n + j;
 }
 
-/* DESIGN.md §5.3: fp16 = fp16_rne_sat(fp32(acc) * fp19(scale)); bf16 = bf16_rne(fp32(acc) *
+/* docs/DESIGN.md §5.3: fp16 = fp16_rne_sat(fp32(acc) * fp19(scale)); bf16 = bf16_rne(fp32(acc) *
  * scale) with the full fp32 scale (a word's low 32 bits). Returns the output's bits (bf16: the
  * fp32 bits the host tensor holds). */
 static uint32_t lin_expected(const lin_case *c, const lin_data *d, uint32_t b, uint32_t i, uint32_t j) {

@@ -2,7 +2,7 @@
  * .npy, int8, int4), matmul_quant (QF322B8_PRE / VQF322B8_PRE) and matmul_requant (REQ8 / VREQ8)
  * with transposes, bias, batch, tails, ReLU, scalar and vector words, offsets, int8 and uint8
  * outputs and hand-built words with MCB / N. Every output is compared bit for bit with a
- * reference computed here from docs/ISA.md and DESIGN.md §5.2 (exact k-block sums for floats,
+ * reference computed here from docs/ISA.md and docs/DESIGN.md §5.2 (exact k-block sums for floats,
  * int64 dot products for integers), and with the operator's own reference. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -236,7 +236,7 @@ static void mm_build(kt_runner *r, const mm_case *c, mm_data *d) {
   free(offs);
 }
 
-/* The fixpipe's output for element e (DESIGN.md §5.2), from the L0C bits. */
+/* The fixpipe's output for element e (docs/DESIGN.md §5.2), from the L0C bits. */
 static uint32_t mm_expected(const mm_case *c, const mm_data *d, size_t e) {
   uint32_t x = d->acc[e];
   bool fl = !is_int(c->in);

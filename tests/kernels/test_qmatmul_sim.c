@@ -1,8 +1,8 @@
 /* Tests of the quantized matrix products on the simulated cube (kernels/kn_qmatmul.c) through the
  * operator registry: random shapes, types and parameter layouts against an independent reference
  * written here (int64 dot products, int32 wrap, the requantization of docs/QUANT_OPS.md), the
- * fixpipe precision against the REQ8 rule of DESIGN.md §5.2 with words packed here, hand-derived
- * differences, the difference report, the statistics and the trace of each run, and the refusals. */
+ * fixpipe precision against the REQ8 rule of docs/DESIGN.md §5.2 with words packed here,
+ * hand-derived differences, the difference report, the statistics and the trace of each run, and the refusals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -184,7 +184,7 @@ static int32_t ref_requantize(int32_t acc, float m, int32_t zp, isa_dtype out) {
   return (int32_t)r;
 }
 
-/* DESIGN.md §5.2 REQ8 with a word packed here: fp19 = the fp32 multiplier with its low 13 bits
+/* docs/DESIGN.md §5.2 REQ8 with a word packed here: fp19 = the fp32 multiplier with its low 13 bits
  * cleared; y = fp32(acc) * fp19 in fp32; q = clamp(rne(y), -256, 255) + offset (= y_zero_point);
  * then int8 (S = 1) or uint8 (S = 0). */
 static int32_t ref_fixpipe(int32_t acc, float m, int32_t zp, isa_dtype out) {

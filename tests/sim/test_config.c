@@ -69,7 +69,7 @@ static void test_sim_config_defaults_are_the_documented_910b_values(void **state
   sim_config_defaults(&c);
   assert_int_equal(sim_config_validate(&c, &e), CS_OK);
   assert_int_equal(e.code, CS_OK);
-  /* DESIGN.md §6: 24 cores at 1.85 GHz; L1 512 KiB, L0A/L0B 64 KiB, L0C 128 KiB, UB 192 KiB,
+  /* docs/DESIGN.md §6: 24 cores at 1.85 GHz; L1 512 KiB, L0A/L0B 64 KiB, L0C 128 KiB, UB 192 KiB,
    * BT 1 KiB, FB 2 KiB; HBM 1.8 TB/s; L2 192 MB, 512 B lines, 5 TB/s. */
   assert_string_equal(c.chip_name, "ascend910b");
   assert_true(c.chip_cores == 24);
@@ -82,7 +82,7 @@ static void test_sim_config_defaults_are_the_documented_910b_values(void **state
   assert_true(c.buffers_ub_bytes == 192 * 1024);
   assert_true(c.buffers_bt_bytes == 1024);
   assert_true(c.buffers_fb_bytes == 2048);
-  /* DESIGN.md §4: L1 and UB 32 B, L0A/L0B 512 B, L0C 1 KiB. */
+  /* docs/DESIGN.md §4: L1 and UB 32 B, L0A/L0B 512 B, L0C 1 KiB. */
   assert_true(c.buffers_l1_align_bytes == 32);
   assert_true(c.buffers_l0a_align_bytes == 512);
   assert_true(c.buffers_l0b_align_bytes == 512);
@@ -126,7 +126,7 @@ static void test_sim_config_table_is_complete_and_consistent(void **state) {
     assert_true(p->offset < sizeof(sim_config));
     if (p->type == SIM_TYPE_U64) assert_true(p->min_u64 <= p->def_u64 && p->def_u64 <= p->max_u64);
     if (p->type == SIM_TYPE_F64) assert_true(p->min_f64 <= p->def_f64 && p->def_f64 <= p->max_f64);
-    /* Names carry their unit (STYLE.md convention 3). */
+    /* Names carry their unit (a convention of the parameter table). */
     if (strcmp(p->unit, "bytes") == 0) assert_non_null(strstr(p->key, "bytes"));
     if (strcmp(p->unit, "cycles") == 0) assert_non_null(strstr(p->key, "cycles"));
     if (strcmp(p->unit, "B/cycle") == 0) assert_non_null(strstr(p->key, "bytes_per_cycle"));
@@ -135,7 +135,7 @@ static void test_sim_config_table_is_complete_and_consistent(void **state) {
   assert_int_equal(sim_config_param_find("l2.line_bytes"), SIM_PARAM_l2_line_bytes);
   assert_int_equal(sim_config_param_find("chip.coers"), -1);
   assert_int_equal(sim_config_param_find("cores"), -1);
-  /* The documented/assumption split of a few rows, as DESIGN.md §6 has it. */
+  /* The documented/assumption split of a few rows, as docs/DESIGN.md §6 has it. */
   assert_false(sim_config_param(SIM_PARAM_chip_cores)->assumption);
   assert_false(sim_config_param(SIM_PARAM_mte1_l0b_bytes_per_cycle)->assumption);
   assert_true(sim_config_param(SIM_PARAM_scalar_dispatch_cycles)->assumption);

@@ -1,4 +1,4 @@
-/* Tests of the timing of the cube's data path (DESIGN.md §6): mmad per input type at the
+/* Tests of the timing of the cube's data path (docs/DESIGN.md §6): mmad per input type at the
  * boundaries of its fractal count, k0 from the configuration, the MTE1 links, the fixpipe's
  * element rate as a GM bandwidth cap, the vector rate, a whole single-tile pipeline joined by
  * flags, set_flag leaving its pipe free, pipe_barrier on one pipe, and a deadlock from a full

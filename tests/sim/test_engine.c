@@ -1,4 +1,4 @@
-/* Tests of the timing engine: each rule of DESIGN.md §6 / docs/TIMING.md at its boundary, with
+/* Tests of the timing engine: each rule of docs/DESIGN.md §6 / docs/TIMING.md at its boundary, with
  * cycle counts derived by hand in the comments from sb_round_config (tests/support/sim_build.h,
  * with 2 cores). */
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 /* Tests of the record phase's operand checks (docs/ISA.md "Checks every instruction gets",
- * DESIGN.md §4): every kind of fault sim_core_issue raises, with its cause, operand, value, limit,
- * core, instruction index and the exact line of sim_fault_describe; each bounds check at its
+ * docs/DESIGN.md §4): every kind of fault sim_core_issue raises, with its cause, operand, value,
+ * limit, core, instruction index and the exact line of sim_fault_describe; each bounds check at its
  * boundary (ending exactly at the end: accepted; one byte, or the smallest unit, past it:
  * refused); a faulted core ignores what follows; runtime faults; isolation between cores and
  * simulators. */

@@ -1,5 +1,5 @@
 /* Tests of sim/sim_trace: the Chrome Trace Event JSON of a small two-core run, checked event by
- * event against cycles worked out by hand from the default configuration and DESIGN.md §6;
+ * event against cycles worked out by hand from the default configuration and docs/DESIGN.md §6;
  * exact timestamps; flow arrows; counters; empty runs; keep=false; I/O failures. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,7 +43,7 @@ static void tmpdir_make(tmpdir *t) {
 static void tmpdir_remove(tmpdir *t) { tf_remove_tree(t->dir); }
 
 /* The main test's program is sb_two_core_program (tests/support/sim_build.h) on sb_trace_sim(2).
- * Expected replay, by hand (DESIGN.md §6, default config: dispatch 4 cycles; MTE2/MTE3 128
+ * Expected replay, by hand (docs/DESIGN.md §6, default config: dispatch 4 cycles; MTE2/MTE3 128
  * B/cycle and 32 cycles; L2 miss 500 / hit 200 cycles; HBM 1800 GB/s = 973 B/cycle, so two
  * 128 B/cycle reads are capped by their cores, not shared):
  *   core 0: copy_gm_ub dispatched 4, streams 4..36 (16 cycles with core 1's read, both at 128

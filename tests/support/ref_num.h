@@ -2,7 +2,7 @@
  * rounding, integer rounding ties to even, exact block sums, the quant word's fp19 scale and
  * packer, and the fixpipe's int8 rule.
  *
- * Written from DESIGN.md §3, §5 and docs/ISA.md with a different method than isa/ uses (isa/
+ * Written from docs/DESIGN.md §3, §5 and docs/ISA.md with a different method than isa/ uses (isa/
  * works on bit patterns; here values are scaled doubles rounded with nearbyint, and sums are
  * exact multi-word integers), so a test comparing the two checks both. Nothing here calls isa/.
  */
@@ -35,11 +35,11 @@ float ref_exact_sum_f32(const double *terms, size_t n);
 
 /* The fp19 scale M1 of a quant word: bits 31..13 of its low word, as an fp32. */
 float ref_word_fp19(uint64_t word);
-/* The documented packer (DESIGN.md §5.1): (bits(scale) & 0xFFFFE000) | 1 << 46, then with an
+/* The documented packer (docs/DESIGN.md §5.1): (bits(scale) & 0xFFFFE000) | 1 << 46, then with an
  * offset clamp(round_half_away(offset), -256, 255) in bits 37..45. */
 uint64_t ref_pack_word(float scale, bool has_offset, float offset);
 
-/* The REQ8 / QF322B8 element rule from the product y = fp32(x) * M (DESIGN.md §5.2):
+/* The REQ8 / QF322B8 element rule from the product y = fp32(x) * M (docs/DESIGN.md §5.2):
  * q = clamp(rne(y), -256, 255) + offset; S ? clamp(q, -128, 127) : clamp(q, 0, 255); returns the
  * output byte. NaN rounds to 0. */
 uint8_t ref_b8(float y, int offset, bool s);
