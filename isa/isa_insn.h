@@ -179,7 +179,8 @@ typedef enum isa_field_kind {
   F(U32, n, 1, 4095, "columns", "columns of B and C")                                 \
   F(U32, k, 1, 4095, "elements", "columns of A, rows of B")                           \
   F(BOOL, init_c, 0, 1, "", "1: C = A*B (+bias); 0: C += A*B")                      \
-  F(BOOL, bias_en, 0, 1, "", "initialise C from the BT bias row (needs init_c)")
+  F(BOOL, bias_en, 0, 1, "", "initialise C from the BT bias row (needs init_c)")        \
+  F(U32, unit_flag, 0, 3, "", "UnitFlag: 0 off; 2 on, more mmads follow into this C; 3 on, the last (1 reserved)")
 
 /* Fixpipe L0C -> GM / L1 (FixpipeParamsV220, docs/DESIGN.md §5.2). */
 #define ISA_FMT_fixpipe(F)                                                                 \
@@ -198,7 +199,8 @@ typedef enum isa_field_kind {
   F(U32, dst_stride, 1, 4294967295u, "elements", "ND: row stride; Nz: rows between column blocks") \
   F(U32, nd_num, 1, 65535, "matrices", "matrices moved")                                   \
   F(U32, src_nd_stride, 0, 65535, "rows", "L0C rows (of 16 elements) between matrices")    \
-  F(U32, dst_nd_stride, 0, 4294967295u, "elements", "destination distance between matrices")
+  F(U32, dst_nd_stride, 0, 4294967295u, "elements", "destination distance between matrices") \
+  F(U32, unit_flag, 0, 3, "", "UnitFlag: 0 off; 2 or 3: follow the unit-flag mmad in 512 B units (1 reserved)")
 
 /* set_flag / wait_flag: an event from one pipe to another. */
 #define ISA_FMT_flag(F)                                          \

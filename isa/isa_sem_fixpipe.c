@@ -191,6 +191,9 @@ bool isa_sem_fixpipe_check(const isa_insn *in, isa_fault *f) {
                          "fixpipe: dst_stride = %u is below m_size = %u (rows between the "
                          "16-column blocks of the Nz output)",
                          p->dst_stride, p->m_size);
+  if (p->unit_flag == 1)
+    return isa_fault_set(f, ISA_FAULT_FIELD_RANGE, "unit_flag", 1, 3,
+                         "fixpipe: unit_flag = 1 is reserved (0 off, 2 or 3 on)");
   fp_geom g = geom_of(p);
   uint64_t span = dst_matrix_elems(p, &g);
   if (p->nd_num > 1 && p->dst_nd_stride < span)

@@ -470,6 +470,9 @@ bool isa_sem_mmad_check(const isa_insn *in, isa_fault *f) {
   if (p->bias_en && !p->init_c)
     return isa_fault_set(f, ISA_FAULT_FIELD_RANGE, "bias_en", 1, 0,
                          "mmad: bias_en = 1 requires init_c = 1 (the bias initialises C)");
+  if (p->unit_flag == 1)
+    return isa_fault_set(f, ISA_FAULT_FIELD_RANGE, "unit_flag", 1, 3,
+                         "mmad: unit_flag = 1 is reserved (0 off, 2 on, 3 on and the last mmad into C)");
   if (p->bias_en && p->bias.mem != ISA_MEM_BT)
     return isa_fault_set(f, ISA_FAULT_BAD_MEM, "bias", p->bias.mem, ISA_MEMBIT(BT),
                          "mmad: operand bias names %s; the bias must be in BT",

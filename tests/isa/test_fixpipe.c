@@ -579,6 +579,15 @@ static void test_fixpipe_faults(void **state) {
   assert_true(isa_insn_check(&in, NULL));
 
   bad = in;
+  bad.u.fixpipe.unit_flag = 1;
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "unit_flag", 1, 3, "fixpipe: unit_flag = 1 is reserved (0 off, 2 or 3 on)");
+  bad.u.fixpipe.unit_flag = 4;
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "unit_flag", 4, 3, "fixpipe: unit_flag = 4 is out of range [0, 3]");
+  bad.u.fixpipe.unit_flag = 2;
+  ic_ok(&bad);
+  bad.u.fixpipe.unit_flag = 3;
+  ic_ok(&bad);
+  bad = in;
   bad.u.fixpipe.l0c_dtype = ISA_INT8;
   ic_fault(&bad, ISA_FAULT_DTYPE, "l0c_dtype", ISA_INT8, 0,
            "fixpipe: l0c_dtype int8 is not an L0C type (int32 or fp32)");

@@ -668,6 +668,16 @@ static void test_mmad_faults(void **state) {
   bad.u.mmad.bias_en = 0; /* the bias operand is ignored without bias_en */
   assert_true(isa_insn_check(&bad, NULL));
   bad = in;
+  bad.u.mmad.unit_flag = 1;
+  expect_fault(&bad, ISA_FAULT_FIELD_RANGE, "unit_flag",
+               "mmad: unit_flag = 1 is reserved (0 off, 2 on, 3 on and the last mmad into C)");
+  bad.u.mmad.unit_flag = 4;
+  expect_fault(&bad, ISA_FAULT_FIELD_RANGE, "unit_flag", "mmad: unit_flag = 4 is out of range [0, 3]");
+  for (uint32_t uf = 2; uf <= 3; uf++) {
+    bad.u.mmad.unit_flag = uf;
+    assert_true(isa_insn_check(&bad, NULL));
+  }
+  bad = in;
   bad.u.mmad.dst.mem = ISA_MEM_UB;
   expect_fault(&bad, ISA_FAULT_BAD_MEM, "dst", "mmad: operand dst names UB, which mmad cannot access");
   bad = in;

@@ -266,7 +266,7 @@ static void test_isa_text_hand_written_fixpipe(void **state) {
                       "fixpipe dst=GM:0x1000 src=L0C:0x400 fb=FB:0x40 l0c_dtype=int32 "
                       "out_dtype=int8 quant_pre=VREQ8 deq_scalar=0x400000003f800000 relu_en=1 "
                       "nz2nd_en=1 n_size=32 m_size=16 src_stride=16 dst_stride=32 nd_num=1 "
-                      "src_nd_stride=0 dst_nd_stride=0");
+                      "src_nd_stride=0 dst_nd_stride=0 unit_flag=0");
 }
 
 static void test_isa_text_hand_written_short_lines(void **state) {
@@ -301,7 +301,7 @@ static void test_isa_text_hand_written_short_lines(void **state) {
   assert_memory_equal(&in, &want, sizeof in);
   isa_disasm(&in, text, sizeof text);
   assert_string_equal(text, "mmad dst=L0C:0x0 a=L0A:0x0 b=L0B:0x200 bias=GM:0x0 dtype=fp16 m=16 "
-                            "n=32 k=64 init_c=1 bias_en=0");
+                            "n=32 k=64 init_c=1 bias_en=0 unit_flag=0");
 
   assert_asm_ok("wait_flag dst_pipe=vector src_pipe=FIXP event_id=7", &in);
   assert_int_equal(in.op, ISA_OP_WAIT_FLAG);
