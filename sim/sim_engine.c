@@ -857,6 +857,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
       if (!k->pipes[p].q) return cs_err_set(err, CS_ENOMEM, "no host memory for pipe queues");
     }
     k->dispatch_t = s->cfg.scalar_dispatch_cycles;
+    k->stats->start_cycles = k->dispatch_t - s->cfg.scalar_dispatch_cycles; /* launch: first dispatch - its cost */
     k->wake_t = NEVER;
     k->stall_since = NEVER;
     k->dirty = true;

@@ -23,6 +23,7 @@
 
 /* Per-core counters: X(name, unit, description). */
 #define SIM_STAT_CORE_TABLE(X)                                                       \
+  X(start_cycles, "cycles", "cycle the core was launched (its dispatcher began)")     \
   X(finish_cycles, "cycles", "cycle the core's last instruction completed")           \
   X(instructions, "instructions", "instructions in the core's stream")               \
   X(macs, "MACs", "multiply-accumulates done by the core's cube")                     \

@@ -21,14 +21,16 @@ static const char *const msprof_names[ISA_PIPE_COUNT] = {
     [ISA_PIPE_V] = "aiv_vec",
 };
 
-/* The order of msprof's columns (cube pipes, then vector pipes) for the CSV. */
-static const isa_pipe csv_pipe_order[ISA_PIPE_COUNT] = {
-    ISA_PIPE_M, ISA_PIPE_MTE1, ISA_PIPE_MTE2, ISA_PIPE_FIX, ISA_PIPE_S, ISA_PIPE_V, ISA_PIPE_MTE3,
+/* The order of msprof's columns (op_summary: cube pipes, then vector pipes). */
+static const isa_pipe msprof_order[ISA_PIPE_COUNT] = {
+    ISA_PIPE_M, ISA_PIPE_S, ISA_PIPE_MTE1, ISA_PIPE_MTE2, ISA_PIPE_FIX, ISA_PIPE_V, ISA_PIPE_MTE3,
 };
 
 const char *trc_pipe_msprof_name(isa_pipe p) {
   return (unsigned)p < ISA_PIPE_COUNT && msprof_names[p] ? msprof_names[p] : "?";
 }
+
+isa_pipe trc_msprof_pipe_at(int i) { return i >= 0 && i < ISA_PIPE_COUNT ? msprof_order[i] : ISA_PIPE_ALL; }
 
 static uint64_t macs_per_cycle(const sim_config *cfg, isa_dtype t) {
   switch (t) {
@@ -64,6 +66,20 @@ uint64_t trc_core_pipe_busy(const sim *s, const sim_result *r, unsigned core, is
 
 static double safe_div(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+uint64_t trc_core_span(const sim_result *r, unsigned core) {
+  if (core >= result_cores(r)) return 0;
+  const sim_core_stats *c = &r->stats.core[core];
+  return c->instructions && c->finish_cycles > c->start_cycles ? c->finish_cycles - c->start_cycles : 0;
+}
+
+double trc_cycles_us(double cycles, uint64_t clock_mhz) { return safe_div(cycles, (double)clock_mhz); }
+
+static void spread_add(trc_spread *s, uint64_t v, bool first) {
+  if (first || v < s->min) s->min = v;
+  if (first || v > s->max) s->max = v;
+  s->mean += (double)v; /* divided by the count at the end */
+}
+
 /* msprof's name of pipe p's ratio: "aic_mac_ratio". */
 static const char *ratio_name(isa_pipe p, char *buf, size_t n) {
   snprintf(buf, n, "%s_ratio", trc_pipe_msprof_name(p));
@@ -75,6 +91,45 @@ static double gb_per_s(uint64_t bytes, uint64_t cycles, uint64_t clock_mhz) {
   return safe_div((double)bytes * (double)clock_mhz, (double)cycles * 1e3);
 }
 
+/* The per-core figures: blocks, the critical core, spans and the spreads over the blocks. */
+static void compute_cores(const sim_result *r, trc_summary *o) {
+  for (unsigned c = 0; c < o->cores; c++) {
+    const sim_core_stats *k = &r->stats.core[c];
+    if (!k->instructions) continue;
+    bool first = o->blocks++ == 0;
+    if (first || k->finish_cycles > r->stats.core[o->critical_core].finish_cycles) o->critical_core = c;
+    spread_add(&o->start_cycles, k->start_cycles, first);
+    spread_add(&o->finish_cycles, k->finish_cycles, first);
+    spread_add(&o->span_cycles, trc_core_span(r, c), first);
+  }
+  double n = o->blocks;
+  o->start_cycles.mean = safe_div(o->start_cycles.mean, n);
+  o->finish_cycles.mean = safe_div(o->finish_cycles.mean, n);
+  o->span_cycles.mean = safe_div(o->span_cycles.mean, n);
+  o->aicore_cycles = o->span_cycles.mean;
+  o->aicore_time_us = trc_cycles_us(o->aicore_cycles, o->clock_mhz);
+}
+
+static void compute_pipes(const sim *s, const sim_result *r, trc_summary *o) {
+  uint64_t critical_span = o->blocks ? trc_core_span(r, o->critical_core) : 0;
+  for (int p = 0; p < ISA_PIPE_COUNT; p++) {
+    trc_pipe_summary *ps = &o->pipes[p];
+    bool first = true;
+    for (unsigned c = 0; c < o->cores; c++) {
+      uint64_t busy = trc_core_pipe_busy(s, r, c, (isa_pipe)p);
+      ps->busy_cycles += busy;
+      if (!r->stats.core[c].instructions) continue;
+      if (first || busy < ps->min_busy_cycles) ps->min_busy_cycles = busy;
+      if (first || busy > ps->max_busy_cycles) ps->max_busy_cycles = busy;
+      first = false;
+    }
+    ps->avg_busy_cycles = safe_div((double)ps->busy_cycles, (double)o->blocks);
+    ps->ratio = safe_div(ps->avg_busy_cycles, o->aicore_cycles);
+    ps->critical_busy_cycles = o->blocks ? trc_core_pipe_busy(s, r, o->critical_core, (isa_pipe)p) : 0;
+    ps->critical_ratio = safe_div((double)ps->critical_busy_cycles, (double)critical_span);
+  }
+}
+
 void trc_summary_compute(const sim *s, const sim_result *r, trc_summary *o) {
   const sim_config *cfg = sim_get_config(s);
   const sim_stats *st = &r->stats;
@@ -84,13 +139,9 @@ void trc_summary_compute(const sim *s, const sim_result *r, trc_summary *o) {
   o->total_cycles = r->total_cycles;
   o->time_us = r->time_us;
   o->instructions = st->instructions;
+  compute_cores(r, o);
+  compute_pipes(s, r, o);
   double capacity = (double)o->cores * (double)o->total_cycles; /* core-cycles of the run */
-  for (int p = 0; p < ISA_PIPE_COUNT; p++) {
-    uint64_t busy = 0;
-    for (unsigned c = 0; c < o->cores; c++) busy += trc_core_pipe_busy(s, r, c, (isa_pipe)p);
-    o->pipes[p].busy_cycles = busy;
-    o->pipes[p].ratio = safe_div((double)busy, capacity);
-  }
   for (int p = 0; p < ISA_PATH_COUNT; p++) {
     o->path_bytes[p] = o->cores ? sim_stats_path_bytes_total(st, (isa_path)p) : 0;
     o->path_gb_per_s[p] = gb_per_s(o->path_bytes[p], o->total_cycles, o->clock_mhz);
@@ -158,15 +209,19 @@ static const char *bytes_text(uint64_t v, char *buf, size_t n) {
 }
 
 static void text_pipes(const trc_summary *m, FILE *f) {
-  fprintf(f, "\npipe utilization  busy cycles / (%u core%s x %" PRIu64 " cycles), as msprof PipeUtilization\n",
-          m->cores, m->cores == 1 ? "" : "s", m->total_cycles);
-  fprintf(f, "  %-7s %-18s %15s %14s %8s\n", "pipe", "msprof", "busy cycles", "us per core", "ratio");
-  for (int p = 0; p < ISA_PIPE_COUNT; p++) {
-    char g[32], name[40];
-    double us_per_core = safe_div((double)m->pipes[p].busy_cycles, (double)m->cores * (double)m->clock_mhz);
-    fprintf(f, "  %-7s %-18s %15s %14.3f %7.2f%%\n", isa_pipe_track_name((isa_pipe)p),
-            ratio_name((isa_pipe)p, name, sizeof name), grouped(m->pipes[p].busy_cycles, g, sizeof g), us_per_core,
-            100.0 * m->pipes[p].ratio);
+  fprintf(f, "\npipes  msprof's figures: time = busy us averaged over the %u block%s, ratio = time / aicore;\n"
+             "       the critical core %u's own, and the least and most busy block's\n",
+          m->blocks, m->blocks == 1 ? "" : "s", m->critical_core);
+  fprintf(f, "  %-7s %-12s %11s %8s %11s %8s %10s %10s\n", "pipe", "msprof", "time us", "ratio", "critical us",
+          "ratio", "min us", "max us");
+  for (int i = 0; i < ISA_PIPE_COUNT; i++) {
+    isa_pipe p = trc_msprof_pipe_at(i);
+    const trc_pipe_summary *ps = &m->pipes[p];
+    fprintf(f, "  %-7s %-12s %11.3f %7.2f%% %11.3f %7.2f%% %10.3f %10.3f\n", isa_pipe_track_name(p),
+            trc_pipe_msprof_name(p), trc_cycles_us(ps->avg_busy_cycles, m->clock_mhz), 100.0 * ps->ratio,
+            trc_cycles_us((double)ps->critical_busy_cycles, m->clock_mhz), 100.0 * ps->critical_ratio,
+            trc_cycles_us((double)ps->min_busy_cycles, m->clock_mhz),
+            trc_cycles_us((double)ps->max_busy_cycles, m->clock_mhz));
   }
 }
 
@@ -200,24 +255,29 @@ static void text_gm(const trc_summary *m, FILE *f) {
 #define TEXT_MAX_HAZARDS 8
 
 static void text_cores(const sim_result *r, const trc_summary *m, FILE *f) {
-  fprintf(f, "\ncores\n");
-  fprintf(f, "  %5s %15s %13s %15s %17s\n", "core", "finish cycles", "instructions", "stall cycles", "MACs");
-  unsigned shown = m->cores <= TEXT_MAX_CORE_ROWS ? m->cores : TEXT_MAX_CORE_ROWS / 2;
-  uint64_t lo = UINT64_MAX, hi = 0;
-  for (unsigned c = 0; c < m->cores; c++) {
+  fprintf(f, "\ncores  span: launch to the last completion\n");
+  fprintf(f, "  %5s %13s %15s %15s %13s %15s %17s\n", "core", "start cycles", "finish cycles", "span cycles",
+          "instructions", "stall cycles", "MACs");
+  unsigned limit = m->blocks <= TEXT_MAX_CORE_ROWS ? m->blocks : TEXT_MAX_CORE_ROWS / 2, shown = 0;
+  for (unsigned c = 0; c < m->cores && shown < limit; c++) {
     const sim_core_stats *k = &r->stats.core[c];
-    if (k->finish_cycles < lo) lo = k->finish_cycles;
-    if (k->finish_cycles > hi) hi = k->finish_cycles;
-    if (c >= shown) continue;
-    char a[32], b[32], d[32], e[32];
-    fprintf(f, "  %5u %15s %13s %15s %17s\n", c, grouped(k->finish_cycles, a, sizeof a),
-            grouped(k->instructions, b, sizeof b), grouped(k->stall_cycles, d, sizeof d),
-            grouped(k->macs, e, sizeof e));
+    if (!k->instructions) continue;
+    shown++;
+    char a[32], b[32], d[32], e[32], g[32], h[32];
+    fprintf(f, "  %5u %13s %15s %15s %13s %15s %17s%s\n", c, grouped(k->start_cycles, a, sizeof a),
+            grouped(k->finish_cycles, b, sizeof b), grouped(trc_core_span(r, c), d, sizeof d),
+            grouped(k->instructions, e, sizeof e), grouped(k->stall_cycles, g, sizeof g), grouped(k->macs, h, sizeof h),
+            c == m->critical_core ? "  critical" : "");
   }
-  if (shown < m->cores) {
-    char a[32], b[32];
-    fprintf(f, "  ... %u more cores (all of them in --json); finish cycles range %s .. %s\n",
-            m->cores - shown, grouped(lo, a, sizeof a), grouped(hi, b, sizeof b));
+  if (shown < m->blocks) fprintf(f, "  ... %u more blocks (all of them in --json)\n", m->blocks - shown);
+  if (m->blocks < m->cores)
+    fprintf(f, "  %u core%s ran nothing\n", m->cores - m->blocks, m->cores - m->blocks == 1 ? "" : "s");
+  if (m->blocks) {
+    char a[32], b[32], d[32], e[32];
+    fprintf(f, "  %-14s span %s .. %s cycles (mean %.1f), finish %s .. %s cycles, over %u block%s\n", "spread",
+            grouped(m->span_cycles.min, a, sizeof a), grouped(m->span_cycles.max, b, sizeof b), m->span_cycles.mean,
+            grouped(m->finish_cycles.min, d, sizeof d), grouped(m->finish_cycles.max, e, sizeof e), m->blocks,
+            m->blocks == 1 ? "" : "s");
   }
 }
 
@@ -264,7 +324,9 @@ void trc_summary_text(const sim *s, const sim_result *r, FILE *f) {
   char a[32], b[32], c[32];
   fprintf(f, "cubesim summary: %s, %u core%s at %" PRIu64 " MHz\n", cfg->chip_name, m.cores,
           m.cores == 1 ? "" : "s", m.clock_mhz);
-  fprintf(f, "  %-14s %s cycles = %.3f us\n", "total", grouped(m.total_cycles, a, sizeof a), m.time_us);
+  fprintf(f, "  %-14s %s cycles = %.3f us (task)\n", "total", grouped(m.total_cycles, a, sizeof a), m.time_us);
+  fprintf(f, "  %-14s %.1f cycles = %.3f us (mean span of %u block%s)\n", "aicore", m.aicore_cycles,
+          m.aicore_time_us, m.blocks, m.blocks == 1 ? "" : "s");
   fprintf(f, "  %-14s %s\n", "instructions", grouped(m.instructions, a, sizeof a));
   fprintf(f, "  %-14s %.2f%%  (%s MACs; ideal %s cycles of %s core-cycles)\n", "cube util", 100.0 * m.cube_utilization,
           grouped(m.macs, a, sizeof a), grouped((uint64_t)(m.ideal_cube_cycles + 0.5), b, sizeof b),
@@ -311,10 +373,12 @@ static void json_per_core(const sim *s, const sim_result *r, const trc_summary *
   cs_json_arr_begin(j);
   for (unsigned c = 0; c < m->cores; c++) {
     const sim_core_stats *k = &r->stats.core[c];
+    uint64_t span = trc_core_span(r, c);
     cs_json_obj_begin(j);
     cs_json_member_uint(j, "core", c);
     for (size_t i = 0; i < sim_stats_core_count(); i++)
       cs_json_member_uint(j, sim_stats_core_desc(i)->name, sim_stats_core_value(k, i));
+    cs_json_member_uint(j, "span_cycles", span);
     cs_json_key(j, "pipes");
     cs_json_obj_begin(j);
     for (int p = 0; p < ISA_PIPE_COUNT; p++) {
@@ -322,13 +386,61 @@ static void json_per_core(const sim *s, const sim_result *r, const trc_summary *
       cs_json_key(j, isa_pipe_track_name((isa_pipe)p));
       cs_json_obj_begin(j);
       cs_json_member_uint(j, "busy_cycles", busy);
-      cs_json_member_double(j, "ratio", safe_div((double)busy, (double)m->total_cycles));
+      cs_json_member_double(j, "ratio", safe_div((double)busy, (double)span));
       cs_json_obj_end(j);
     }
     cs_json_obj_end(j);
     cs_json_obj_end(j);
   }
   cs_json_arr_end(j);
+}
+
+static void json_spread(cs_json *j, const char *key, const trc_spread *sp) {
+  cs_json_key(j, key);
+  cs_json_obj_begin(j);
+  cs_json_member_uint(j, "min", sp->min);
+  cs_json_member_uint(j, "max", sp->max);
+  cs_json_member_double(j, "mean", sp->mean);
+  cs_json_obj_end(j);
+}
+
+static void json_pipes(const trc_summary *m, cs_json *j) {
+  cs_json_key(j, "pipes");
+  cs_json_obj_begin(j);
+  for (int p = 0; p < ISA_PIPE_COUNT; p++) {
+    const trc_pipe_summary *ps = &m->pipes[p];
+    char name[40];
+    cs_json_key(j, isa_pipe_track_name((isa_pipe)p));
+    cs_json_obj_begin(j);
+    cs_json_member_str(j, "pipe", isa_pipe_name((isa_pipe)p));
+    cs_json_member_str(j, "msprof", ratio_name((isa_pipe)p, name, sizeof name));
+    cs_json_member_uint(j, "busy_cycles", ps->busy_cycles);
+    cs_json_member_double(j, "avg_busy_cycles", ps->avg_busy_cycles);
+    cs_json_member_double(j, "avg_time_us", trc_cycles_us(ps->avg_busy_cycles, m->clock_mhz));
+    cs_json_member_double(j, "ratio", ps->ratio);
+    cs_json_member_uint(j, "critical_busy_cycles", ps->critical_busy_cycles);
+    cs_json_member_double(j, "critical_time_us", trc_cycles_us((double)ps->critical_busy_cycles, m->clock_mhz));
+    cs_json_member_double(j, "critical_ratio", ps->critical_ratio);
+    cs_json_member_uint(j, "min_busy_cycles", ps->min_busy_cycles);
+    cs_json_member_uint(j, "max_busy_cycles", ps->max_busy_cycles);
+    cs_json_obj_end(j);
+  }
+  cs_json_obj_end(j);
+  /* msprof's op_summary columns, its names and units */
+  cs_json_key(j, "pipe_utilization");
+  cs_json_obj_begin(j);
+  cs_json_member_double(j, "Task Duration(us)", m->time_us);
+  cs_json_member_uint(j, "Block Dim", m->blocks);
+  cs_json_member_double(j, "aicore_time(us)", m->aicore_time_us);
+  cs_json_member_double(j, "aic_total_cycles", m->aicore_cycles);
+  for (int i = 0; i < ISA_PIPE_COUNT; i++) {
+    isa_pipe p = trc_msprof_pipe_at(i);
+    char name[48];
+    snprintf(name, sizeof name, "%s_time(us)", trc_pipe_msprof_name(p));
+    cs_json_member_double(j, name, trc_cycles_us(m->pipes[p].avg_busy_cycles, m->clock_mhz));
+    cs_json_member_double(j, ratio_name(p, name, sizeof name), m->pipes[p].ratio);
+  }
+  cs_json_obj_end(j);
 }
 
 static void json_ops(const trc_summary *m, cs_json *j) {
@@ -384,33 +496,22 @@ void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j) {
   cs_json_member_uint(j, "clock_mhz", m.clock_mhz);
   cs_json_member_uint(j, "total_cycles", m.total_cycles);
   cs_json_member_double(j, "time_us", m.time_us);
+  cs_json_member_uint(j, "blocks", m.blocks);
+  cs_json_member_double(j, "aicore_cycles", m.aicore_cycles);
+  cs_json_member_double(j, "aicore_time_us", m.aicore_time_us);
+  cs_json_member_uint(j, "critical_core", m.critical_core);
+  cs_json_key(j, "spread");
+  cs_json_obj_begin(j);
+  json_spread(j, "start_cycles", &m.start_cycles);
+  json_spread(j, "finish_cycles", &m.finish_cycles);
+  json_spread(j, "span_cycles", &m.span_cycles);
+  cs_json_obj_end(j);
   cs_json_member_uint(j, "instructions", m.instructions);
   cs_json_member_uint(j, "macs", m.macs);
   cs_json_member_double(j, "ideal_cube_cycles", m.ideal_cube_cycles);
   cs_json_member_double(j, "cube_utilization", m.cube_utilization);
   cs_json_member_uint(j, "stall_cycles", m.stall_cycles);
-
-  cs_json_key(j, "pipes");
-  cs_json_obj_begin(j);
-  for (int p = 0; p < ISA_PIPE_COUNT; p++) {
-    char name[40];
-    cs_json_key(j, isa_pipe_track_name((isa_pipe)p));
-    cs_json_obj_begin(j);
-    cs_json_member_str(j, "pipe", isa_pipe_name((isa_pipe)p));
-    cs_json_member_str(j, "msprof", ratio_name((isa_pipe)p, name, sizeof name));
-    cs_json_member_uint(j, "busy_cycles", m.pipes[p].busy_cycles);
-    cs_json_member_double(j, "ratio", m.pipes[p].ratio);
-    cs_json_obj_end(j);
-  }
-  cs_json_obj_end(j);
-  cs_json_key(j, "pipe_utilization"); /* msprof's flat form */
-  cs_json_obj_begin(j);
-  for (int i = 0; i < ISA_PIPE_COUNT; i++) {
-    isa_pipe p = csv_pipe_order[i];
-    char name[40];
-    cs_json_member_double(j, ratio_name(p, name, sizeof name), m.pipes[p].ratio);
-  }
-  cs_json_obj_end(j);
+  json_pipes(&m, j);
 
   cs_json_key(j, "paths");
   cs_json_obj_begin(j);
@@ -464,19 +565,31 @@ void trc_summary_json(const sim *s, const sim_result *r, cs_json *j) {
 /* ---- CSV -------------------------------------------------------------------------------- */
 
 static void csv_write(const sim *s, const sim_result *r, const trc_summary *m, FILE *f) {
-  fputs("core,total_cycles,finish_cycles,finish_us", f);
-  for (int i = 0; i < ISA_PIPE_COUNT; i++) fprintf(f, ",%s_ratio", trc_pipe_msprof_name(csv_pipe_order[i]));
-  for (int i = 0; i < ISA_PIPE_COUNT; i++) fprintf(f, ",%s_cycles", trc_pipe_msprof_name(csv_pipe_order[i]));
+  fputs("core,critical,start_cycles,finish_cycles,span_cycles,span_us,total_cycles", f);
+  for (int i = 0; i < ISA_PIPE_COUNT; i++) fprintf(f, ",%s_cycles", trc_pipe_msprof_name(trc_msprof_pipe_at(i)));
+  for (int i = 0; i < ISA_PIPE_COUNT; i++) fprintf(f, ",%s_ratio", trc_pipe_msprof_name(trc_msprof_pipe_at(i)));
   fputs(",instructions,macs,stall_cycles\n", f);
+  double sums[3] = {0, 0, 0}; /* instructions, macs, stall cycles of the blocks */
   for (unsigned c = 0; c < m->cores; c++) {
     const sim_core_stats *k = &r->stats.core[c];
-    fprintf(f, "%u,%" PRIu64 ",%" PRIu64 ",%.6f", c, m->total_cycles, k->finish_cycles,
-            safe_div((double)k->finish_cycles, (double)m->clock_mhz));
+    uint64_t span = trc_core_span(r, c);
+    fprintf(f, "%u,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%" PRIu64, c, m->blocks && c == m->critical_core,
+            k->start_cycles, k->finish_cycles, span, trc_cycles_us((double)span, m->clock_mhz), m->total_cycles);
+    for (int i = 0; i < ISA_PIPE_COUNT; i++) fprintf(f, ",%" PRIu64, trc_core_pipe_busy(s, r, c, trc_msprof_pipe_at(i)));
     for (int i = 0; i < ISA_PIPE_COUNT; i++)
-      fprintf(f, ",%.6f", safe_div((double)trc_core_pipe_busy(s, r, c, csv_pipe_order[i]), (double)m->total_cycles));
-    for (int i = 0; i < ISA_PIPE_COUNT; i++) fprintf(f, ",%" PRIu64, trc_core_pipe_busy(s, r, c, csv_pipe_order[i]));
+      fprintf(f, ",%.6f", safe_div((double)trc_core_pipe_busy(s, r, c, trc_msprof_pipe_at(i)), (double)span));
     fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", k->instructions, k->macs, k->stall_cycles);
+    if (!k->instructions) continue;
+    sums[0] += (double)k->instructions;
+    sums[1] += (double)k->macs;
+    sums[2] += (double)k->stall_cycles;
   }
+  /* the means over the blocks; the ratios are msprof's (mean busy / mean span) */
+  fprintf(f, "avg,,%.3f,%.3f,%.3f,%.6f,%" PRIu64, m->start_cycles.mean, m->finish_cycles.mean, m->aicore_cycles,
+          m->aicore_time_us, m->total_cycles);
+  for (int i = 0; i < ISA_PIPE_COUNT; i++) fprintf(f, ",%.3f", m->pipes[trc_msprof_pipe_at(i)].avg_busy_cycles);
+  for (int i = 0; i < ISA_PIPE_COUNT; i++) fprintf(f, ",%.6f", m->pipes[trc_msprof_pipe_at(i)].ratio);
+  fprintf(f, ",%.3f,%.3f,%.3f\n", safe_div(sums[0], m->blocks), safe_div(sums[1], m->blocks), safe_div(sums[2], m->blocks));
 }
 
 cs_status trc_summary_csv(const sim *s, const sim_result *r, const char *path, cs_err *err) {

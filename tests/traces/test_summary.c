@@ -30,7 +30,9 @@
 /* sb_two_core_program (tests/support/sim_build.h) on sb_trace_sim(2). By hand
  * (tests/sim/test_trace.c derives each cycle): core 0 finishes at 832, core 1 at 804;
  * MTE2 busy 32 + 16, MTE3 busy 32 + 16; core 1's dispatch stalls 12..552 on the wait_flag and
- * 560..804 on the barrier (784 cycles); GM streams 4..36 and 556..600 (76 cycles). */
+ * 560..804 on the barrier (784 cycles); GM streams 4..36 and 556..600 (76 cycles). Both cores
+ * are launched at cycle 0 (their first dispatch costs 4 cycles): spans 832 and 804, aicore
+ * 818, core 0 is the critical core. */
 typedef struct fixture {
   sim *s;
   sim_result r;
@@ -133,31 +135,62 @@ static void test_summary_json_totals_and_pipes(void **state) {
   assert_true(je_number(j, "cube_utilization") == 0.0);
   assert_true(je_number(j, "ideal_cube_cycles") == 0.0);
   assert_int_equal(je_u64(j, "stall_cycles"), 784);
-  /* busy / (2 cores x 832 cycles); SCALAR: 9 instructions x 4 dispatch cycles */
+  assert_int_equal(je_u64(j, "blocks"), 2);
+  assert_true(je_number(j, "aicore_cycles") == 818.0);
+  assert_true(je_number(j, "aicore_time_us") == 818.0 / 1850.0);
+  assert_int_equal(je_u64(j, "critical_core"), 0);
+  assert_int_equal(je_u64(j, "spread.start_cycles.max"), 0);
+  assert_int_equal(je_u64(j, "spread.finish_cycles.min"), 804);
+  assert_int_equal(je_u64(j, "spread.finish_cycles.max"), 832);
+  assert_int_equal(je_u64(j, "spread.span_cycles.min"), 804);
+  assert_true(je_number(j, "spread.span_cycles.mean") == 818.0);
+  /* per pipe the busy cycles of core 0 and core 1; SCALAR: 4 and 5 instructions x 4 dispatch
+   * cycles. msprof's figures: the mean over the 2 blocks / aicore 818; the critical core 0's
+   * own: busy / its span 832 */
   static const struct {
     const char *track, *pipe, *msprof;
-    uint64_t busy;
-  } pipes[] = {{"SCALAR", "S", "aic_scalar_ratio", 36}, {"MTE2", "MTE2", "aic_mte2_ratio", 48},
-               {"MTE1", "MTE1", "aic_mte1_ratio", 0},   {"CUBE", "M", "aic_mac_ratio", 0},
-               {"FIXP", "FIX", "aic_fixpipe_ratio", 0}, {"MTE3", "MTE3", "aiv_mte3_ratio", 48},
-               {"VECTOR", "V", "aiv_vec_ratio", 0}};
+    uint64_t busy0, busy1;
+  } pipes[] = {{"SCALAR", "S", "aic_scalar_ratio", 16, 20}, {"MTE2", "MTE2", "aic_mte2_ratio", 32, 16},
+               {"MTE1", "MTE1", "aic_mte1_ratio", 0, 0},    {"CUBE", "M", "aic_mac_ratio", 0, 0},
+               {"FIXP", "FIX", "aic_fixpipe_ratio", 0, 0},  {"MTE3", "MTE3", "aiv_mte3_ratio", 32, 16},
+               {"VECTOR", "V", "aiv_vec_ratio", 0, 0}};
   assert_int_equal(jc_count(jc_get(j, "pipes")), 7);
   for (int p = 0; p < 7; p++) {
     const jc_value *v = jc_member(jc_get(j, "pipes"), pipes[p].track);
+    uint64_t b0 = pipes[p].busy0, b1 = pipes[p].busy1;
+    double avg = (double)(b0 + b1) / 2.0;
     assert_non_null(v);
     assert_string_equal(jc_key_at(jc_get(j, "pipes"), (size_t)p), pipes[p].track);
     assert_string_equal(je_string(v, "pipe"), pipes[p].pipe);
     assert_string_equal(je_string(v, "msprof"), pipes[p].msprof);
-    assert_int_equal(je_u64(v, "busy_cycles"), pipes[p].busy);
-    assert_true(je_number(v, "ratio") == (double)pipes[p].busy / 1664.0);
+    assert_int_equal(je_u64(v, "busy_cycles"), b0 + b1);
+    assert_true(je_number(v, "avg_busy_cycles") == avg);
+    assert_true(je_number(v, "avg_time_us") == avg / 1850.0);
+    assert_true(je_number(v, "ratio") == avg / 818.0);
+    assert_int_equal(je_u64(v, "critical_busy_cycles"), b0);
+    assert_true(je_number(v, "critical_time_us") == (double)b0 / 1850.0);
+    assert_true(je_number(v, "critical_ratio") == (double)b0 / 832.0);
+    assert_int_equal(je_u64(v, "min_busy_cycles"), b0 < b1 ? b0 : b1);
+    assert_int_equal(je_u64(v, "max_busy_cycles"), b0 > b1 ? b0 : b1);
     double flat;
     assert_true(jc_number(jc_member(jc_get(j, "pipe_utilization"), pipes[p].msprof), &flat));
-    assert_true(flat == (double)pipes[p].busy / 1664.0);
+    assert_true(flat == avg / 818.0);
   }
-  /* msprof's column order */
-  static const char *const order[] = {"aic_mac_ratio", "aic_mte1_ratio", "aic_mte2_ratio", "aic_fixpipe_ratio",
-                                      "aic_scalar_ratio", "aiv_vec_ratio", "aiv_mte3_ratio"};
-  for (size_t i = 0; i < 7; i++) assert_string_equal(jc_key_at(jc_get(j, "pipe_utilization"), i), order[i]);
+  /* msprof's op_summary columns, in its order and units */
+  static const char *const order[] = {
+      "Task Duration(us)", "Block Dim",           "aicore_time(us)",    "aic_total_cycles",
+      "aic_mac_time(us)",  "aic_mac_ratio",       "aic_scalar_time(us)", "aic_scalar_ratio",
+      "aic_mte1_time(us)", "aic_mte1_ratio",      "aic_mte2_time(us)",  "aic_mte2_ratio",
+      "aic_fixpipe_time(us)", "aic_fixpipe_ratio", "aiv_vec_time(us)",   "aiv_vec_ratio",
+      "aiv_mte3_time(us)", "aiv_mte3_ratio"};
+  const jc_value *pu = jc_get(j, "pipe_utilization");
+  assert_int_equal(jc_count(pu), 18);
+  for (size_t i = 0; i < 18; i++) assert_string_equal(jc_key_at(pu, i), order[i]);
+  assert_true(je_number(pu, "[\"Task Duration(us)\"]") == 832.0 / 1850.0);
+  assert_int_equal(je_u64(pu, "[\"Block Dim\"]"), 2);
+  assert_true(je_number(pu, "[\"aicore_time(us)\"]") == 818.0 / 1850.0);
+  assert_true(je_number(pu, "aic_total_cycles") == 818.0);
+  assert_true(je_number(pu, "[\"aic_mte2_time(us)\"]") == 24.0 / 1850.0);
   jc_free(d);
 }
 
@@ -211,9 +244,12 @@ static void test_summary_json_per_core_stats_and_config(void **state) {
   assert_int_equal(je_u64(j, "per_core[1].instructions"), 5);
   assert_int_equal(je_u64(j, "per_core[0].stall_cycles"), 0);
   assert_int_equal(je_u64(j, "per_core[1].stall_cycles"), (552 - 12) + (804 - 560));
+  assert_int_equal(je_u64(j, "per_core[0].start_cycles"), 0);
+  assert_int_equal(je_u64(j, "per_core[1].span_cycles"), 804);
   assert_int_equal(je_u64(j, "per_core[0].pipes.MTE2.busy_cycles"), 32);
   assert_true(je_number(j, "per_core[0].pipes.MTE2.ratio") == 32.0 / 832.0);
   assert_int_equal(je_u64(j, "per_core[1].pipes.SCALAR.busy_cycles"), 20);
+  assert_true(je_number(j, "per_core[1].pipes.SCALAR.ratio") == 20.0 / 804.0); /* its own span */
   assert_null(jc_get(j, "per_core[2]"));
   /* every statistic with its value, unit and description, from the descriptors */
   for (size_t i = 0; i < sim_stats_chip_count(); i++) {
@@ -252,21 +288,29 @@ static void test_summary_text_lines(void **state) {
   line_starting(text, "cubesim summary:", line, sizeof line);
   assert_string_equal(line, "cubesim summary: ascend910b, 2 cores at 1850 MHz");
   line_starting(text, "  total ", line, sizeof line);
-  assert_words(line, (const char *const[]){"total", "832", "cycles", "=", "0.450", "us", NULL});
+  assert_words(line, (const char *const[]){"total", "832", "cycles", "=", "0.450", "us", "(task)", NULL});
+  line_starting(text, "  aicore ", line, sizeof line);
+  assert_words(line, (const char *const[]){"aicore", "818.0", "cycles", "=", "0.442", "us", "(mean", "span", "of",
+                                           "2", "blocks)", NULL});
   line_starting(text, "  instructions ", line, sizeof line);
   assert_words(line, (const char *const[]){"instructions", "9", NULL});
   line_starting(text, "  cube util", line, sizeof line);
   assert_words(line, (const char *const[]){"cube", "util", "0.00%", "(0", "MACs;", "ideal", "0", "cycles",
                                            "of", "1,664", "core-cycles)", NULL});
-  /* pipe table: busy cycles, us per core (busy / 2 / 1850), ratio (busy / 1664) */
+  /* pipe table: mean busy us (/ 2 / 1850) and / aicore 818; critical core 0's us and / 832; the
+   * least and most busy core's us. SCALAR 16 and 20 cycles, MTE2 and MTE3 32 and 16. */
   line_starting(text, "  SCALAR ", line, sizeof line);
-  assert_words(line, (const char *const[]){"SCALAR", "aic_scalar_ratio", "36", "0.010", "2.16%", NULL});
+  assert_words(line, (const char *const[]){"SCALAR", "aic_scalar", "0.010", "2.20%", "0.009", "1.92%", "0.009",
+                                           "0.011", NULL});
   line_starting(text, "  MTE2 ", line, sizeof line);
-  assert_words(line, (const char *const[]){"MTE2", "aic_mte2_ratio", "48", "0.013", "2.88%", NULL});
+  assert_words(line, (const char *const[]){"MTE2", "aic_mte2", "0.013", "2.93%", "0.017", "3.85%", "0.009", "0.017",
+                                           NULL});
   line_starting(text, "  CUBE ", line, sizeof line);
-  assert_words(line, (const char *const[]){"CUBE", "aic_mac_ratio", "0", "0.000", "0.00%", NULL});
+  assert_words(line, (const char *const[]){"CUBE", "aic_mac", "0.000", "0.00%", "0.000", "0.00%", "0.000", "0.000",
+                                           NULL});
   line_starting(text, "  MTE3 ", line, sizeof line);
-  assert_words(line, (const char *const[]){"MTE3", "aiv_mte3_ratio", "48", "0.013", "2.88%", NULL});
+  assert_words(line, (const char *const[]){"MTE3", "aiv_mte3", "0.013", "2.93%", "0.017", "3.85%", "0.009", "0.017",
+                                           NULL});
   /* the MTE2 line's columns line up with the header's */
   char head[512];
   line_starting(text, "  pipe ", head, sizeof head);
@@ -288,9 +332,13 @@ static void test_summary_text_lines(void **state) {
                                            "GB/s", "while", "busy", "(76", "cycles)", NULL});
   /* cores and instruction kinds */
   line_starting(text, "      0 ", line, sizeof line);
-  assert_words(line, (const char *const[]){"0", "832", "4", "0", "0", NULL});
+  assert_words(line, (const char *const[]){"0", "0", "832", "832", "4", "0", "0", "critical", NULL});
   line_starting(text, "      1 ", line, sizeof line);
-  assert_words(line, (const char *const[]){"1", "804", "5", "784", "0", NULL});
+  assert_words(line, (const char *const[]){"1", "0", "804", "804", "5", "784", "0", NULL});
+  line_starting(text, "  spread ", line, sizeof line);
+  assert_words(line, (const char *const[]){"spread", "span", "804", "..", "832", "cycles", "(mean", "818.0),",
+                                           "finish", "804", "..", "832", "cycles,", "over", "2", "blocks", NULL});
+  assert_null(strstr(text, "ran nothing"));
   line_starting(text, "  copy_gm_ub ", line, sizeof line);
   assert_words(line, (const char *const[]){"copy_gm_ub", "2", "48", "1,112", NULL});
   line_starting(text, "  wait_flag ", line, sizeof line);
@@ -307,7 +355,7 @@ static void test_summary_text_lines(void **state) {
 
 /* ---- CSV -------------------------------------------------------------------------------- */
 
-static void test_summary_csv_one_row_per_core(void **state) {
+static void test_summary_csv_one_row_per_core_and_the_means(void **state) {
   fixture *fx = *state;
   char dir[64];
   tf_mkdtemp(dir, sizeof dir);
@@ -319,17 +367,19 @@ static void test_summary_csv_one_row_per_core(void **state) {
   struct stat st;
   assert_int_not_equal(stat(tmp, &st), 0);
   char *text = tf_read(path, NULL);
-  /* per core: ratio = busy / total_cycles (832); SCALAR busy = instructions x 4;
-   * finish_us = finish / 1850 */
+  /* per core: busy cycles and busy / the core's span (832, 804), span_us = span / 1850; the
+   * last row: means over the 2 blocks, the ratios mean busy / aicore 818 */
   const char *want =
-      "core,total_cycles,finish_cycles,finish_us,aic_mac_ratio,aic_mte1_ratio,aic_mte2_ratio,"
-      "aic_fixpipe_ratio,aic_scalar_ratio,aiv_vec_ratio,aiv_mte3_ratio,aic_mac_cycles,aic_mte1_cycles,"
-      "aic_mte2_cycles,aic_fixpipe_cycles,aic_scalar_cycles,aiv_vec_cycles,aiv_mte3_cycles,instructions,"
-      "macs,stall_cycles\n"
-      "0,832,832,0.449730,0.000000,0.000000,0.038462,0.000000,0.019231,0.000000,0.038462,"
-      "0,0,32,0,16,0,32,4,0,0\n"
-      "1,832,804,0.434595,0.000000,0.000000,0.019231,0.000000,0.024038,0.000000,0.019231,"
-      "0,0,16,0,20,0,16,5,0,784\n";
+      "core,critical,start_cycles,finish_cycles,span_cycles,span_us,total_cycles,aic_mac_cycles,"
+      "aic_scalar_cycles,aic_mte1_cycles,aic_mte2_cycles,aic_fixpipe_cycles,aiv_vec_cycles,aiv_mte3_cycles,"
+      "aic_mac_ratio,aic_scalar_ratio,aic_mte1_ratio,aic_mte2_ratio,aic_fixpipe_ratio,aiv_vec_ratio,"
+      "aiv_mte3_ratio,instructions,macs,stall_cycles\n"
+      "0,1,0,832,832,0.449730,832,0,16,0,32,0,0,32,"
+      "0.000000,0.019231,0.000000,0.038462,0.000000,0.000000,0.038462,4,0,0\n"
+      "1,0,0,804,804,0.434595,832,0,20,0,16,0,0,16,"
+      "0.000000,0.024876,0.000000,0.019900,0.000000,0.000000,0.019900,5,0,784\n"
+      "avg,,0.000,818.000,818.000,0.442162,832,0.000,18.000,0.000,24.000,0.000,0.000,24.000,"
+      "0.000000,0.022005,0.000000,0.029340,0.000000,0.000000,0.029340,4.500,0.000,392.000\n";
   assert_string_equal(text, want);
   free(text);
   remove(path);
@@ -452,10 +502,52 @@ static void test_summary_of_an_empty_run(void **state) {
   assert_true(je_number(j, "gm.gb_per_s") == 0.0);
   assert_true(je_number(j, "cube_utilization") == 0.0);
   assert_int_equal(jc_count(jc_get(j, "per_core")), 3);
+  assert_int_equal(je_u64(j, "blocks"), 0);
+  assert_true(je_number(j, "aicore_cycles") == 0.0);
+  assert_true(je_number(j, "pipes.MTE2.avg_busy_cycles") == 0.0);
   jc_free(d);
   char *text = summary_text(s, &r);
   assert_non_null(strstr(text, "  (no data moved)\n"));
+  assert_non_null(strstr(text, "  3 cores ran nothing\n"));
   assert_null(strstr(text, "nan"));
+  free(text);
+  sim_result_free(&r);
+  sim_destroy(s);
+}
+
+/* A core that runs nothing is not a block: msprof's means are over cores 0 and 2 only, and the
+ * least busy block is not the idle core. The per-core figures come from the engine's stats. */
+static void test_summary_means_are_over_the_blocks(void **state) {
+  (void)state;
+  sim *s = sb_trace_sim(3);
+  cs_err err;
+  uint64_t a, b;
+  assert_int_equal(sim_gm_alloc(s, "A", 8192, &a, &err), CS_OK);
+  assert_int_equal(sim_gm_alloc(s, "B", 8192, &b, &err), CS_OK);
+  sb_issue(s, 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, a, 2048));
+  sb_issue(s, 2, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, b, 8192));
+  sim_result r;
+  assert_int_equal(sim_run(s, NULL, &r, &err), CS_OK);
+  const sim_core_stats *c0 = &r.stats.core[0], *c2 = &r.stats.core[2];
+  assert_int_equal(r.stats.core[1].instructions, 0);
+  assert_true(c2->finish_cycles > c0->finish_cycles); /* four times the bytes */
+  uint64_t m0 = c0->pipe_busy_cycles[ISA_PIPE_MTE2], m2 = c2->pipe_busy_cycles[ISA_PIPE_MTE2];
+  assert_true(m0 > 0 && m2 > m0);
+  double aicore = (double)((c0->finish_cycles - c0->start_cycles) + (c2->finish_cycles - c2->start_cycles)) / 2.0;
+  trc_summary m;
+  trc_summary_compute(s, &r, &m);
+  assert_int_equal(m.blocks, 2);
+  assert_int_equal(m.critical_core, 2);
+  assert_true(m.aicore_cycles == aicore);
+  assert_true(m.pipes[ISA_PIPE_MTE2].avg_busy_cycles == (double)(m0 + m2) / 2.0);
+  assert_true(m.pipes[ISA_PIPE_MTE2].ratio == (double)(m0 + m2) / 2.0 / aicore);
+  assert_int_equal(m.pipes[ISA_PIPE_MTE2].min_busy_cycles, m0);
+  assert_int_equal(m.pipes[ISA_PIPE_MTE2].max_busy_cycles, m2);
+  assert_int_equal(m.pipes[ISA_PIPE_MTE2].critical_busy_cycles, m2);
+  assert_int_equal(m.finish_cycles.min, c0->finish_cycles);
+  char *text = summary_text(s, &r);
+  assert_non_null(strstr(text, "  1 core ran nothing\n"));
+  assert_non_null(strstr(text, "  critical\n"));
   free(text);
   sim_result_free(&r);
   sim_destroy(s);
@@ -467,7 +559,7 @@ int main(void) {
       cmocka_unit_test(test_summary_json_paths_gm_l2_and_ops),
       cmocka_unit_test(test_summary_json_per_core_stats_and_config),
       cmocka_unit_test(test_summary_text_lines),
-      cmocka_unit_test(test_summary_csv_one_row_per_core),
+      cmocka_unit_test(test_summary_csv_one_row_per_core_and_the_means),
   };
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_summary_ideal_cube_cycles_per_dtype),
@@ -475,6 +567,7 @@ int main(void) {
       cmocka_unit_test(test_summary_reports_hazards),
       cmocka_unit_test(test_summary_reports_deadlock),
       cmocka_unit_test(test_summary_of_an_empty_run),
+      cmocka_unit_test(test_summary_means_are_over_the_blocks),
   };
   int failed = cmocka_run_group_tests_name("two-core run", run_tests, setup_run, teardown_run);
   return failed + cmocka_run_group_tests_name("summary", tests, NULL, NULL);
