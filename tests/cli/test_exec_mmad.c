@@ -19,7 +19,7 @@
 
 #include "base/cs_npy.h"
 #include "support/cli_run.h"
-#include "support/json_check.h"
+#include "base/cs_jsonr.h"
 #include "support/json_expect.h"
 #include "support/tmp_files.h"
 
@@ -231,19 +231,19 @@ static void test_cli_exec_mmad_tile_is_bit_exact_and_on_time(void **state) {
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
   check_output(&f, a, b);
-  jc_doc *doc = je_parse(r.out, strlen(r.out));
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
   uint64_t v;
-  assert_true(jc_get_u64(jc_root(doc), "total_cycles", &v));
+  assert_true(cs_jget_u64(cs_jroot(doc), "total_cycles", &v));
   assert_int_equal(v, TOTAL_CYCLES);
-  assert_true(jc_get_u64(jc_root(doc), "instructions", &v));
+  assert_true(cs_jget_u64(cs_jroot(doc), "instructions", &v));
   assert_int_equal(v, 13);
-  assert_true(jc_get_u64(jc_root(doc), "macs", &v));
+  assert_true(cs_jget_u64(cs_jroot(doc), "macs", &v));
   assert_int_equal(v, M * N * K);
-  assert_true(jc_get_u64(jc_root(doc), "pipes.CUBE.busy_cycles", &v));
+  assert_true(cs_jget_u64(cs_jroot(doc), "pipes.CUBE.busy_cycles", &v));
   assert_int_equal(v, 6);
-  assert_true(jc_get_u64(jc_root(doc), "pipes.MTE2.busy_cycles", &v));
+  assert_true(cs_jget_u64(cs_jroot(doc), "pipes.MTE2.busy_cycles", &v));
   assert_int_equal(v, 16 + 32);
-  jc_free(doc);
+  cs_jfree(doc);
   cr_free(&r);
   tf_remove_tree(f.dir);
 }
@@ -260,7 +260,7 @@ static void test_cli_exec_mmad_trace(void **state) {
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
   cr_free(&r);
-  jc_doc *doc = je_parse_file(f.trace);
+  cs_jdoc *doc = je_parse_file(f.trace);
   static const char *const tracks[7] = {"SCALAR", "MTE2", "MTE1", "CUBE", "FIXP", "MTE3", "VECTOR"};
   static const struct {
     const char *name, *track;
@@ -275,41 +275,41 @@ static void test_cli_exec_mmad_trace(void **state) {
       {"fixpipe", "FIXP", 193, 308},
   };
   int named[7] = {0}, seen[13] = {0};
-  const jc_value *ev = jc_get(jc_root(doc), "traceEvents");
+  const cs_jvalue *ev = cs_jget(cs_jroot(doc), "traceEvents");
   assert_non_null(ev);
-  for (size_t i = 0; i < jc_count(ev); i++) {
-    const jc_value *e = jc_at(ev, i);
-    const char *ph = jc_get_string(e, "ph");
+  for (size_t i = 0; i < cs_jcount(ev); i++) {
+    const cs_jvalue *e = cs_jat(ev, i);
+    const char *ph = cs_jget_string(e, "ph");
     assert_non_null(ph);
     uint64_t pid, tid;
-    if (strcmp(ph, "M") == 0 && strcmp(jc_get_string(e, "name"), "thread_name") == 0) {
-      assert_true(jc_get_u64(e, "pid", &pid));
-      assert_true(jc_get_u64(e, "tid", &tid));
+    if (strcmp(ph, "M") == 0 && strcmp(cs_jget_string(e, "name"), "thread_name") == 0) {
+      assert_true(cs_jget_u64(e, "pid", &pid));
+      assert_true(cs_jget_u64(e, "tid", &tid));
       assert_int_equal(pid, 1);
       assert_true(tid >= 101 && tid <= 107);
-      assert_string_equal(jc_get_string(e, "args.name"), tracks[tid - 101]);
+      assert_string_equal(cs_jget_string(e, "args.name"), tracks[tid - 101]);
       named[tid - 101]++;
     } else if (strcmp(ph, "X") == 0) {
       uint64_t idx, start, end;
-      assert_true(jc_get_u64(e, "args.index", &idx));
+      assert_true(cs_jget_u64(e, "args.index", &idx));
       assert_true(idx < 13);
       seen[idx]++;
-      assert_string_equal(jc_get_string(e, "name"), insns[idx].name);
-      assert_string_equal(jc_get_string(e, "cat"), insns[idx].track);
-      assert_true(jc_get_u64(e, "pid", &pid));
-      assert_true(jc_get_u64(e, "tid", &tid));
+      assert_string_equal(cs_jget_string(e, "name"), insns[idx].name);
+      assert_string_equal(cs_jget_string(e, "cat"), insns[idx].track);
+      assert_true(cs_jget_u64(e, "pid", &pid));
+      assert_true(cs_jget_u64(e, "tid", &tid));
       assert_int_equal(pid, 1);
       assert_true(tid >= 101 && tid <= 107);
       assert_string_equal(tracks[tid - 101], insns[idx].track);
-      assert_true(jc_get_u64(e, "args.start_cycle", &start));
-      assert_true(jc_get_u64(e, "args.end_cycle", &end));
+      assert_true(cs_jget_u64(e, "args.start_cycle", &start));
+      assert_true(cs_jget_u64(e, "args.end_cycle", &end));
       assert_int_equal(start, insns[idx].start);
       assert_int_equal(end, insns[idx].end);
     }
   }
   for (int p = 0; p < 7; p++) assert_int_equal(named[p], 1);
   for (int i = 0; i < 13; i++) assert_int_equal(seen[i], 1);
-  jc_free(doc);
+  cs_jfree(doc);
   tf_remove_tree(f.dir);
 }
 
@@ -345,13 +345,13 @@ static void test_cli_exec_mmad_missing_wait_is_a_hazard(void **state) {
            f.prog, first);
   assert_string_equal(r.err, want);
   check_output(&f, a, b);
-  jc_doc *doc = je_parse(r.out, strlen(r.out));
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
   uint64_t v;
-  assert_true(jc_get_u64(jc_root(doc), "total_cycles", &v));
+  assert_true(cs_jget_u64(cs_jroot(doc), "total_cycles", &v));
   assert_int_equal(v, 184);
-  assert_true(jc_get_u64(jc_root(doc), "instructions", &v));
+  assert_true(cs_jget_u64(cs_jroot(doc), "instructions", &v));
   assert_int_equal(v, 12);
-  jc_free(doc);
+  cs_jfree(doc);
   cr_free(&r);
   tf_remove_tree(f.dir);
 }

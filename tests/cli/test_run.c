@@ -16,7 +16,7 @@
 
 #include "base/cs_npy.h"
 #include "support/cli_run.h"
-#include "support/json_check.h"
+#include "base/cs_jsonr.h"
 #include "support/json_expect.h"
 #include "support/tmp_files.h"
 
@@ -109,16 +109,16 @@ static void assert_close(double got, double want) {
  * MACs are 12/8192 ideal cycles. The one tile is one block, launched at cycle 0 and finishing
  * last: its span, the aicore time, is the total, and msprof's ratios are busy / total. */
 static void check_seed_json(const char *text, unsigned cores) {
-  jc_doc *doc = je_parse(text, strlen(text));
-  const jc_value *root = jc_root(doc);
-  assert_string_equal(jc_get_string(root, "kernel"), "linear");
-  assert_string_equal(jc_get_string(root, "outputs.output.dtype"), "fp16");
+  cs_jdoc *doc = je_parse(text, strlen(text));
+  const cs_jvalue *root = cs_jroot(doc);
+  assert_string_equal(cs_jget_string(root, "kernel"), "linear");
+  assert_string_equal(cs_jget_string(root, "outputs.output.dtype"), "fp16");
   assert_int_equal(je_u64(root, "outputs.output.shape[0]"), 2);
   assert_int_equal(je_u64(root, "outputs.output.shape[1]"), 3);
-  assert_int_equal(jc_count(jc_get(root, "outputs.output.shape")), 2);
-  assert_string_equal(jc_get_string(root, "inputs.weight.dtype"), "int8");
+  assert_int_equal(cs_jcount(cs_jget(root, "outputs.output.shape")), 2);
+  assert_string_equal(cs_jget_string(root, "inputs.weight.dtype"), "int8");
   assert_int_equal(je_u64(root, "inputs.deq_scale.shape[0]"), 3);
-  assert_int_equal(jc_count(jc_get(root, "notes")), 0);
+  assert_int_equal(cs_jcount(cs_jget(root, "notes")), 0);
   assert_int_equal(je_u64(root, "cores"), cores);
   assert_int_equal(je_u64(root, "clock_mhz"), 1850);
   uint64_t total = je_u64(root, "total_cycles");
@@ -140,7 +140,7 @@ static void check_seed_json(const char *text, unsigned cores) {
     assert_close(je_number(root, path), (double)busy / (double)total);
   }
   assert_int_equal(je_u64(root, "pipes.MTE3.busy_cycles"), 0);
-  jc_free(doc);
+  cs_jfree(doc);
 }
 
 static void test_cli_run_json(void **state) {
@@ -168,13 +168,13 @@ static void test_cli_run_check(void **state) {
   cr_free(&r);
   r = cr_run("run", "linear", SEED_INS(s), "--check", "--json", NULL);
   cr_assert_ok(&r);
-  jc_doc *doc = je_parse(r.out, strlen(r.out));
-  const jc_value *root = jc_root(doc);
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+  const cs_jvalue *root = cs_jroot(doc);
   assert_int_equal(je_u64(root, "check.mismatches"), 0);
   assert_int_equal(je_u64(root, "check.output.compared"), 6);
   assert_int_equal(je_u64(root, "check.output.mismatches"), 0);
-  assert_true(jc_is(jc_get(root, "check.output.first"), JC_NULL));
-  jc_free(doc);
+  assert_true(cs_jis(cs_jget(root, "check.output.first"), CS_JNULL));
+  cs_jfree(doc);
   cr_free(&r);
   tmp_free(&s.t);
 }
@@ -191,19 +191,19 @@ static void test_cli_run_trace(void **state) {
   snprintf(want, sizeof want, "\ntrace written to %s (open it in https://ui.perfetto.dev)\n", trace);
   assert_non_null(strstr(r.out, want));
   cr_free(&r);
-  jc_doc *doc = je_parse_file(trace);
-  const jc_value *ev = jc_get(jc_root(doc), "traceEvents");
-  assert_true(jc_is(ev, JC_ARRAY));
+  cs_jdoc *doc = je_parse_file(trace);
+  const cs_jvalue *ev = cs_jget(cs_jroot(doc), "traceEvents");
+  assert_true(cs_jis(ev, CS_JARRAY));
   unsigned mmads = 0, complete = 0;
-  for (size_t i = 0; i < jc_count(ev); i++) {
-    const char *ph = jc_get_string(jc_at(ev, i), "ph"), *name = jc_get_string(jc_at(ev, i), "name");
+  for (size_t i = 0; i < cs_jcount(ev); i++) {
+    const char *ph = cs_jget_string(cs_jat(ev, i), "ph"), *name = cs_jget_string(cs_jat(ev, i), "name");
     if (ph && strcmp(ph, "X") == 0) complete++;
     if (ph && name && strcmp(ph, "X") == 0 && strcmp(name, "mmad") == 0) mmads++;
   }
   assert_int_equal(mmads, 1);
   assert_true(complete > 5);
-  assert_true(jc_is(jc_get(jc_root(doc), "otherData"), JC_OBJECT));
-  jc_free(doc);
+  assert_true(cs_jis(cs_jget(cs_jroot(doc), "otherData"), CS_JOBJECT));
+  cs_jfree(doc);
   /* a failed run leaves no trace behind */
   const char *trace2 = tmp_path(&s.t, 5, "t2.json");
   r = cr_run("run", "linear", SEED_INS(s), "--attr", "base_k=4064", "--trace", trace2, NULL);
@@ -229,8 +229,8 @@ static void test_cli_run_generated_inputs(void **state) {
   cr_result r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
                        "--json", "--check", "--out", o1, NULL);
   cr_assert_ok(&r);
-  jc_doc *doc = je_parse(r.out, strlen(r.out));
-  const jc_value *root = jc_root(doc);
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+  const cs_jvalue *root = cs_jroot(doc);
   assert_int_equal(je_u64(root, "inputs.x.shape[0]"), 24);
   assert_int_equal(je_u64(root, "inputs.x.shape[1]"), 64);
   assert_int_equal(je_u64(root, "inputs.weight.shape[0]"), 64);
@@ -241,7 +241,7 @@ static void test_cli_run_generated_inputs(void **state) {
   assert_int_equal(je_u64(root, "outputs.output.shape[1]"), 40);
   assert_int_equal(je_u64(root, "check.mismatches"), 0);
   uint64_t cycles = je_u64(root, "total_cycles");
-  jc_free(doc);
+  cs_jfree(doc);
   cr_free(&r);
   r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
              "--seed", "1", "--out", o2, NULL);
@@ -277,8 +277,8 @@ static void test_cli_run_generated_inputs(void **state) {
              "--timing-only", "--json", NULL);
   cr_assert_ok(&r);
   doc = je_parse(r.out, strlen(r.out));
-  assert_int_equal(je_u64(jc_root(doc), "total_cycles"), cycles);
-  jc_free(doc);
+  assert_int_equal(je_u64(cs_jroot(doc), "total_cycles"), cycles);
+  cs_jfree(doc);
   cr_free(&r);
   /* the other kernels generate their inputs too, and agree with their references */
   const char *kernels[4][3] = {{"matmul", "in_dtype=int4", "relu=true"},
@@ -414,46 +414,46 @@ static const kernel_desc kernels[4] = {
 };
 
 /* The names of an array of {"name": ...} objects, comma-separated. */
-static void names_of(const jc_value *arr, char *out, size_t n) {
+static void names_of(const cs_jvalue *arr, char *out, size_t n) {
   out[0] = '\0';
   size_t used = 0;
-  for (size_t i = 0; i < jc_count(arr); i++)
-    used += (size_t)snprintf(out + used, n - used, "%s%s", i ? "," : "", jc_get_string(jc_at(arr, i), "name"));
+  for (size_t i = 0; i < cs_jcount(arr); i++)
+    used += (size_t)snprintf(out + used, n - used, "%s%s", i ? "," : "", cs_jget_string(cs_jat(arr, i), "name"));
 }
 
 static void check_kernels_json(const char *text) {
-  jc_doc *doc = je_parse(text, strlen(text));
-  const jc_value *root = jc_root(doc);
-  assert_true(jc_is(root, JC_ARRAY));
-  assert_int_equal(jc_count(root), 11); /* these four and the seven quantization operators */
+  cs_jdoc *doc = je_parse(text, strlen(text));
+  const cs_jvalue *root = cs_jroot(doc);
+  assert_true(cs_jis(root, CS_JARRAY));
+  assert_int_equal(cs_jcount(root), 11); /* these four and the seven quantization operators */
   for (int i = 0; i < 4; i++) {
-    const jc_value *k = NULL;
-    for (size_t e = 0; e < jc_count(root) && !k; e++)
-      if (strcmp(jc_get_string(jc_at(root, e), "name"), kernels[i].name) == 0) k = jc_at(root, e);
+    const cs_jvalue *k = NULL;
+    for (size_t e = 0; e < cs_jcount(root) && !k; e++)
+      if (strcmp(cs_jget_string(cs_jat(root, e), "name"), kernels[i].name) == 0) k = cs_jat(root, e);
     if (!k) fail_msg("kernels --json lists no %s", kernels[i].name);
     char got[512];
     bool sim = false;
-    assert_true(jc_bool(jc_get(k, "simulated"), &sim) && sim);
-    names_of(jc_get(k, "inputs"), got, sizeof got);
+    assert_true(cs_jbool(cs_jget(k, "simulated"), &sim) && sim);
+    names_of(cs_jget(k, "inputs"), got, sizeof got);
     assert_string_equal(got, kernels[i].inputs);
-    names_of(jc_get(k, "attributes"), got, sizeof got);
+    names_of(cs_jget(k, "attributes"), got, sizeof got);
     assert_string_equal(got, kernels[i].attrs);
-    names_of(jc_get(k, "outputs"), got, sizeof got);
+    names_of(cs_jget(k, "outputs"), got, sizeof got);
     assert_string_equal(got, kernels[i].outputs);
   }
   /* a few descriptors in full (index 0 is dml_quantized_linear_matmul) */
   bool opt = false;
-  assert_string_equal(jc_get_string(root, "[1].inputs[3].dtypes"), "fp32,int64,uint64");
-  assert_true(jc_bool(jc_get(root, "[1].inputs[2].optional"), &opt) && opt);
-  assert_true(jc_bool(jc_get(root, "[1].inputs[0].optional"), &opt) && !opt);
-  assert_string_equal(jc_get_string(root, "[1].attributes[3].kind"), "enum");
-  assert_string_equal(jc_get_string(root, "[1].attributes[3].default"), "fp16");
-  assert_string_equal(jc_get_string(root, "[1].attributes[3].choices"), "fp16,bf16,float16,bfloat16");
-  assert_true(jc_is(jc_get(root, "[1].attributes[11].default"), JC_NULL)); /* base_m: chosen */
-  assert_string_equal(jc_get_string(root, "[2].attributes[5].kind"), "int");
-  assert_string_equal(jc_get_string(root, "[3].outputs[0].dtypes"), "fp32,fp16,bf16,int32,int8,uint8");
-  assert_string_equal(jc_get_string(root, "[4].inputs[0].dtypes"), "int8");
-  jc_free(doc);
+  assert_string_equal(cs_jget_string(root, "[1].inputs[3].dtypes"), "fp32,int64,uint64");
+  assert_true(cs_jbool(cs_jget(root, "[1].inputs[2].optional"), &opt) && opt);
+  assert_true(cs_jbool(cs_jget(root, "[1].inputs[0].optional"), &opt) && !opt);
+  assert_string_equal(cs_jget_string(root, "[1].attributes[3].kind"), "enum");
+  assert_string_equal(cs_jget_string(root, "[1].attributes[3].default"), "fp16");
+  assert_string_equal(cs_jget_string(root, "[1].attributes[3].choices"), "fp16,bf16,float16,bfloat16");
+  assert_true(cs_jis(cs_jget(root, "[1].attributes[11].default"), CS_JNULL)); /* base_m: chosen */
+  assert_string_equal(cs_jget_string(root, "[2].attributes[5].kind"), "int");
+  assert_string_equal(cs_jget_string(root, "[3].outputs[0].dtypes"), "fp32,fp16,bf16,int32,int8,uint8");
+  assert_string_equal(cs_jget_string(root, "[4].inputs[0].dtypes"), "int8");
+  cs_jfree(doc);
 }
 
 static void test_cli_kernels_lists_every_kernel(void **state) {

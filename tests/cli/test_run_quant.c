@@ -13,7 +13,7 @@
 
 #include "base/cs_npy.h"
 #include "support/cli_run.h"
-#include "support/json_check.h"
+#include "base/cs_jsonr.h"
 #include "support/json_expect.h"
 #include "support/tmp_files.h"
 
@@ -168,18 +168,18 @@ static void test_cli_run_quant_qlinear_from_files(void **state) {
   int status;
   char *buf = cr_shell(cmd, &status);
   assert_int_equal(status, 0);
-  jc_doc *doc = je_parse(buf, strlen(buf));
-  assert_string_equal(jc_get_string(jc_root(doc), "kernel"), "onnx_qlinear_matmul");
-  assert_string_equal(jc_get_string(jc_root(doc), "outputs.y.dtype"), "uint8");
+  cs_jdoc *doc = je_parse(buf, strlen(buf));
+  assert_string_equal(cs_jget_string(cs_jroot(doc), "kernel"), "onnx_qlinear_matmul");
+  assert_string_equal(cs_jget_string(cs_jroot(doc), "outputs.y.dtype"), "uint8");
   uint64_t macs = 0, cycles = 0;
-  assert_true(jc_get_u64(jc_root(doc), "macs", &macs));
+  assert_true(cs_jget_u64(cs_jroot(doc), "macs", &macs));
   assert_int_equal(macs, 24);
-  assert_true(jc_get_u64(jc_root(doc), "total_cycles", &cycles));
+  assert_true(cs_jget_u64(cs_jroot(doc), "total_cycles", &cycles));
   assert_true(cycles > 0);
-  assert_int_equal(jc_count(jc_get(jc_root(doc), "notes")), 1); /* b's zero point leaves a row part */
-  assert_string_equal(jc_get_string(jc_root(doc), "notes[0]"),
+  assert_int_equal(cs_jcount(cs_jget(cs_jroot(doc), "notes")), 1); /* b's zero point leaves a row part */
+  assert_string_equal(cs_jget_string(cs_jroot(doc), "notes[0]"),
                       "note: the zero points leave a per-row correction, added to the int32 result on the host");
-  jc_free(doc);
+  cs_jfree(doc);
   free(buf);
   read_back(&d, "y2.npy", CS_NPY_U8, 2, ys, want);
   tf_dir_remove(&d);
@@ -218,23 +218,23 @@ static void test_cli_run_quant_fixpipe_note_in_json(void **state) {
     add(a, "y=%s/y%d.npy", d.path, fix);
     cr_result r = run(a);
     cr_assert_ok(&r);
-    jc_doc *doc = je_parse(r.out, strlen(r.out));
-    const jc_value *root = jc_root(doc);
+    cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+    const cs_jvalue *root = cs_jroot(doc);
     uint64_t v = 1;
-    assert_true(jc_get_u64(root, "check.mismatches", &v));
+    assert_true(cs_jget_u64(root, "check.mismatches", &v));
     assert_int_equal(v, 0);
-    assert_true(jc_get_u64(root, "macs", &v));
+    assert_true(cs_jget_u64(root, "macs", &v));
     assert_int_equal(v, 8);
     if (fix) {
-      assert_int_equal(jc_count(jc_get(root, "notes")), 1);
-      assert_string_equal(jc_get_string(root, "notes[0]"),
+      assert_int_equal(cs_jcount(cs_jget(root, "notes")), 1);
+      assert_string_equal(cs_jget_string(root, "notes[0]"),
                           "precision=fixpipe: 2 of 8 elements (25.000%) differ from the exact requantization, by at "
                           "most 1 (-1: 2); causes: the fp19 multiplier (truncated) and the fp32 product (the int32 "
                           "accumulator rounded to fp32 first)");
     } else {
-      assert_int_equal(jc_count(jc_get(root, "notes")), 0);
+      assert_int_equal(cs_jcount(cs_jget(root, "notes")), 0);
     }
-    jc_free(doc);
+    cs_jfree(doc);
     cr_free(&r);
   }
   const int64_t exact[8] = {1, 1, 2, 2, 3, 3, 4, 4}, fix[8] = {0, 1, 2, 2, 2, 3, 4, 4};
@@ -271,26 +271,26 @@ static void generated(const char *op, const char *precision, const char *m, cons
   add(a, "--set=chip.cores=3");
   cr_result r = run(a);
   if (r.status != 0) fail_msg("%s %s %s/%s: exit %d: %s", op, precision ? precision : "", a_t, b_t, r.status, r.err);
-  jc_doc *doc = je_parse(r.out, strlen(r.out));
-  const jc_value *root = jc_root(doc);
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+  const cs_jvalue *root = cs_jroot(doc);
   uint64_t v = 1, cmp = 0;
-  assert_true(jc_get_u64(root, "check.mismatches", &v));
+  assert_true(cs_jget_u64(root, "check.mismatches", &v));
   assert_int_equal(v, 0);
   bool mmi = strcmp(op, "onnx_matmul_integer") == 0, qlm = strcmp(op, "onnx_qlinear_matmul") == 0;
   const char *out = mmi ? "Y" : qlm ? "y" : "OutputTensor";
   char path[64];
   snprintf(path, sizeof path, "check.%s.compared", out);
-  assert_true(jc_get_u64(root, path, &cmp));
+  assert_true(cs_jget_u64(root, path, &cmp));
   assert_int_equal(cmp, strtoull(m, NULL, 10) * strtoull(n, NULL, 10));
-  assert_true(jc_get_u64(root, "macs", &v));
+  assert_true(cs_jget_u64(root, "macs", &v));
   assert_int_equal(v, cmp * strtoull(k, NULL, 10));
   snprintf(path, sizeof path, "inputs.%s.dtype", qlm ? "a" : mmi ? "A" : "ATensor");
-  assert_string_equal(jc_get_string(root, path), a_t);
+  assert_string_equal(cs_jget_string(root, path), a_t);
   bool note = false;
-  for (size_t i = 0; i < jc_count(jc_get(root, "notes")); i++)
-    note = note || strncmp(jc_string(jc_at(jc_get(root, "notes"), i)), "precision=fixpipe: ", 19) == 0;
+  for (size_t i = 0; i < cs_jcount(cs_jget(root, "notes")); i++)
+    note = note || strncmp(cs_jstring(cs_jat(cs_jget(root, "notes"), i)), "precision=fixpipe: ", 19) == 0;
   assert_true(note == (precision && strcmp(precision, "fixpipe") == 0));
-  jc_free(doc);
+  cs_jfree(doc);
   cr_free(&r);
 }
 
@@ -363,14 +363,14 @@ static const op_expect expected_ops[] = {
 };
 
 /* The names of a JSON array of {name: ...} objects, comma-separated. */
-static void names_of(const jc_value *arr, char *out, size_t n, const char *only_optional) {
+static void names_of(const cs_jvalue *arr, char *out, size_t n, const char *only_optional) {
   size_t used = 0;
   out[0] = '\0';
-  for (size_t i = 0; i < jc_count(arr); i++) {
-    const jc_value *e = jc_at(arr, i);
+  for (size_t i = 0; i < cs_jcount(arr); i++) {
+    const cs_jvalue *e = cs_jat(arr, i);
     bool opt = false;
-    if (only_optional && (!jc_bool(jc_get(e, "optional"), &opt) || !opt)) continue;
-    used += (size_t)snprintf(out + used, n - used, "%s%s", used ? "," : "", jc_get_string(e, "name"));
+    if (only_optional && (!cs_jbool(cs_jget(e, "optional"), &opt) || !opt)) continue;
+    used += (size_t)snprintf(out + used, n - used, "%s%s", used ? "," : "", cs_jget_string(e, "name"));
   }
 }
 
@@ -392,27 +392,27 @@ static void test_cli_run_quant_kernels_lists_every_operator(void **state) {
   add(a, "--json");
   cr_result r = run(a);
   cr_assert_ok(&r);
-  jc_doc *doc = je_parse(r.out, strlen(r.out));
-  const jc_value *root = jc_root(doc);
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+  const cs_jvalue *root = cs_jroot(doc);
   size_t nexp = sizeof expected_ops / sizeof expected_ops[0];
-  assert_int_equal(jc_count(root), nexp);
+  assert_int_equal(cs_jcount(root), nexp);
   for (size_t i = 0; i < nexp; i++) {
     const op_expect *x = &expected_ops[i];
-    const jc_value *op = jc_at(root, i);
-    assert_string_equal(jc_get_string(op, "name"), x->name);
+    const cs_jvalue *op = cs_jat(root, i);
+    assert_string_equal(cs_jget_string(op, "name"), x->name);
     bool sim = !x->simulated;
-    assert_true(jc_bool(jc_get(op, "simulated"), &sim));
+    assert_true(cs_jbool(cs_jget(op, "simulated"), &sim));
     assert_int_equal(sim, x->simulated);
-    assert_non_null(jc_get_string(op, "summary"));
-    assert_non_null(jc_get_string(op, "source"));
+    assert_non_null(cs_jget_string(op, "summary"));
+    assert_non_null(cs_jget_string(op, "source"));
     char got[512];
-    names_of(jc_get(op, "inputs"), got, sizeof got, NULL);
+    names_of(cs_jget(op, "inputs"), got, sizeof got, NULL);
     assert_string_equal(got, x->inputs);
-    names_of(jc_get(op, "inputs"), got, sizeof got, "optional");
+    names_of(cs_jget(op, "inputs"), got, sizeof got, "optional");
     assert_string_equal(got, x->optional);
-    names_of(jc_get(op, "outputs"), got, sizeof got, NULL);
+    names_of(cs_jget(op, "outputs"), got, sizeof got, NULL);
     assert_string_equal(got, x->outputs);
-    names_of(jc_get(op, "attributes"), got, sizeof got, NULL);
+    names_of(cs_jget(op, "attributes"), got, sizeof got, NULL);
     if (x->attrs_exact) {
       assert_string_equal(got, x->attrs);
     } else {
@@ -422,18 +422,18 @@ static void test_cli_run_quant_kernels_lists_every_operator(void **state) {
         if (!in_csv(got, tok)) fail_msg("%s: attribute %s missing from %s", x->name, tok, got);
     }
     /* every input and attribute is described */
-    const jc_value *ins = jc_get(op, "inputs");
-    for (size_t k = 0; k < jc_count(ins); k++) {
-      assert_true(strlen(jc_get_string(jc_at(ins, k), "dtypes")) > 0);
-      assert_true(strlen(jc_get_string(jc_at(ins, k), "description")) > 0);
+    const cs_jvalue *ins = cs_jget(op, "inputs");
+    for (size_t k = 0; k < cs_jcount(ins); k++) {
+      assert_true(strlen(cs_jget_string(cs_jat(ins, k), "dtypes")) > 0);
+      assert_true(strlen(cs_jget_string(cs_jat(ins, k), "description")) > 0);
     }
   }
   /* the matmuls' precision attribute */
-  assert_string_equal(jc_get_string(root, "[7].attributes[0].name"), "precision");
-  assert_string_equal(jc_get_string(root, "[7].attributes[0].default"), "exact");
-  assert_string_equal(jc_get_string(root, "[7].attributes[0].choices"), "exact,fixpipe");
-  assert_string_equal(jc_get_string(root, "[0].attributes[1].choices"), "exact,fixpipe");
-  jc_free(doc);
+  assert_string_equal(cs_jget_string(root, "[7].attributes[0].name"), "precision");
+  assert_string_equal(cs_jget_string(root, "[7].attributes[0].default"), "exact");
+  assert_string_equal(cs_jget_string(root, "[7].attributes[0].choices"), "exact,fixpipe");
+  assert_string_equal(cs_jget_string(root, "[0].attributes[1].choices"), "exact,fixpipe");
+  cs_jfree(doc);
   cr_free(&r);
 
   /* the text listing: one block per operator, each input and attribute on its line */

@@ -14,7 +14,7 @@
 
 #include "kernels/kn_op.h"
 #include "sim/sim_trace.h"
-#include "support/json_check.h"
+#include "base/cs_jsonr.h"
 #include "support/json_expect.h"
 #include "traces/trc_summary.h"
 
@@ -61,15 +61,15 @@ typedef struct spans {
   size_t n;
 } spans;
 
-static spans track(const jc_value *events, const char *cat) {
-  spans s = {calloc(jc_count(events) + 1, sizeof *s.iv), 0};
-  for (size_t i = 0; i < jc_count(events); i++) {
-    const jc_value *e = jc_at(events, i);
-    const char *ph = jc_get_string(e, "ph"), *c = jc_get_string(e, "cat");
+static spans track(const cs_jvalue *events, const char *cat) {
+  spans s = {calloc(cs_jcount(events) + 1, sizeof *s.iv), 0};
+  for (size_t i = 0; i < cs_jcount(events); i++) {
+    const cs_jvalue *e = cs_jat(events, i);
+    const char *ph = cs_jget_string(e, "ph"), *c = cs_jget_string(e, "cat");
     uint64_t pid = 0, start = 0, end = 0;
-    if (!ph || strcmp(ph, "X") || !c || strcmp(c, cat) || !jc_get_u64(e, "pid", &pid) || pid != 1) continue;
-    assert_true(jc_get_u64(e, "args.start_cycle", &start));
-    assert_true(jc_get_u64(e, "args.busy_end_cycle", &end));
+    if (!ph || strcmp(ph, "X") || !c || strcmp(c, cat) || !cs_jget_u64(e, "pid", &pid) || pid != 1) continue;
+    assert_true(cs_jget_u64(e, "args.start_cycle", &start));
+    assert_true(cs_jget_u64(e, "args.busy_end_cycle", &end));
     if (end > start) {
       s.iv[s.n][0] = start;
       s.iv[s.n][1] = end;
@@ -104,8 +104,8 @@ static void test_linear_trace_shows_the_pipes_overlapping(void **state) {
   kn_ctx *ctx = linear(&cfg, 256, 512, 1024, true, t);
   assert_int_equal(sim_trace_close(t, true, &err), CS_OK);
   kn_ctx_destroy(ctx);
-  jc_doc *d = je_parse_file(path);
-  const jc_value *ev = jc_get(jc_root(d), "traceEvents");
+  cs_jdoc *d = je_parse_file(path);
+  const cs_jvalue *ev = cs_jget(cs_jroot(d), "traceEvents");
   spans mte2 = track(ev, "MTE2"), mte1 = track(ev, "MTE1"), cube = track(ev, "CUBE"), fix = track(ev, "FIXP");
   assert_true(mte2.n > 0 && mte1.n > 0 && cube.n > 0 && fix.n > 0);
   /* the copies of later K chunks stream while the cube works, the loads of the next sub-chunk
@@ -120,7 +120,7 @@ static void test_linear_trace_shows_the_pipes_overlapping(void **state) {
   free(mte1.iv);
   free(cube.iv);
   free(fix.iv);
-  jc_free(d);
+  cs_jfree(d);
   remove(path);
 }
 

@@ -18,7 +18,7 @@
 
 #include "kernels/kn_op.h"
 #include "sim/sim_trace.h"
-#include "support/json_check.h"
+#include "base/cs_jsonr.h"
 #include "support/json_expect.h"
 
 /* ---- the operators, by slot ---------------------------------------------------------------- */
@@ -504,31 +504,31 @@ static void expected_note(const ref_out *r, char *out, size_t n) {
 
 /* CUBE slices in the trace, and the MACs their mmads report. */
 static void trace_cube(const char *path, uint64_t *cube_events, uint64_t *macs, const char *quant_pre) {
-  jc_doc *d = je_parse_file(path);
-  const jc_value *ev = jc_get(jc_root(d), "traceEvents");
+  cs_jdoc *d = je_parse_file(path);
+  const cs_jvalue *ev = cs_jget(cs_jroot(d), "traceEvents");
   assert_non_null(ev);
   *cube_events = *macs = 0;
   uint64_t fixpipes = 0;
-  for (size_t i = 0; i < jc_count(ev); i++) {
-    const jc_value *e = jc_at(ev, i);
-    const char *ph = jc_get_string(e, "ph"), *cat = jc_get_string(e, "cat"), *name = jc_get_string(e, "name");
+  for (size_t i = 0; i < cs_jcount(ev); i++) {
+    const cs_jvalue *e = cs_jat(ev, i);
+    const char *ph = cs_jget_string(e, "ph"), *cat = cs_jget_string(e, "cat"), *name = cs_jget_string(e, "name");
     if (!ph || strcmp(ph, "X") || !cat) continue;
     if (strcmp(cat, "CUBE") == 0) {
       (*cube_events)++;
       uint64_t v = 0;
       if (name && strcmp(name, "mmad") == 0) {
-        assert_true(jc_get_u64(e, "args.macs", &v));
+        assert_true(cs_jget_u64(e, "args.macs", &v));
         *macs += v;
-        assert_string_equal(jc_get_string(e, "args.dtype"), "int8");
+        assert_string_equal(cs_jget_string(e, "args.dtype"), "int8");
       }
     }
     if (name && strcmp(name, "fixpipe") == 0) {
       fixpipes++;
-      assert_string_equal(jc_get_string(e, "args.quant_pre"), quant_pre);
+      assert_string_equal(cs_jget_string(e, "args.quant_pre"), quant_pre);
     }
   }
   assert_true(fixpipes > 0);
-  jc_free(d);
+  cs_jfree(d);
 }
 
 typedef struct run_stats {

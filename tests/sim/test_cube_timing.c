@@ -18,7 +18,7 @@
 #include "sim/sim.h"
 #include "sim/sim_trace.h"
 #include "support/insn_build.h"
-#include "support/json_check.h"
+#include "base/cs_jsonr.h"
 #include "support/json_expect.h"
 #include "support/sim_build.h"
 #include "support/tmp_files.h"
@@ -72,23 +72,23 @@ static cs_status run(fixture *f) {
   cs_status st = sim_run(f->s, &o, &f->res, &f->err);
   cs_err e2;
   assert_int_equal(sim_trace_close(tr, true, &e2), CS_OK);
-  jc_doc *doc = je_parse_file(path);
+  cs_jdoc *doc = je_parse_file(path);
   memset(&f->t, 0, sizeof f->t);
-  const jc_value *ev = jc_get(jc_root(doc), "traceEvents");
-  for (size_t i = 0; i < jc_count(ev); i++) {
-    const jc_value *e = jc_at(ev, i);
-    const char *ph = jc_get_string(e, "ph");
+  const cs_jvalue *ev = cs_jget(cs_jroot(doc), "traceEvents");
+  for (size_t i = 0; i < cs_jcount(ev); i++) {
+    const cs_jvalue *e = cs_jat(ev, i);
+    const char *ph = cs_jget_string(e, "ph");
     if (!ph || strcmp(ph, "X") != 0) continue;
     uint64_t idx;
-    assert_true(jc_get_u64(e, "args.index", &idx));
+    assert_true(cs_jget_u64(e, "args.index", &idx));
     assert_true(idx < MAX_INSNS);
     assert_false(f->t.seen[idx]);
     f->t.seen[idx] = true;
-    assert_true(jc_get_u64(e, "args.start_cycle", &f->t.start[idx]));
-    assert_true(jc_get_u64(e, "args.busy_end_cycle", &f->t.busy_end[idx]));
-    assert_true(jc_get_u64(e, "args.end_cycle", &f->t.end[idx]));
+    assert_true(cs_jget_u64(e, "args.start_cycle", &f->t.start[idx]));
+    assert_true(cs_jget_u64(e, "args.busy_end_cycle", &f->t.busy_end[idx]));
+    assert_true(cs_jget_u64(e, "args.end_cycle", &f->t.end[idx]));
   }
-  jc_free(doc);
+  cs_jfree(doc);
   tf_remove_tree(dir);
   return st;
 }

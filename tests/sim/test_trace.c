@@ -19,7 +19,7 @@
 #include "sim/sim.h"
 #include "sim/sim_trace.h"
 #include "support/insn_build.h"
-#include "support/json_check.h"
+#include "base/cs_jsonr.h"
 #include "support/json_expect.h"
 #include "support/sim_build.h"
 #include "support/tmp_files.h"
@@ -87,24 +87,24 @@ static void us_text(uint64_t cycles, uint64_t mhz, char *out, size_t n) {
 
 /* Index of the first event with this phase, pid and (if tid != 0) tid whose `key` (if non-NULL)
  * is the number `value`, starting at `from`; -1 if none. */
-static long find_event(const jc_value *events, size_t from, const char *ph, unsigned pid, unsigned tid,
+static long find_event(const cs_jvalue *events, size_t from, const char *ph, unsigned pid, unsigned tid,
                        const char *key, uint64_t value) {
-  for (size_t i = from; i < jc_count(events); i++) {
-    const jc_value *e = jc_at(events, i);
-    const char *p = jc_get_string(e, "ph");
+  for (size_t i = from; i < cs_jcount(events); i++) {
+    const cs_jvalue *e = cs_jat(events, i);
+    const char *p = cs_jget_string(e, "ph");
     uint64_t epid = 0, etid = 0, v = 0;
-    if (!p || strcmp(p, ph) != 0 || !jc_get_u64(e, "pid", &epid) || epid != pid) continue;
-    if (tid && (!jc_get_u64(e, "tid", &etid) || etid != tid)) continue;
-    if (key && (!jc_get_u64(e, key, &v) || v != value)) continue;
+    if (!p || strcmp(p, ph) != 0 || !cs_jget_u64(e, "pid", &epid) || epid != pid) continue;
+    if (tid && (!cs_jget_u64(e, "tid", &etid) || etid != tid)) continue;
+    if (key && (!cs_jget_u64(e, key, &v) || v != value)) continue;
     return (long)i;
   }
   return -1;
 }
 
-static size_t count_phase(const jc_value *events, const char *ph) {
+static size_t count_phase(const cs_jvalue *events, const char *ph) {
   size_t n = 0;
-  for (size_t i = 0; i < jc_count(events); i++) {
-    const char *p = jc_get_string(jc_at(events, i), "ph");
+  for (size_t i = 0; i < cs_jcount(events); i++) {
+    const char *p = cs_jget_string(cs_jat(events, i), "ph");
     if (p && strcmp(p, ph) == 0) n++;
   }
   return n;
@@ -126,8 +126,8 @@ typedef struct fixture {
   sim *s;
   sb_two_core_gm p;
   sim_result r;
-  jc_doc *doc;
-  const jc_value *events;
+  cs_jdoc *doc;
+  const cs_jvalue *events;
 } fixture;
 
 static int setup_run(void **state) {
@@ -137,7 +137,7 @@ static int setup_run(void **state) {
   sb_two_core_program(fx->s, &fx->p);
   run_traced(fx->s, fx->td.path, true, &fx->r);
   fx->doc = je_parse_file(fx->td.path);
-  fx->events = jc_get(jc_root(fx->doc), "traceEvents");
+  fx->events = cs_jget(cs_jroot(fx->doc), "traceEvents");
   *state = fx;
   return 0;
 }
@@ -145,7 +145,7 @@ static int setup_run(void **state) {
 /* KEEP_TRACE=1 in the environment keeps the two-core trace in /tmp for a look in Perfetto. */
 static int teardown_run(void **state) {
   fixture *fx = *state;
-  jc_free(fx->doc);
+  cs_jfree(fx->doc);
   sim_result_free(&fx->r);
   sim_destroy(fx->s);
   if (!getenv("KEEP_TRACE")) tmpdir_remove(&fx->td);
@@ -157,10 +157,10 @@ static void test_trace_file_is_renamed_and_carries_the_config(void **state) {
   fixture *fx = *state;
   assert_true(tf_exists(fx->td.path));
   assert_false(tf_exists(fx->td.tmp));
-  const jc_value *root = jc_root(fx->doc);
-  assert_true(jc_is(root, JC_OBJECT));
+  const cs_jvalue *root = cs_jroot(fx->doc);
+  assert_true(cs_jis(root, CS_JOBJECT));
   /* only keys Perfetto knows: it ignores the rest of the file after an unknown top-level key */
-  assert_int_equal(jc_count(root), 3);
+  assert_int_equal(cs_jcount(root), 3);
   assert_string_equal(je_string(root, "displayTimeUnit"), "ns");
   assert_string_equal(je_string(root, "otherData.generator"), "cubesim");
   assert_string_equal(je_string(root, "otherData.cubesim_version"), CUBESIM_VERSION);
@@ -170,7 +170,7 @@ static void test_trace_file_is_renamed_and_carries_the_config(void **state) {
   assert_int_equal(je_u64(root, "otherData.config.chip.cores"), 2);
   assert_int_equal(je_u64(root, "otherData.config.scalar.dispatch_cycles"), 4);
   assert_int_equal(je_u64(root, "otherData.config.l2.line_bytes"), 512);
-  assert_true(jc_is(fx->events, JC_ARRAY));
+  assert_true(cs_jis(fx->events, CS_JARRAY));
   /* the run itself, as the hand computation says */
   assert_int_equal(fx->r.total_cycles, 832);
   assert_int_equal(fx->r.stats.core[0].finish_cycles, 832);
@@ -185,7 +185,7 @@ static void test_trace_names_processes_and_pipe_tracks(void **state) {
     long i = find_event(fx->events, 0, "M", pid, 0, NULL, 0);
     bool named = false, sorted = false;
     for (; i >= 0; i = find_event(fx->events, (size_t)i + 1, "M", pid, 0, NULL, 0)) {
-      const jc_value *e = jc_at(fx->events, (size_t)i);
+      const cs_jvalue *e = cs_jat(fx->events, (size_t)i);
       if (strcmp(je_string(e, "name"), "process_name") == 0) {
         char want[16];
         snprintf(want, sizeof want, "core %u", core);
@@ -203,7 +203,7 @@ static void test_trace_names_processes_and_pipe_tracks(void **state) {
       bool has_name = false, has_sort = false;
       for (i = find_event(fx->events, 0, "M", pid, tid, NULL, 0); i >= 0;
            i = find_event(fx->events, (size_t)i + 1, "M", pid, tid, NULL, 0)) {
-        const jc_value *e = jc_at(fx->events, (size_t)i);
+        const cs_jvalue *e = cs_jat(fx->events, (size_t)i);
         if (strcmp(je_string(e, "name"), "thread_name") == 0) {
           assert_string_equal(je_string(e, "args.name"), tracks[p]);
           has_name = true;
@@ -218,8 +218,8 @@ static void test_trace_names_processes_and_pipe_tracks(void **state) {
   }
   long chip = find_event(fx->events, 0, "M", CHIP_PID, 0, NULL, 0);
   assert_true(chip >= 0);
-  assert_string_equal(je_string(jc_at(fx->events, (size_t)chip), "name"), "process_name");
-  assert_string_equal(je_string(jc_at(fx->events, (size_t)chip), "args.name"), "chip (GM)");
+  assert_string_equal(je_string(cs_jat(fx->events, (size_t)chip), "name"), "process_name");
+  assert_string_equal(je_string(cs_jat(fx->events, (size_t)chip), "args.name"), "chip (GM)");
   /* 2 for the chip, per core: name and sort index of the process and of 7 tracks */
   assert_int_equal(count_phase(fx->events, "M"), 2 + 2 * (2 + 7 * 2));
 }
@@ -231,7 +231,7 @@ static void test_trace_one_complete_event_per_instruction_with_exact_times(void 
     const expect_insn *x = &expected[k];
     long i = find_event(fx->events, 0, "X", x->core + 1, 0, "args.index", x->index);
     if (i < 0) fail_msg("no X event for core %u instruction %" PRIu64, x->core, x->index);
-    const jc_value *e = jc_at(fx->events, (size_t)i);
+    const cs_jvalue *e = cs_jat(fx->events, (size_t)i);
     assert_string_equal(je_string(e, "name"), x->name);
     assert_string_equal(je_string(e, "cat"), x->cat);
     assert_int_equal(je_u64(e, "tid"), x->tid);
@@ -244,7 +244,7 @@ static void test_trace_one_complete_event_per_instruction_with_exact_times(void 
     /* ts is exact to the picosecond; dur is the pipe's occupancy, start to busy_end */
     char want[40];
     us_text(x->start, 1850, want, sizeof want);
-    assert_string_equal(jc_number_text(jc_get(e, "ts")), want);
+    assert_string_equal(cs_jnumber_text(cs_jget(e, "ts")), want);
     double ts = je_number(e, "ts"), dur = je_number(e, "dur");
     assert_true(llround(ts * 1850.0) == (long long)x->start);
     assert_true(llround(dur * 1850.0) == (long long)(x->busy_end - x->start));
@@ -255,7 +255,7 @@ static void test_trace_one_complete_event_per_instruction_with_exact_times(void 
 static void test_trace_args_carry_operands_and_l2(void **state) {
   fixture *fx = *state;
   char gm[32];
-  const jc_value *e = jc_at(fx->events, (size_t)find_event(fx->events, 0, "X", 1, 0, "args.index", 0));
+  const cs_jvalue *e = cs_jat(fx->events, (size_t)find_event(fx->events, 0, "X", 1, 0, "args.index", 0));
   assert_string_equal(je_string(e, "args.dst"), "UB:0x0");
   snprintf(gm, sizeof gm, "GM:0x%" PRIx64, fx->p.a);
   assert_string_equal(je_string(e, "args.src"), gm);
@@ -264,19 +264,19 @@ static void test_trace_args_carry_operands_and_l2(void **state) {
   assert_int_equal(je_u64(e, "args.src_gap_bytes"), 0);
   assert_int_equal(je_u64(e, "args.l2_hit_bytes"), 0);
   assert_int_equal(je_u64(e, "args.l2_miss_bytes"), 4096); /* a cold L2 */
-  e = jc_at(fx->events, (size_t)find_event(fx->events, 0, "X", 1, 0, "args.index", 3));
+  e = cs_jat(fx->events, (size_t)find_event(fx->events, 0, "X", 1, 0, "args.index", 3));
   snprintf(gm, sizeof gm, "GM:0x%" PRIx64, fx->p.b);
   assert_string_equal(je_string(e, "args.dst"), gm);
   assert_int_equal(je_u64(e, "args.l2_miss_bytes"), 4096);
   /* flags: pipes by name, no L2 fields for an instruction that does not touch GM */
-  e = jc_at(fx->events, (size_t)find_event(fx->events, 0, "X", 2, 0, "args.index", 1));
+  e = cs_jat(fx->events, (size_t)find_event(fx->events, 0, "X", 2, 0, "args.index", 1));
   assert_string_equal(je_string(e, "args.src_pipe"), "MTE2");
   assert_string_equal(je_string(e, "args.dst_pipe"), "S");
   assert_int_equal(je_u64(e, "args.event_id"), 1);
-  assert_null(jc_get(e, "args.l2_hit_bytes"));
-  e = jc_at(fx->events, (size_t)find_event(fx->events, 0, "X", 2, 0, "args.index", 4));
+  assert_null(cs_jget(e, "args.l2_hit_bytes"));
+  e = cs_jat(fx->events, (size_t)find_event(fx->events, 0, "X", 2, 0, "args.index", 4));
   assert_string_equal(je_string(e, "args.pipe"), "ALL");
-  assert_int_equal(jc_count(jc_get(e, "args")), 5 + 1 + 2); /* cycles, the operand, path, bytes */
+  assert_int_equal(cs_jcount(cs_jget(e, "args")), 5 + 1 + 2); /* cycles, the operand, path, bytes */
 }
 
 static void test_trace_flow_arrows_pair_set_and_wait(void **state) {
@@ -292,16 +292,16 @@ static void test_trace_flow_arrows_pair_set_and_wait(void **state) {
     long si = find_event(fx->events, 0, "s", arrows[a].pid, arrows[a].s_tid, NULL, 0);
     long fi = find_event(fx->events, 0, "f", arrows[a].pid, arrows[a].f_tid, NULL, 0);
     assert_true(si >= 0 && fi >= 0);
-    const jc_value *s = jc_at(fx->events, (size_t)si), *f = jc_at(fx->events, (size_t)fi);
+    const cs_jvalue *s = cs_jat(fx->events, (size_t)si), *f = cs_jat(fx->events, (size_t)fi);
     assert_int_equal(je_u64(s, "id"), je_u64(f, "id"));
     assert_string_equal(je_string(s, "cat"), je_string(f, "cat"));
     assert_string_equal(je_string(s, "name"), je_string(f, "name"));
     assert_string_equal(je_string(f, "bp"), "e");
-    assert_null(jc_get(s, "bp"));
+    assert_null(cs_jget(s, "bp"));
     char want[40];
     us_text(arrows[a].cycle, 1850, want, sizeof want);
-    assert_string_equal(jc_number_text(jc_get(s, "ts")), want);
-    assert_string_equal(jc_number_text(jc_get(f, "ts")), want);
+    assert_string_equal(cs_jnumber_text(cs_jget(s, "ts")), want);
+    assert_string_equal(cs_jnumber_text(cs_jget(f, "ts")), want);
     /* each arrow end follows the zero-length slice it binds to (same track, same ts) */
     const char *names[2] = {"set_flag", "wait_flag"};
     long ends[2] = {si, fi};
@@ -309,11 +309,11 @@ static void test_trace_flow_arrows_pair_set_and_wait(void **state) {
     for (int k = 0; k < 2; k++) {
       long x = find_event(fx->events, 0, "X", arrows[a].pid, tids[k], "args.start_cycle", arrows[a].cycle);
       assert_true(x >= 0 && x < ends[k]);
-      assert_string_equal(je_string(jc_at(fx->events, (size_t)x), "name"), names[k]);
+      assert_string_equal(je_string(cs_jat(fx->events, (size_t)x), "name"), names[k]);
     }
   }
-  uint64_t id0 = je_u64(jc_at(fx->events, (size_t)find_event(fx->events, 0, "s", 1, 0, NULL, 0)), "id");
-  uint64_t id1 = je_u64(jc_at(fx->events, (size_t)find_event(fx->events, 0, "s", 2, 0, NULL, 0)), "id");
+  uint64_t id0 = je_u64(cs_jat(fx->events, (size_t)find_event(fx->events, 0, "s", 1, 0, NULL, 0)), "id");
+  uint64_t id1 = je_u64(cs_jat(fx->events, (size_t)find_event(fx->events, 0, "s", 2, 0, NULL, 0)), "id");
   assert_true(id0 != id1);
 }
 
@@ -330,11 +330,11 @@ static void test_trace_gm_bandwidth_counter(void **state) {
   for (int k = 0; k < 7; k++) {
     long i = find_event(fx->events, from, "C", CHIP_PID, 0, NULL, 0);
     assert_true(i >= 0);
-    const jc_value *e = jc_at(fx->events, (size_t)i);
+    const cs_jvalue *e = cs_jat(fx->events, (size_t)i);
     assert_string_equal(je_string(e, "name"), "GM bandwidth (GB/s)");
     char want[40];
     us_text(samples[k].cycle, 1850, want, sizeof want);
-    assert_string_equal(jc_number_text(jc_get(e, "ts")), want);
+    assert_string_equal(cs_jnumber_text(cs_jget(e, "ts")), want);
     assert_true(fabs(je_number(e, "args.value") - samples[k].gb_per_s) < 1e-9);
     from = (size_t)i + 1;
   }
@@ -350,11 +350,11 @@ static void test_trace_of_zero_instructions_is_valid_json(void **state) {
   sim_result r;
   run_traced(s, td.path, true, &r);
   assert_int_equal(r.total_cycles, 0);
-  jc_doc *d = je_parse_file(td.path);
-  const jc_value *ev = jc_get(jc_root(d), "traceEvents");
-  assert_int_equal(jc_count(ev), 2 + 2 + 7 * 2); /* metadata only */
+  cs_jdoc *d = je_parse_file(td.path);
+  const cs_jvalue *ev = cs_jget(cs_jroot(d), "traceEvents");
+  assert_int_equal(cs_jcount(ev), 2 + 2 + 7 * 2); /* metadata only */
   assert_int_equal(count_phase(ev, "X"), 0);
-  jc_free(d);
+  cs_jfree(d);
   sim_result_free(&r);
   /* opened and closed without a run: an empty event array */
   cs_err err;
@@ -362,9 +362,9 @@ static void test_trace_of_zero_instructions_is_valid_json(void **state) {
   assert_int_equal(sim_trace_open(td.path, sim_get_config(s), &t, &err), CS_OK);
   assert_int_equal(sim_trace_close(t, true, &err), CS_OK);
   d = je_parse_file(td.path);
-  assert_true(jc_is(jc_get(jc_root(d), "traceEvents"), JC_ARRAY));
-  assert_int_equal(jc_count(jc_get(jc_root(d), "traceEvents")), 0);
-  jc_free(d);
+  assert_true(cs_jis(cs_jget(cs_jroot(d), "traceEvents"), CS_JARRAY));
+  assert_int_equal(cs_jcount(cs_jget(cs_jroot(d), "traceEvents")), 0);
+  cs_jfree(d);
   sim_destroy(s);
   tmpdir_remove(&td);
 }
@@ -381,16 +381,16 @@ static void test_trace_of_one_instruction_is_valid_json(void **state) {
   sb_issue(s, 0, in);
   sim_result r;
   run_traced(s, td.path, true, &r);
-  jc_doc *d = je_parse_file(td.path);
-  const jc_value *ev = jc_get(jc_root(d), "traceEvents");
+  cs_jdoc *d = je_parse_file(td.path);
+  const cs_jvalue *ev = cs_jget(cs_jroot(d), "traceEvents");
   assert_int_equal(count_phase(ev, "X"), 1);
-  const jc_value *x = jc_at(ev, (size_t)find_event(ev, 0, "X", 1, 102, NULL, 0));
+  const cs_jvalue *x = cs_jat(ev, (size_t)find_event(ev, 0, "X", 1, 102, NULL, 0));
   assert_string_equal(je_string(x, "args.dst"), "UB:0x200");
   /* 512 B at 128 B/cycle from cycle 4; done 4 + 4 + 32 + 500 */
   assert_int_equal(je_u64(x, "args.busy_end_cycle"), 8);
   assert_int_equal(je_u64(x, "args.end_cycle"), 540);
   assert_int_equal(r.total_cycles, 540);
-  jc_free(d);
+  cs_jfree(d);
   sim_result_free(&r);
   sim_destroy(s);
   tmpdir_remove(&td);
@@ -499,16 +499,16 @@ static void test_trace_timestamps_exact_for_large_cycles_and_any_clock(void **st
       sim_trace_insn(t, &e);
     }
     assert_int_equal(sim_trace_close(t, true, &err), CS_OK);
-    jc_doc *d = je_parse_file(td.path);
-    const jc_value *ev = jc_get(jc_root(d), "traceEvents");
+    cs_jdoc *d = je_parse_file(td.path);
+    const cs_jvalue *ev = cs_jget(cs_jroot(d), "traceEvents");
     for (size_t k = 0; k < sizeof cycles / sizeof cycles[0]; k++) {
-      const jc_value *x = jc_at(ev, (size_t)find_event(ev, 0, "X", 1, 102, "args.index", k));
+      const cs_jvalue *x = cs_jat(ev, (size_t)find_event(ev, 0, "X", 1, 102, "args.index", k));
       char want[48], end[48];
       us_text(cycles[k], clocks[c], want, sizeof want);
-      assert_string_equal(jc_number_text(jc_get(x, "ts")), want);
+      assert_string_equal(cs_jnumber_text(cs_jget(x, "ts")), want);
       /* ts + dur is exactly the text of busy_end (decimal arithmetic on the two strings) */
       us_text(cycles[k] + 1 + k, clocks[c], end, sizeof end);
-      const char *dur = jc_number_text(jc_get(x, "dur"));
+      const char *dur = cs_jnumber_text(cs_jget(x, "dur"));
       uint64_t tw, tf, dw, df, ew, ef;
       assert_int_equal(sscanf(want, "%" SCNu64 ".%" SCNu64, &tw, &tf), 2);
       assert_int_equal(sscanf(dur, "%" SCNu64 ".%" SCNu64, &dw, &df), 2);
@@ -516,7 +516,7 @@ static void test_trace_timestamps_exact_for_large_cycles_and_any_clock(void **st
       assert_int_equal(strlen(strchr(dur, '.') + 1), 6);
       assert_true((tw + dw) * 1000000u + tf + df == ew * 1000000u + ef);
     }
-    jc_free(d);
+    cs_jfree(d);
   }
   tmpdir_remove(&td);
 }
@@ -543,17 +543,17 @@ static void test_trace_flow_follows_its_slice(void **state) {
   /* an arrow never followed by its slice is still written (at close) */
   sim_trace_flow(t, 0, ISA_PIPE_V, 200, 42, false);
   assert_int_equal(sim_trace_close(t, true, &err), CS_OK);
-  jc_doc *d = je_parse_file(td.path);
-  const jc_value *ev = jc_get(jc_root(d), "traceEvents");
+  cs_jdoc *d = je_parse_file(td.path);
+  const cs_jvalue *ev = cs_jget(cs_jroot(d), "traceEvents");
   long x = find_event(ev, 0, "X", 1, 102, NULL, 0);
   long s = find_event(ev, 0, "s", 1, 102, NULL, 0);
   long c = find_event(ev, 0, "C", CHIP_PID, 0, NULL, 0);
   long f = find_event(ev, 0, "f", 1, 107, NULL, 0);
   assert_true(x >= 0 && s == x + 1 && c > s && f > c);
-  assert_int_equal(je_u64(jc_at(ev, (size_t)s), "id"), 42);
-  assert_string_equal(je_string(jc_at(ev, (size_t)c), "name"), "odd \"name\"");
-  assert_string_equal(jc_number_text(jc_get(jc_at(ev, (size_t)c), "args.value")), "0"); /* NaN */
-  jc_free(d);
+  assert_int_equal(je_u64(cs_jat(ev, (size_t)s), "id"), 42);
+  assert_string_equal(je_string(cs_jat(ev, (size_t)c), "name"), "odd \"name\"");
+  assert_string_equal(cs_jnumber_text(cs_jget(cs_jat(ev, (size_t)c), "args.value")), "0"); /* NaN */
+  cs_jfree(d);
   tmpdir_remove(&td);
 }
 

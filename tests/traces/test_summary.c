@@ -19,7 +19,7 @@
 #include "base/cs_json.h"
 #include "sim/sim.h"
 #include "support/insn_build.h"
-#include "support/json_check.h"
+#include "base/cs_jsonr.h"
 #include "support/json_expect.h"
 #include "support/sim_build.h"
 #include "support/tmp_files.h"
@@ -74,14 +74,14 @@ static void capture_begin(capture *c) {
 
 static void capture_end(capture *c) { assert_int_equal(fclose(c->f), 0); }
 
-static jc_doc *summary_json(const sim *s, const sim_result *r) {
+static cs_jdoc *summary_json(const sim *s, const sim_result *r) {
   capture c;
   capture_begin(&c);
   cs_json j;
   cs_json_init(&j, c.f, true);
   trc_summary_json(s, r, &j);
   capture_end(&c);
-  jc_doc *d = je_parse(c.text, c.len);
+  cs_jdoc *d = je_parse(c.text, c.len);
   free(c.text);
   return d;
 }
@@ -123,8 +123,8 @@ static void assert_words(const char *line, const char *const *words) {
 
 static void test_summary_json_totals_and_pipes(void **state) {
   fixture *fx = *state;
-  jc_doc *d = summary_json(fx->s, &fx->r);
-  const jc_value *j = jc_root(d);
+  cs_jdoc *d = summary_json(fx->s, &fx->r);
+  const cs_jvalue *j = cs_jroot(d);
   assert_int_equal(je_u64(j, "total_cycles"), 832);
   assert_true(je_number(j, "time_us") == fx->r.time_us);
   assert_true(fabs(je_number(j, "time_us") - 832.0 / 1850.0) < 1e-15);
@@ -154,13 +154,13 @@ static void test_summary_json_totals_and_pipes(void **state) {
                {"MTE1", "MTE1", "aic_mte1_ratio", 0, 0},    {"CUBE", "M", "aic_mac_ratio", 0, 0},
                {"FIXP", "FIX", "aic_fixpipe_ratio", 0, 0},  {"MTE3", "MTE3", "aiv_mte3_ratio", 32, 16},
                {"VECTOR", "V", "aiv_vec_ratio", 0, 0}};
-  assert_int_equal(jc_count(jc_get(j, "pipes")), 7);
+  assert_int_equal(cs_jcount(cs_jget(j, "pipes")), 7);
   for (int p = 0; p < 7; p++) {
-    const jc_value *v = jc_member(jc_get(j, "pipes"), pipes[p].track);
+    const cs_jvalue *v = cs_jmember(cs_jget(j, "pipes"), pipes[p].track);
     uint64_t b0 = pipes[p].busy0, b1 = pipes[p].busy1;
     double avg = (double)(b0 + b1) / 2.0;
     assert_non_null(v);
-    assert_string_equal(jc_key_at(jc_get(j, "pipes"), (size_t)p), pipes[p].track);
+    assert_string_equal(cs_jkey_at(cs_jget(j, "pipes"), (size_t)p), pipes[p].track);
     assert_string_equal(je_string(v, "pipe"), pipes[p].pipe);
     assert_string_equal(je_string(v, "msprof"), pipes[p].msprof);
     assert_int_equal(je_u64(v, "busy_cycles"), b0 + b1);
@@ -173,7 +173,7 @@ static void test_summary_json_totals_and_pipes(void **state) {
     assert_int_equal(je_u64(v, "min_busy_cycles"), b0 < b1 ? b0 : b1);
     assert_int_equal(je_u64(v, "max_busy_cycles"), b0 > b1 ? b0 : b1);
     double flat;
-    assert_true(jc_number(jc_member(jc_get(j, "pipe_utilization"), pipes[p].msprof), &flat));
+    assert_true(cs_jnumber(cs_jmember(cs_jget(j, "pipe_utilization"), pipes[p].msprof), &flat));
     assert_true(flat == avg / 818.0);
   }
   /* msprof's op_summary columns, in its order and units */
@@ -183,29 +183,29 @@ static void test_summary_json_totals_and_pipes(void **state) {
       "aic_mte1_time(us)", "aic_mte1_ratio",      "aic_mte2_time(us)",  "aic_mte2_ratio",
       "aic_fixpipe_time(us)", "aic_fixpipe_ratio", "aiv_vec_time(us)",   "aiv_vec_ratio",
       "aiv_mte3_time(us)", "aiv_mte3_ratio"};
-  const jc_value *pu = jc_get(j, "pipe_utilization");
-  assert_int_equal(jc_count(pu), 18);
-  for (size_t i = 0; i < 18; i++) assert_string_equal(jc_key_at(pu, i), order[i]);
+  const cs_jvalue *pu = cs_jget(j, "pipe_utilization");
+  assert_int_equal(cs_jcount(pu), 18);
+  for (size_t i = 0; i < 18; i++) assert_string_equal(cs_jkey_at(pu, i), order[i]);
   assert_true(je_number(pu, "[\"Task Duration(us)\"]") == 832.0 / 1850.0);
   assert_int_equal(je_u64(pu, "[\"Block Dim\"]"), 2);
   assert_true(je_number(pu, "[\"aicore_time(us)\"]") == 818.0 / 1850.0);
   assert_true(je_number(pu, "aic_total_cycles") == 818.0);
   assert_true(je_number(pu, "[\"aic_mte2_time(us)\"]") == 24.0 / 1850.0);
-  jc_free(d);
+  cs_jfree(d);
 }
 
 static void test_summary_json_paths_gm_l2_and_ops(void **state) {
   fixture *fx = *state;
-  jc_doc *d = summary_json(fx->s, &fx->r);
-  const jc_value *j = jc_root(d);
+  cs_jdoc *d = summary_json(fx->s, &fx->r);
+  const cs_jvalue *j = cs_jroot(d);
   double gbs = 6144.0 * 1850.0 / (832.0 * 1000.0); /* bytes/cycle x cycles/us = MB/s; /1e3 = GB/s */
   assert_int_equal(je_u64(j, "paths[\"GM->UB\"].bytes"), 6144);
   assert_true(fabs(je_number(j, "paths[\"GM->UB\"].gb_per_s") - gbs) < 1e-12);
   assert_int_equal(je_u64(j, "paths.UB->GM.bytes"), 6144);
   assert_int_equal(je_u64(j, "paths.L1->L0A.bytes"), 0);
   assert_true(je_number(j, "paths.cube.gb_per_s") == 0.0);
-  assert_null(jc_get(j, "paths.none"));
-  assert_int_equal(jc_count(jc_get(j, "paths")), ISA_PATH_COUNT - 1);
+  assert_null(cs_jget(j, "paths.none"));
+  assert_int_equal(cs_jcount(cs_jget(j, "paths")), ISA_PATH_COUNT - 1);
   assert_int_equal(je_u64(j, "gm.read_bytes"), 6144);
   assert_int_equal(je_u64(j, "gm.write_bytes"), 6144);
   assert_int_equal(je_u64(j, "gm.hbm_read_bytes"), 6144);
@@ -213,12 +213,12 @@ static void test_summary_json_paths_gm_l2_and_ops(void **state) {
   assert_true(fabs(je_number(j, "gm.gb_per_s") - 2 * gbs) < 1e-12);
   assert_true(fabs(je_number(j, "gm.busy_gb_per_s") - 12288.0 * 1850.0 / (76.0 * 1000.0)) < 1e-12);
   bool on = false;
-  assert_true(jc_bool(jc_get(j, "l2.enabled"), &on) && on);
+  assert_true(cs_jbool(cs_jget(j, "l2.enabled"), &on) && on);
   assert_int_equal(je_u64(j, "l2.hit_bytes"), 0); /* a cold L2: every line misses */
   assert_int_equal(je_u64(j, "l2.miss_bytes"), 12288);
   assert_true(je_number(j, "l2.hit_rate") == 0.0);
   /* ops: cycles are start to completion, busy is occupancy */
-  assert_int_equal(jc_count(jc_get(j, "ops")), ISA_OP_COUNT);
+  assert_int_equal(cs_jcount(cs_jget(j, "ops")), ISA_OP_COUNT);
   assert_int_equal(je_u64(j, "ops.copy_gm_ub.count"), 2);
   assert_int_equal(je_u64(j, "ops.copy_gm_ub.cycles"), (568 - 4) + (552 - 4));
   assert_int_equal(je_u64(j, "ops.copy_gm_ub.busy_cycles"), 32 + 16);
@@ -229,14 +229,14 @@ static void test_summary_json_paths_gm_l2_and_ops(void **state) {
   assert_int_equal(je_u64(j, "ops.pipe_barrier.count"), 1);
   assert_int_equal(je_u64(j, "ops.pipe_barrier.cycles"), 0);
   assert_int_equal(je_u64(j, "ops.mmad.count"), 0);
-  jc_free(d);
+  cs_jfree(d);
 }
 
 static void test_summary_json_per_core_stats_and_config(void **state) {
   fixture *fx = *state;
-  jc_doc *d = summary_json(fx->s, &fx->r);
-  const jc_value *j = jc_root(d);
-  assert_int_equal(jc_count(jc_get(j, "per_core")), 2);
+  cs_jdoc *d = summary_json(fx->s, &fx->r);
+  const cs_jvalue *j = cs_jroot(d);
+  assert_int_equal(cs_jcount(cs_jget(j, "per_core")), 2);
   assert_int_equal(je_u64(j, "per_core[0].core"), 0);
   assert_int_equal(je_u64(j, "per_core[0].finish_cycles"), 832);
   assert_int_equal(je_u64(j, "per_core[1].finish_cycles"), 804);
@@ -250,7 +250,7 @@ static void test_summary_json_per_core_stats_and_config(void **state) {
   assert_true(je_number(j, "per_core[0].pipes.MTE2.ratio") == 32.0 / 832.0);
   assert_int_equal(je_u64(j, "per_core[1].pipes.SCALAR.busy_cycles"), 20);
   assert_true(je_number(j, "per_core[1].pipes.SCALAR.ratio") == 20.0 / 804.0); /* its own span */
-  assert_null(jc_get(j, "per_core[2]"));
+  assert_null(cs_jget(j, "per_core[2]"));
   /* every statistic with its value, unit and description, from the descriptors */
   for (size_t i = 0; i < sim_stats_chip_count(); i++) {
     const sim_stat_desc *sd = sim_stats_chip_desc(i);
@@ -266,17 +266,17 @@ static void test_summary_json_per_core_stats_and_config(void **state) {
   assert_int_equal(je_u64(j, "stats.chip.instructions.value"), 9);
   assert_int_equal(je_u64(j, "stats.chip.l2_miss_bytes.value"), 12288);
   assert_string_equal(je_string(j, "stats.core.stall_cycles.unit"), "cycles");
-  assert_int_equal(jc_count(jc_get(j, "stats.core")), sim_stats_core_count());
+  assert_int_equal(cs_jcount(cs_jget(j, "stats.core")), sim_stats_core_count());
   /* hazards, deadlock, the configuration */
   assert_int_equal(je_u64(j, "hazards.count"), 0);
-  assert_int_equal(jc_count(jc_get(j, "hazards.first")), 0);
-  assert_true(jc_is(jc_get(j, "deadlock"), JC_NULL));
+  assert_int_equal(cs_jcount(cs_jget(j, "hazards.first")), 0);
+  assert_true(cs_jis(cs_jget(j, "deadlock"), CS_JNULL));
   assert_int_equal(je_u64(j, "config.chip.cores"), 2);
   assert_int_equal(je_u64(j, "config.chip.clock_mhz"), 1850);
   assert_string_equal(je_string(j, "chip"), "ascend910b");
   assert_int_equal(je_u64(j, "derived.cube_k0_fp16"), 16);
   assert_string_equal(je_string(j, "cubesim_version"), CUBESIM_VERSION);
-  jc_free(d);
+  cs_jfree(d);
 }
 
 /* ---- text ------------------------------------------------------------------------------- */
@@ -443,8 +443,8 @@ static void test_summary_reports_hazards(void **state) {
   sim_result r;
   assert_int_equal(sim_run(s, &opt, &r, &err), CS_OK);
   assert_int_equal(r.hazard_count, 1);
-  jc_doc *d = summary_json(s, &r);
-  const jc_value *j = jc_root(d);
+  cs_jdoc *d = summary_json(s, &r);
+  const cs_jvalue *j = cs_jroot(d);
   assert_int_equal(je_u64(j, "hazards.count"), 1);
   assert_string_equal(je_string(j, "hazards.first[0].kind"), "RAW");
   assert_string_equal(je_string(j, "hazards.first[0].earlier_op"), "copy_gm_ub");
@@ -455,7 +455,7 @@ static void test_summary_reports_hazards(void **state) {
   char desc[1024];
   sim_hazard_describe(&r.hazards[0], desc, sizeof desc);
   assert_string_equal(je_string(j, "hazards.first[0].message"), desc);
-  jc_free(d);
+  cs_jfree(d);
   char *text = summary_text(s, &r);
   char line[1200], want[1200];
   line_starting(text, "  hazards ", line, sizeof line);
@@ -476,9 +476,9 @@ static void test_summary_reports_deadlock(void **state) {
   cs_err err;
   sim_result r;
   assert_int_equal(sim_run(s, NULL, &r, &err), CS_EDEADLOCK);
-  jc_doc *d = summary_json(s, &r);
-  assert_string_equal(je_string(jc_root(d), "deadlock"), r.deadlock_msg);
-  jc_free(d);
+  cs_jdoc *d = summary_json(s, &r);
+  assert_string_equal(je_string(cs_jroot(d), "deadlock"), r.deadlock_msg);
+  cs_jfree(d);
   char *text = summary_text(s, &r);
   char line[1200], want[1200];
   snprintf(want, sizeof want, "  DEADLOCK       %s", r.deadlock_msg);
@@ -495,17 +495,17 @@ static void test_summary_of_an_empty_run(void **state) {
   cs_err err;
   sim_result r;
   assert_int_equal(sim_run(s, NULL, &r, &err), CS_OK);
-  jc_doc *d = summary_json(s, &r);
-  const jc_value *j = jc_root(d);
+  cs_jdoc *d = summary_json(s, &r);
+  const cs_jvalue *j = cs_jroot(d);
   assert_int_equal(je_u64(j, "total_cycles"), 0);
   assert_true(je_number(j, "pipes.MTE2.ratio") == 0.0); /* 0 / 0 is reported as 0, never NaN */
   assert_true(je_number(j, "gm.gb_per_s") == 0.0);
   assert_true(je_number(j, "cube_utilization") == 0.0);
-  assert_int_equal(jc_count(jc_get(j, "per_core")), 3);
+  assert_int_equal(cs_jcount(cs_jget(j, "per_core")), 3);
   assert_int_equal(je_u64(j, "blocks"), 0);
   assert_true(je_number(j, "aicore_cycles") == 0.0);
   assert_true(je_number(j, "pipes.MTE2.avg_busy_cycles") == 0.0);
-  jc_free(d);
+  cs_jfree(d);
   char *text = summary_text(s, &r);
   assert_non_null(strstr(text, "  (no data moved)\n"));
   assert_non_null(strstr(text, "  3 cores ran nothing\n"));

@@ -1,6 +1,6 @@
-/* json_check — strict recursive-descent JSON parser into an arena-allocated tree (see the
+/* cs_jsonr — strict recursive-descent JSON parser into an arena-allocated tree (see the
  * header for the rules and the path syntax). */
-#include "json_check.h"
+#include "base/cs_jsonr.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,43 +8,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JC_MAX_DEPTH 512
-#define JC_BLOCK_BYTES 65536
+#define CS_JMAX_DEPTH 512
+#define CS_JBLOCK_BYTES 65536
 
-struct jc_value {
-  jc_type type;
+struct cs_jvalue {
+  cs_jtype type;
   bool boolean;
   double number;
   const char *text;   /* string (decoded) or number literal, NUL-terminated */
   size_t len;         /* bytes of text */
-  const jc_value **items; /* array elements / object member values */
+  const cs_jvalue **items; /* array elements / object member values */
   const char **keys;      /* object keys */
   size_t count;
 };
 
 /* ---- arena ------------------------------------------------------------------------------ */
 
-typedef struct jc_block {
-  struct jc_block *next;
+typedef struct cs_jblock {
+  struct cs_jblock *next;
   size_t used, cap;
   max_align_t data[]; /* cap bytes */
-} jc_block;
+} cs_jblock;
 
-struct jc_doc {
-  jc_block *blocks;
-  const jc_value *root;
+struct cs_jdoc {
+  cs_jblock *blocks;
+  const cs_jvalue *root;
 };
 
-static void *arena_alloc(jc_doc *d, size_t bytes) {
+static void *arena_alloc(cs_jdoc *d, size_t bytes) {
   bytes = (bytes + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-  jc_block *b = d->blocks;
+  cs_jblock *b = d->blocks;
   if (!b || b->cap - b->used < bytes) {
-    size_t cap = bytes > JC_BLOCK_BYTES / 4 ? bytes : JC_BLOCK_BYTES;
-    jc_block *nb = malloc(sizeof *nb + cap);
+    size_t cap = bytes > CS_JBLOCK_BYTES / 4 ? bytes : CS_JBLOCK_BYTES;
+    cs_jblock *nb = malloc(sizeof *nb + cap);
     if (!nb) return NULL;
     nb->used = 0;
     nb->cap = cap;
-    if (b && bytes > JC_BLOCK_BYTES / 4) { /* a big one-off: keep filling the current block */
+    if (b && bytes > CS_JBLOCK_BYTES / 4) { /* a big one-off: keep filling the current block */
       nb->next = b->next;
       b->next = nb;
     } else {
@@ -58,11 +58,11 @@ static void *arena_alloc(jc_doc *d, size_t bytes) {
   return p;
 }
 
-void jc_free(jc_doc *doc) {
+void cs_jfree(cs_jdoc *doc) {
   if (!doc) return;
-  jc_block *b = doc->blocks;
+  cs_jblock *b = doc->blocks;
   while (b) {
-    jc_block *n = b->next;
+    cs_jblock *n = b->next;
     free(b);
     b = n;
   }
@@ -74,11 +74,11 @@ void jc_free(jc_doc *doc) {
 typedef struct parser {
   const char *s;
   size_t len, pos;
-  jc_doc *doc;
-  jc_error *err;
+  cs_jdoc *doc;
+  cs_jerror *err;
   bool failed;
   /* children of the containers being parsed, innermost last */
-  const jc_value **stack;
+  const cs_jvalue **stack;
   const char **stack_keys;
   size_t depth_items, cap_items;
 } parser;
@@ -126,8 +126,8 @@ static const char *describe(const parser *p, size_t at, char *buf, size_t n) {
   return buf;
 }
 
-static jc_value *new_value(parser *p, jc_type t) {
-  jc_value *v = arena_alloc(p->doc, sizeof *v);
+static cs_jvalue *new_value(parser *p, cs_jtype t) {
+  cs_jvalue *v = arena_alloc(p->doc, sizeof *v);
   if (!v) {
     oom(p);
     return NULL;
@@ -137,10 +137,10 @@ static jc_value *new_value(parser *p, jc_type t) {
   return v;
 }
 
-static bool push_child(parser *p, const jc_value *v, const char *key) {
+static bool push_child(parser *p, const cs_jvalue *v, const char *key) {
   if (p->depth_items == p->cap_items) {
     size_t cap = p->cap_items ? p->cap_items * 2 : 64;
-    const jc_value **s = realloc(p->stack, cap * sizeof *s);
+    const cs_jvalue **s = realloc(p->stack, cap * sizeof *s);
     if (!s) return oom(p);
     p->stack = s;
     const char **k = realloc(p->stack_keys, cap * sizeof *k);
@@ -155,7 +155,7 @@ static bool push_child(parser *p, const jc_value *v, const char *key) {
 }
 
 /* Moves the children pushed since base into v. */
-static bool take_children(parser *p, jc_value *v, size_t base, bool with_keys) {
+static bool take_children(parser *p, cs_jvalue *v, size_t base, bool with_keys) {
   size_t n = p->depth_items - base;
   v->count = n;
   if (n) {
@@ -317,7 +317,7 @@ static bool parse_string(parser *p, const char **out, size_t *out_len) {
 
 static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 
-static bool parse_number(parser *p, jc_value *v) {
+static bool parse_number(parser *p, cs_jvalue *v) {
   size_t start = p->pos;
   if (peek(p) == '-') p->pos++;
   if (peek(p) == '0') {
@@ -357,7 +357,7 @@ static bool parse_number(parser *p, jc_value *v) {
   return true;
 }
 
-static const jc_value *parse_value(parser *p, int depth);
+static const cs_jvalue *parse_value(parser *p, int depth);
 
 static bool duplicate_key(const parser *p, size_t base, const char *key, size_t key_len) {
   for (size_t i = base; i < p->depth_items; i++)
@@ -365,8 +365,8 @@ static bool duplicate_key(const parser *p, size_t base, const char *key, size_t 
   return false;
 }
 
-static const jc_value *parse_object(parser *p, int depth) {
-  jc_value *v = new_value(p, JC_OBJECT);
+static const cs_jvalue *parse_object(parser *p, int depth) {
+  cs_jvalue *v = new_value(p, CS_JOBJECT);
   if (!v) return NULL;
   size_t base = p->depth_items;
   p->pos++; /* { */
@@ -401,7 +401,7 @@ static const jc_value *parse_object(parser *p, int depth) {
       return NULL;
     }
     p->pos++;
-    const jc_value *child = parse_value(p, depth + 1);
+    const cs_jvalue *child = parse_value(p, depth + 1);
     if (!child || !push_child(p, child, key)) return NULL;
     skip_ws(p);
     int c = peek(p);
@@ -420,8 +420,8 @@ static const jc_value *parse_object(parser *p, int depth) {
   return take_children(p, v, base, true) ? v : NULL;
 }
 
-static const jc_value *parse_array(parser *p, int depth) {
-  jc_value *v = new_value(p, JC_ARRAY);
+static const cs_jvalue *parse_array(parser *p, int depth) {
+  cs_jvalue *v = new_value(p, CS_JARRAY);
   if (!v) return NULL;
   size_t base = p->depth_items;
   p->pos++; /* [ */
@@ -431,7 +431,7 @@ static const jc_value *parse_array(parser *p, int depth) {
     return v;
   }
   for (;;) {
-    const jc_value *child = parse_value(p, depth + 1);
+    const cs_jvalue *child = parse_value(p, depth + 1);
     if (!child || !push_child(p, child, NULL)) return NULL;
     skip_ws(p);
     int c = peek(p);
@@ -450,34 +450,34 @@ static const jc_value *parse_array(parser *p, int depth) {
   return take_children(p, v, base, false) ? v : NULL;
 }
 
-static const jc_value *parse_value(parser *p, int depth) {
+static const cs_jvalue *parse_value(parser *p, int depth) {
   skip_ws(p);
-  if (depth > JC_MAX_DEPTH) {
+  if (depth > CS_JMAX_DEPTH) {
     fail(p, p->pos, "nesting deeper than 512 levels");
     return NULL;
   }
   int c = peek(p);
-  jc_value *v;
+  cs_jvalue *v;
   switch (c) {
     case '{': return parse_object(p, depth);
     case '[': return parse_array(p, depth);
     case '"':
-      v = new_value(p, JC_STRING);
+      v = new_value(p, CS_JSTRING);
       if (!v || !parse_string(p, &v->text, &v->len)) return NULL;
       return v;
     case 't':
     case 'f':
-      v = new_value(p, JC_BOOL);
+      v = new_value(p, CS_JBOOL);
       if (!v || !expect_word(p, c == 't' ? "true" : "false")) return NULL;
       v->boolean = c == 't';
       return v;
     case 'n':
-      v = new_value(p, JC_NULL);
+      v = new_value(p, CS_JNULL);
       if (!v || !expect_word(p, "null")) return NULL;
       return v;
     default:
       if (c == '-' || is_digit(c)) {
-        v = new_value(p, JC_NUMBER);
+        v = new_value(p, CS_JNUMBER);
         if (!v || !parse_number(p, v)) return NULL;
         return v;
       }
@@ -491,15 +491,15 @@ static const jc_value *parse_value(parser *p, int depth) {
   }
 }
 
-jc_doc *jc_parse(const char *text, size_t len, jc_error *err) {
+cs_jdoc *cs_jparse(const char *text, size_t len, cs_jerror *err) {
   if (err) memset(err, 0, sizeof *err);
-  jc_doc *doc = calloc(1, sizeof *doc);
+  cs_jdoc *doc = calloc(1, sizeof *doc);
   parser p = {text, len, 0, doc, err, false, NULL, NULL, 0, 0};
   if (!doc) {
     oom(&p);
     return NULL;
   }
-  const jc_value *root = parse_value(&p, 0);
+  const cs_jvalue *root = parse_value(&p, 0);
   if (root) {
     skip_ws(&p);
     if (p.pos < p.len) {
@@ -511,14 +511,14 @@ jc_doc *jc_parse(const char *text, size_t len, jc_error *err) {
   free(p.stack);
   free(p.stack_keys);
   if (!root) {
-    jc_free(doc);
+    cs_jfree(doc);
     return NULL;
   }
   doc->root = root;
   return doc;
 }
 
-jc_doc *jc_parse_file(const char *path, jc_error *err) {
+cs_jdoc *cs_jparse_file(const char *path, cs_jerror *err) {
   if (err) memset(err, 0, sizeof *err);
   FILE *f = fopen(path, "rb");
   if (!f) {
@@ -555,43 +555,43 @@ jc_doc *jc_parse_file(const char *path, jc_error *err) {
     }
     return NULL;
   }
-  jc_doc *d = jc_parse(buf, n, err);
+  cs_jdoc *d = cs_jparse(buf, n, err);
   free(buf);
   return d;
 }
 
-const jc_value *jc_root(const jc_doc *doc) { return doc ? doc->root : NULL; }
+const cs_jvalue *cs_jroot(const cs_jdoc *doc) { return doc ? doc->root : NULL; }
 
 /* ---- access ----------------------------------------------------------------------------- */
 
-const char *jc_type_name(jc_type t) {
+const char *cs_jtype_name(cs_jtype t) {
   static const char *const names[] = {"null", "bool", "number", "string", "array", "object"};
   return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
 }
 
-jc_type jc_type_of(const jc_value *v) { return v->type; }
-bool jc_is(const jc_value *v, jc_type t) { return v && v->type == t; }
+cs_jtype cs_jtype_of(const cs_jvalue *v) { return v->type; }
+bool cs_jis(const cs_jvalue *v, cs_jtype t) { return v && v->type == t; }
 
-size_t jc_count(const jc_value *v) {
-  return v && (v->type == JC_ARRAY || v->type == JC_OBJECT) ? v->count : 0;
+size_t cs_jcount(const cs_jvalue *v) {
+  return v && (v->type == CS_JARRAY || v->type == CS_JOBJECT) ? v->count : 0;
 }
 
-const jc_value *jc_at(const jc_value *v, size_t i) { return i < jc_count(v) ? v->items[i] : NULL; }
+const cs_jvalue *cs_jat(const cs_jvalue *v, size_t i) { return i < cs_jcount(v) ? v->items[i] : NULL; }
 
-const char *jc_key_at(const jc_value *v, size_t i) {
-  return jc_is(v, JC_OBJECT) && i < v->count ? v->keys[i] : NULL;
+const char *cs_jkey_at(const cs_jvalue *v, size_t i) {
+  return cs_jis(v, CS_JOBJECT) && i < v->count ? v->keys[i] : NULL;
 }
 
-static const jc_value *member_n(const jc_value *obj, const char *key, size_t n) {
-  if (!jc_is(obj, JC_OBJECT)) return NULL;
+static const cs_jvalue *member_n(const cs_jvalue *obj, const char *key, size_t n) {
+  if (!cs_jis(obj, CS_JOBJECT)) return NULL;
   for (size_t i = 0; i < obj->count; i++)
     if (strncmp(obj->keys[i], key, n) == 0 && obj->keys[i][n] == '\0') return obj->items[i];
   return NULL;
 }
 
-const jc_value *jc_member(const jc_value *obj, const char *key) { return member_n(obj, key, strlen(key)); }
+const cs_jvalue *cs_jmember(const cs_jvalue *obj, const char *key) { return member_n(obj, key, strlen(key)); }
 
-const jc_value *jc_get(const jc_value *v, const char *path) {
+const cs_jvalue *cs_jget(const cs_jvalue *v, const char *path) {
   const char *s = path;
   bool first = true;
   while (v && *s) {
@@ -608,7 +608,7 @@ const jc_value *jc_get(const jc_value *v, const char *path) {
         if (*s != '"' || s[1] != ']') return NULL;
         key[n] = '\0';
         s += 2;
-        v = jc_member(v, key);
+        v = cs_jmember(v, key);
       } else { /* [N] */
         if (*s < '0' || *s > '9') return NULL;
         size_t idx = 0;
@@ -617,9 +617,9 @@ const jc_value *jc_get(const jc_value *v, const char *path) {
           if (idx > (SIZE_MAX - d) / 10) return NULL;
           idx = idx * 10 + d;
         }
-        if (*s != ']' || !jc_is(v, JC_ARRAY)) return NULL;
+        if (*s != ']' || !cs_jis(v, CS_JARRAY)) return NULL;
         s++;
-        v = jc_at(v, idx);
+        v = cs_jat(v, idx);
       }
     } else {
       if (*s == '.') {
@@ -638,22 +638,22 @@ const jc_value *jc_get(const jc_value *v, const char *path) {
   return v;
 }
 
-const char *jc_string(const jc_value *v) { return jc_is(v, JC_STRING) ? v->text : NULL; }
-size_t jc_string_len(const jc_value *v) { return jc_is(v, JC_STRING) ? v->len : 0; }
+const char *cs_jstring(const cs_jvalue *v) { return cs_jis(v, CS_JSTRING) ? v->text : NULL; }
+size_t cs_jstring_len(const cs_jvalue *v) { return cs_jis(v, CS_JSTRING) ? v->len : 0; }
 
-bool jc_bool(const jc_value *v, bool *out) {
-  if (!jc_is(v, JC_BOOL)) return false;
+bool cs_jbool(const cs_jvalue *v, bool *out) {
+  if (!cs_jis(v, CS_JBOOL)) return false;
   *out = v->boolean;
   return true;
 }
 
-bool jc_number(const jc_value *v, double *out) {
-  if (!jc_is(v, JC_NUMBER)) return false;
+bool cs_jnumber(const cs_jvalue *v, double *out) {
+  if (!cs_jis(v, CS_JNUMBER)) return false;
   *out = v->number;
   return true;
 }
 
-const char *jc_number_text(const jc_value *v) { return jc_is(v, JC_NUMBER) ? v->text : NULL; }
+const char *cs_jnumber_text(const cs_jvalue *v) { return cs_jis(v, CS_JNUMBER) ? v->text : NULL; }
 
 /* The magnitude of an integer literal (no '.', 'e' or 'E'), exactly; false if it overflows. */
 static bool integer_magnitude(const char *t, bool *negative, uint64_t *mag) {
@@ -670,19 +670,19 @@ static bool integer_magnitude(const char *t, bool *negative, uint64_t *mag) {
   return true;
 }
 
-bool jc_u64(const jc_value *v, uint64_t *out) {
+bool cs_ju64(const cs_jvalue *v, uint64_t *out) {
   bool neg;
   uint64_t m;
-  if (!jc_is(v, JC_NUMBER) || !integer_magnitude(v->text, &neg, &m)) return false;
+  if (!cs_jis(v, CS_JNUMBER) || !integer_magnitude(v->text, &neg, &m)) return false;
   if (neg && m != 0) return false;
   *out = m;
   return true;
 }
 
-bool jc_i64(const jc_value *v, int64_t *out) {
+bool cs_ji64(const cs_jvalue *v, int64_t *out) {
   bool neg;
   uint64_t m;
-  if (!jc_is(v, JC_NUMBER) || !integer_magnitude(v->text, &neg, &m)) return false;
+  if (!cs_jis(v, CS_JNUMBER) || !integer_magnitude(v->text, &neg, &m)) return false;
   if (neg) {
     if (m > (uint64_t)INT64_MAX + 1) return false;
     *out = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m;
@@ -693,6 +693,6 @@ bool jc_i64(const jc_value *v, int64_t *out) {
   return true;
 }
 
-const char *jc_get_string(const jc_value *v, const char *path) { return jc_string(jc_get(v, path)); }
-bool jc_get_number(const jc_value *v, const char *path, double *out) { return jc_number(jc_get(v, path), out); }
-bool jc_get_u64(const jc_value *v, const char *path, uint64_t *out) { return jc_u64(jc_get(v, path), out); }
+const char *cs_jget_string(const cs_jvalue *v, const char *path) { return cs_jstring(cs_jget(v, path)); }
+bool cs_jget_number(const cs_jvalue *v, const char *path, double *out) { return cs_jnumber(cs_jget(v, path), out); }
+bool cs_jget_u64(const cs_jvalue *v, const char *path, uint64_t *out) { return cs_ju64(cs_jget(v, path), out); }
