@@ -1,4 +1,5 @@
-/* cli_quant — `cubesim quant pack|unpack`: the fixpipe quant word, field by field. */
+/* cli_quant — `cubesim quant pack|unpack|check|diff`: the fixpipe quant word, field by field
+ * (pack, and unpack of one word, here; tensors of words in cli_quant_tensor.c). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -11,43 +12,58 @@
 #include "base/cs_npy.h"
 #include "base/cs_parse.h"
 #include "cli/cli.h"
+#include "cli/cli_quant.h"
 #include "isa/isa_num.h"
 #include "isa/isa_quant.h"
 
-#define CMD "quant"
-#define TEXT_COLUMNS 100 /* the text output fits a 100-column terminal */
+#define CMD CLI_QUANT_CMD
 #define MAX_LISTED_WARNINGS 10
 
 static const char quant_help[] =
-    "usage: cubesim quant pack   --scale F [--offset F] [options]      pack one word\n"
+    "usage: cubesim quant pack   --scale F [--offset F] [options]        pack one word\n"
     "       cubesim quant pack   --scale-file S.npy [--offset-file O.npy] --out W.npy\n"
-    "       cubesim quant unpack WORD [--json]                         explain a word\n"
+    "       cubesim quant unpack WORD [--json]                           explain a word\n"
+    "       cubesim quant unpack --word-file W.npy [--json]              a tensor of words\n"
+    "       cubesim quant check  --scale-file S.npy [--offset-file O.npy] --word-file W.npy\n"
+    "                                                   which packer made these words?\n"
+    "       cubesim quant diff   A.npy B.npy [--acc-range LO:HI]        what changes, and what\n"
+    "                                                   it does to the fixpipe's output\n"
     "\n"
     "The fixpipe quant word (uint64) carries an fp32 scale truncated to 19 bits, a 9-bit\n"
-    "offset, the sign bit S and REQ8's shift N/MCB (docs/DESIGN.md section 5.1). `pack` builds it\n"
-    "as Ascend C's SetQuantScalar documents; `unpack` explains every field of a word, and\n"
-    "warns about words that were built wrongly. cubesim quant pack --help / unpack --help\n"
-    "give the details.\n";
+    "offset, the sign bit S and REQ8's shift N/MCB (docs/DESIGN.md section 5.1). `pack` builds\n"
+    "it as Ascend C's SetQuantScalar documents (or as the other public packers do, and with\n"
+    "REQ8's pre-shift: --shift N --mcb 1); `unpack` explains every field of a word, or\n"
+    "tabulates a tensor of words, and warns about words that were built wrongly; `check` packs\n"
+    "given scales with every packer variant cubesim knows and names the one that made the\n"
+    "words; `diff` compares two tensors of words field by field and down to the fixpipe's\n"
+    "outputs. docs/QUANT_OPS.md tells more; cubesim quant <action> --help gives the details.\n";
 
 static const char pack_help[] =
     "usage: cubesim quant pack --scale F [--offset F] [--scale-rounding R] [--offset-rounding R]\n"
-    "                          [--json]\n"
+    "                          [--shift N --mcb 0|1] [--json]\n"
     "       cubesim quant pack --scale-file S.npy [--offset-file O.npy | --offset F] --out W.npy\n"
-    "                          [--scale-rounding R] [--offset-rounding R] [--json]\n"
+    "                          [--scale-rounding R] [--offset-rounding R] [--shift N --mcb 0|1]\n"
+    "                          [--json]\n"
     "\n"
     "Packs a float scale and an optional offset into the fixpipe quant word:\n"
     "  word = (bits(scale) & 0xFFFFE000) | (1 << 46)\n"
     "  o = clamp(round(offset), -256, 255); word = (word & 0x4000FFFFFFFF) | ((o & 0x1FF) << 37)\n"
+    "  with a pre-shift, word |= (N << 32) | (MCB << 36)\n"
     "The scale is read as an fp32 and must be finite, non-zero and normal.\n"
     "\n"
     "options:\n"
     "  --scale F               the scale (decimal, or a C99 hex float such as 0x1.99999ap-4)\n"
     "  --offset F              the offset, rounded to an integer and clamped to [-256, 255]\n"
     "  --scale-rounding R      trunc  keep bits 31..13 (default, the documented formula)\n"
-    "                          rne    round to 19 bits, nearest, ties to even (a device kernel)\n"
-    "                          none   keep all 32 bits; the hardware still truncates (a host API)\n"
-    "  --offset-rounding R     half-away  half away from zero (default, the host packer)\n"
-    "                          half-even  half to even (the device packer)\n"
+    "                          rne    round to 19 bits, nearest, ties to even\n"
+    "                                 (TransQuantParamV2's device kernel, round_mode 1)\n"
+    "                          none   keep all 32 bits; the hardware still truncates\n"
+    "                                 (aclnnTransQuantParam's host code)\n"
+    "  --offset-rounding R     half-away  half away from zero (default, the documented formula)\n"
+    "                          half-even  half to even (TransQuantParamV2's device kernel)\n"
+    "  --shift N               REQ8's right shift N, 0..15 (default 0); used when MCB = 1\n"
+    "  --mcb 0|1               MCB (default 0): 1 = REQ8 computes sat_int16(x >> N) before\n"
+    "                          the multiply; no public packer writes N or MCB\n"
     "  --scale-file S.npy      per-channel scales, fp32 ('<f4'), any shape\n"
     "  --offset-file O.npy     per-channel offsets, fp32: one value (broadcast) or one per scale\n"
     "  --out W.npy             the words, uint64 ('<u8'), with the shape of the scales\n"
@@ -55,20 +71,48 @@ static const char pack_help[] =
 
 static const char unpack_help[] =
     "usage: cubesim quant unpack WORD [--json]\n"
+    "       cubesim quant unpack --word-file W.npy [--json]\n"
     "\n"
     "Explains every field of a fixpipe quant word, what each fixpipe mode does with it, and\n"
     "warns about bits that are set where they should not be (for instance a negative fp32\n"
     "scale cast through int32_t, which sign-extends into the offset, S, N and MCB fields).\n"
     "WORD is hex (0x40003dccc000) or decimal; a negative decimal is read as an int64.\n"
+    "With --word-file, a tensor of words (uint64 or int64 .npy, any shape; one word per output\n"
+    "channel, in C order) becomes a table, one row per channel (word, effective fp19 scale,\n"
+    "offset, S, N, MCB, warnings), and a summary: how many channels carry each warning, the\n"
+    "range of the scales and offsets, and whether every word has the same S, N and MCB.\n"
     "\n"
     "options:\n"
-    "  --json   JSON: word, scale_bits, scale_effective, n, mcb, offset, sign (the S bit),\n"
-    "           ignored_bits, warnings, plus each field's and each mode's explanation\n";
+    "  --word-file W.npy   the tensor of words\n"
+    "  --json              JSON: word, scale_bits, scale_effective, n, mcb, offset, sign (the S\n"
+    "                      bit), ignored_bits, warnings, plus each field's and each mode's\n"
+    "                      explanation; with --word-file, the summary and every channel\n";
 
-/* ---- Small output helpers ---- */
+/* ---- Small helpers ---- */
 
-/* Prints "<indent><label><pad>text", wrapped at TEXT_COLUMNS with a hanging indent. */
-static void wrap(FILE *f, int indent, const char *label, int label_width, const char *text) {
+int cli_quant_take_option(cli_io *io, int argc, char **argv, int *i,
+                          const cli_quant_opt_row *rows, size_t n_rows, void *args, int *rc) {
+  cs_err e;
+  for (size_t k = 0; k < n_rows; k++) {
+    const char *v;
+    int r = cli_opt(argc, argv, i, rows[k].name, &v, &e);
+    if (r == 0) continue;
+    if (r < 0) {
+      *rc = cli_fail(io, CMD, &e);
+      return -1;
+    }
+    const char **slot = (const char **)((char *)args + rows[k].offset);
+    if (*slot) {
+      *rc = cli_usage_error(io, CMD, "%s is given twice", rows[k].name);
+      return -1;
+    }
+    *slot = v;
+    return 1;
+  }
+  return 0;
+}
+
+void cli_quant_wrap(FILE *f, int indent, const char *label, int label_width, const char *text) {
   int hang = indent + label_width;
   int col = fprintf(f, "%*s%-*s", indent, "", label_width, label);
   int first = 1;
@@ -79,7 +123,7 @@ static void wrap(FILE *f, int indent, const char *label, int label_width, const 
     while (*p && *p != ' ') p++;
     int len = (int)(p - w);
     if (len == 0) break;
-    if (!first && col + 1 + len > TEXT_COLUMNS) {
+    if (!first && col + 1 + len > CLI_QUANT_TEXT_COLUMNS) {
       fprintf(f, "\n%*s", hang, "");
       col = hang;
       first = 1;
@@ -95,8 +139,14 @@ static void hex64(char *out, size_t n, uint64_t v) {
   snprintf(out, n, "0x%016llx", (unsigned long long)v);
 }
 
-/* A JSON number in the shortest exact form ("300", not "3e+02"); null when not finite. */
-static void json_num(cs_json *j, double v) {
+void cli_quant_shape(char *out, size_t out_bytes, int ndim, const size_t *shape) {
+  size_t used = (size_t)snprintf(out, out_bytes, "(");
+  for (int d = 0; d < ndim && used < out_bytes; d++)
+    used += (size_t)snprintf(out + used, out_bytes - used, "%s%zu", d ? ", " : "", shape[d]);
+  if (used < out_bytes) snprintf(out + used, out_bytes - used, "%s)", ndim == 1 ? "," : "");
+}
+
+void cli_quant_json_num(cs_json *j, double v) {
   if (!isfinite(v)) {
     cs_json_null(j);
     return;
@@ -247,16 +297,16 @@ static void print_explanation(FILE *f, const isa_qw_fields *q, const isa_qw_pack
   };
   isa_qw_scale_explain(q, line, sizeof line);
   fputc('\n', f);
-  wrap(f, 0, "scale", 12, line);
+  cli_quant_wrap(f, 0, "scale", 12, line);
   fputs("\nfields\n", f);
   for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
     isa_qw_field_explain(order[i].id, q, line, sizeof line);
-    wrap(f, 2, order[i].label, 12, line);
+    cli_quant_wrap(f, 2, order[i].label, 12, line);
   }
   fputs("\nfixpipe modes (x: the L0C element; M1: the scale above)\n", f);
   for (int m = 0; m < ISA_QW_MODE_COUNT; m++) {
     isa_qw_mode_note((isa_qw_mode)m, q, line, sizeof line);
-    wrap(f, 2, isa_qw_mode_name((isa_qw_mode)m), 26, line);
+    cli_quant_wrap(f, 2, isa_qw_mode_name((isa_qw_mode)m), 26, line);
   }
   int count = 0;
   for (int i = 0; i < ISA_QW_WARN_COUNT; i++) count += (warnings >> i) & 1u;
@@ -268,7 +318,7 @@ static void print_explanation(FILE *f, const isa_qw_fields *q, const isa_qw_pack
   for (int i = 0; i < ISA_QW_WARN_COUNT; i++) {
     if (!((warnings >> i) & 1u)) continue;
     isa_qw_warning_text((isa_qw_warn_index)i, q, p, line, sizeof line);
-    wrap(f, 2, "! ", 2, line);
+    cli_quant_wrap(f, 2, "! ", 2, line);
   }
 }
 
@@ -280,7 +330,7 @@ static void json_hex32(cs_json *j, const char *key, uint32_t v) {
   cs_json_member_str(j, key, s);
 }
 
-static void json_hex64(cs_json *j, const char *key, uint64_t v) {
+void cli_quant_json_hex64(cs_json *j, const char *key, uint64_t v) {
   char s[24];
   hex64(s, sizeof s, v);
   cs_json_member_str(j, key, s);
@@ -297,6 +347,10 @@ static void json_warnings(cs_json *j, unsigned warnings, const isa_qw_fields *q,
       cs_json_str(j, line);
     }
   cs_json_arr_end(j);
+  cli_quant_json_warning_ids(j, warnings);
+}
+
+void cli_quant_json_warning_ids(cs_json *j, unsigned warnings) {
   cs_json_key(j, "warning_ids");
   cs_json_arr_begin(j);
   for (int i = 0; i < ISA_QW_WARN_COUNT; i++)
@@ -304,15 +358,14 @@ static void json_warnings(cs_json *j, unsigned warnings, const isa_qw_fields *q,
   cs_json_arr_end(j);
 }
 
-/* The decoded fields (shared by pack and unpack). */
-static void json_fields(cs_json *j, const isa_qw_fields *q) {
+void cli_quant_json_fields(cs_json *j, const isa_qw_fields *q) {
   json_hex32(j, "scale_bits", q->scale_bits);
   json_hex32(j, "scale_kept_bits", q->scale_kept_bits);
   char s[16];
   snprintf(s, sizeof s, "0x%04x", (unsigned)q->scale_dropped_bits);
   cs_json_member_str(j, "scale_dropped_bits", s);
   cs_json_key(j, "scale_effective");
-  json_num(j, (double)q->scale_effective);
+  cli_quant_json_num(j, (double)q->scale_effective);
   cs_json_member_uint(j, "scale_sign", q->scale_sign);
   cs_json_member_uint(j, "scale_exponent", q->scale_exponent);
   cs_json_member_uint(j, "scale_mantissa", q->scale_mantissa);
@@ -320,7 +373,7 @@ static void json_fields(cs_json *j, const isa_qw_fields *q) {
   cs_json_member_uint(j, "mcb", q->mcb);
   cs_json_member_int(j, "offset", q->offset);
   cs_json_member_uint(j, "sign", q->s);
-  json_hex64(j, "ignored_bits", q->ignored_bits);
+  cli_quant_json_hex64(j, "ignored_bits", q->ignored_bits);
 }
 
 static void json_explain(cs_json *j, const isa_qw_fields *q) {
@@ -346,14 +399,21 @@ static void json_explain(cs_json *j, const isa_qw_fields *q) {
 /* ---- unpack ---- */
 
 static int quant_unpack(cli_io *io, int argc, char **argv) {
-  const char *token = NULL;
+  const char *token = NULL, *word_file = NULL;
   bool json = false;
+  cs_err e;
   for (int i = 1; i < argc; i++) {
     if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
       fputs(unpack_help, io->out);
       return 0;
     }
-    if (cli_flag(argv, i, "--json")) {
+    const char *v;
+    int r = cli_opt(argc, argv, &i, "--word-file", &v, &e);
+    if (r < 0) return cli_fail(io, CMD, &e);
+    if (r > 0) {
+      if (word_file) return cli_usage_error(io, CMD, "--word-file is given twice");
+      word_file = v;
+    } else if (cli_flag(argv, i, "--json")) {
       json = true;
     } else if (argv[i][0] == '-' && argv[i][1] == '-') {
       return cli_usage_error(io, CMD, "unknown option '%s' for quant unpack (see cubesim quant "
@@ -365,11 +425,13 @@ static int quant_unpack(cli_io *io, int argc, char **argv) {
       token = argv[i];
     }
   }
+  if (token && word_file)
+    return cli_usage_error(io, CMD, "give either WORD or --word-file W.npy, not both");
+  if (word_file) return cli_quant_unpack_file(io, word_file, json);
   if (!token)
     return cli_usage_error(io, CMD, "missing WORD: cubesim quant unpack WORD (hex 0x... or "
-                           "decimal)");
+                           "decimal), or --word-file W.npy");
   uint64_t word;
-  cs_err e;
   if (token[0] == '-') {
     int64_t sv;
     if (cs_parse_i64(token, "WORD", &sv, &e) != CS_OK)
@@ -384,8 +446,8 @@ static int quant_unpack(cli_io *io, int argc, char **argv) {
     cs_json j;
     cs_json_init(&j, io->out, true);
     cs_json_obj_begin(&j);
-    json_hex64(&j, "word", word);
-    json_fields(&j, &q);
+    cli_quant_json_hex64(&j, "word", word);
+    cli_quant_json_fields(&j, &q);
     json_warnings(&j, q.warnings, &q, NULL);
     json_explain(&j, &q);
     cs_json_obj_end(&j);
@@ -401,9 +463,40 @@ static int quant_unpack(cli_io *io, int argc, char **argv) {
 
 /* ---- pack ---- */
 
+cs_status cli_quant_read_f32(const char *path, const char *what, cs_npy *a, cs_err *err) {
+  cs_status st = cs_npy_read(path, a, err);
+  if (st != CS_OK) return st;
+  if (a->dtype != CS_NPY_F32)
+    return cs_err_set(err, CS_EINVAL, "%s: the %s must be fp32 ('<f4'), not %s ('%s'); save "
+                      "them with arr.astype(np.float32)", path, what,
+                      cs_npy_dtype_name(a->dtype), cs_npy_dtype_descr(a->dtype));
+  return CS_OK;
+}
+
+cs_status cli_quant_shift_opts(const char *shift, const char *mcb, unsigned *n, unsigned *m,
+                               cs_err *err) {
+  uint64_t v;
+  *n = 0;
+  *m = 0;
+  if (shift) {
+    if (cs_parse_u64(shift, "--shift", &v, err) != CS_OK) return err->code;
+    if (v > ISA_QW_N_MAX)
+      return cs_err_set(err, CS_EINVAL, "--shift %s is out of range: N is 4 bits, 0..15 (REQ8 "
+                        "shifts the int32 right by N)", shift);
+    *n = (unsigned)v;
+  }
+  if (mcb) {
+    if (cs_parse_u64(mcb, "--mcb", &v, err) != CS_OK || v > 1)
+      return cs_err_set(err, CS_EINVAL, "--mcb %s is not 0 or 1 (MCB is one bit: 1 = REQ8 "
+                        "shifts by N and saturates to int16 before the multiply)", mcb);
+    *m = (unsigned)v;
+  }
+  return CS_OK;
+}
+
 typedef struct pack_args {
   const char *scale, *offset, *scale_file, *offset_file, *out;
-  const char *scale_rounding, *offset_rounding;
+  const char *scale_rounding, *offset_rounding, *shift, *mcb;
   bool json;
 } pack_args;
 
@@ -427,8 +520,7 @@ static cs_status to_fp32(const char *opt, const char *token, float *out, cs_err 
 }
 
 static cs_status options(const pack_args *a, isa_qw_pack_opts *o, cs_err *err) {
-  o->scale_rounding = ISA_QW_SCALE_TRUNC;
-  o->offset_rounding = ISA_QW_OFFSET_HALF_AWAY;
+  *o = (isa_qw_pack_opts){.scale_rounding = ISA_QW_SCALE_TRUNC};
   if (a->scale_rounding && !isa_qw_scale_rounding_from_name(a->scale_rounding, &o->scale_rounding))
     return cs_err_set(err, CS_EINVAL, "--scale-rounding '%s' is not one of trunc, rne, none",
                       a->scale_rounding);
@@ -436,24 +528,26 @@ static cs_status options(const pack_args *a, isa_qw_pack_opts *o, cs_err *err) {
       !isa_qw_offset_rounding_from_name(a->offset_rounding, &o->offset_rounding))
     return cs_err_set(err, CS_EINVAL, "--offset-rounding '%s' is not one of half-away, "
                       "half-even", a->offset_rounding);
-  return CS_OK;
+  return cli_quant_shift_opts(a->shift, a->mcb, &o->n, &o->mcb, err);
 }
 
 static void pack_json_one(cs_json *j, const isa_qw_packed *p) {
-  json_hex64(j, "word", p->fields.word);
+  cli_quant_json_hex64(j, "word", p->fields.word);
   cs_json_key(j, "scale");
-  json_num(j, (double)p->scale);
+  cli_quant_json_num(j, (double)p->scale);
   json_hex32(j, "scale_input_bits", isa_f32_bits(p->scale));
   cs_json_key(j, "scale_effective");
-  json_num(j, (double)p->fields.scale_effective);
+  cli_quant_json_num(j, (double)p->fields.scale_effective);
   cs_json_key(j, "relative_error");
-  json_num(j, p->relative_error);
+  cli_quant_json_num(j, p->relative_error);
   cs_json_key(j, "offset_input");
-  if (p->has_offset) json_num(j, (double)p->offset_input);
+  if (p->has_offset) cli_quant_json_num(j, (double)p->offset_input);
   else cs_json_null(j);
   cs_json_key(j, "offset");
   if (p->has_offset) cs_json_int(j, p->fields.offset);
   else cs_json_null(j);
+  cs_json_member_uint(j, "n", p->fields.n);
+  cs_json_member_uint(j, "mcb", p->fields.mcb);
 }
 
 static int pack_one(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o) {
@@ -478,7 +572,7 @@ static int pack_one(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o) {
     json_warnings(&j, p.warnings, &p.fields, &p);
     cs_json_key(&j, "fields");
     cs_json_obj_begin(&j);
-    json_fields(&j, &p.fields);
+    cli_quant_json_fields(&j, &p.fields);
     cs_json_obj_end(&j);
     json_explain(&j, &p.fields);
     cs_json_obj_end(&j);
@@ -495,7 +589,7 @@ static int pack_one(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o) {
   fprintf(f, "quant word %s\n\n", w);
   snprintf(line, sizeof line, "%s = fp32 0x%08x = %s", in, (unsigned)isa_f32_bits(scale),
            in_exact);
-  wrap(f, 2, "scale in", 16, line);
+  cli_quant_wrap(f, 2, "scale in", 16, line);
   switch (o->scale_rounding) {
     case ISA_QW_SCALE_RNE:
       snprintf(line, sizeof line, "%s = fp32 0x%08x (rne: rounded to 19 bits, ties to even)", eff,
@@ -511,9 +605,9 @@ static int pack_one(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o) {
                (unsigned)p.fields.scale_kept_bits);
       break;
   }
-  wrap(f, 2, "scale applied", 16, line);
+  cli_quant_wrap(f, 2, "scale applied", 16, line);
   snprintf(line, sizeof line, "%s = (applied - in) / in", rel);
-  wrap(f, 2, "relative error", 16, line);
+  cli_quant_wrap(f, 2, "relative error", 16, line);
   if (p.has_offset) {
     char oin[40];
     isa_quant_format_fp32(oin, sizeof oin, p.offset_input);
@@ -523,7 +617,15 @@ static int pack_one(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o) {
   } else {
     snprintf(line, sizeof line, "none (the offset field stays 0)");
   }
-  wrap(f, 2, "offset", 16, line);
+  cli_quant_wrap(f, 2, "offset", 16, line);
+  if (o->n || o->mcb) {
+    if (o->mcb)
+      snprintf(line, sizeof line, "N = %u, MCB = 1: REQ8 computes sat_int16(x >> %u) before the "
+               "multiply", o->n, o->n);
+    else
+      snprintf(line, sizeof line, "N = %u, MCB = 0: REQ8 ignores N and does not shift", o->n);
+    cli_quant_wrap(f, 2, "pre-shift", 16, line);
+  }
   fputc('\n', f);
   print_diagram(f, &p.fields);
   print_explanation(f, &p.fields, &p);
@@ -540,21 +642,9 @@ static int pack_files(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o)
   const float *off = NULL;
   size_t n_off = 0;
 
-  if (cs_npy_read(a->scale_file, &scales, &e) != CS_OK) goto fail;
-  if (scales.dtype != CS_NPY_F32) {
-    cs_err_set(&e, CS_EINVAL, "%s: the scales must be fp32 ('<f4'), not %s ('%s'); save them "
-               "with arr.astype(np.float32)", a->scale_file, cs_npy_dtype_name(scales.dtype),
-               cs_npy_dtype_descr(scales.dtype));
-    goto fail;
-  }
+  if (cli_quant_read_f32(a->scale_file, "scales", &scales, &e) != CS_OK) goto fail;
   if (a->offset_file) {
-    if (cs_npy_read(a->offset_file, &offsets, &e) != CS_OK) goto fail;
-    if (offsets.dtype != CS_NPY_F32) {
-      cs_err_set(&e, CS_EINVAL, "%s: the offsets must be fp32 ('<f4'), not %s ('%s'); save "
-                 "them with arr.astype(np.float32)", a->offset_file,
-                 cs_npy_dtype_name(offsets.dtype), cs_npy_dtype_descr(offsets.dtype));
-      goto fail;
-    }
+    if (cli_quant_read_f32(a->offset_file, "offsets", &offsets, &e) != CS_OK) goto fail;
     if (offsets.count != 1 && offsets.count != scales.count) {
       cs_err_set(&e, CS_EINVAL, "%s: %zu offsets for %zu scales in %s: give one offset "
                  "(broadcast) or one per scale", a->offset_file, offsets.count, scales.count,
@@ -595,11 +685,7 @@ static int pack_files(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o)
                          : a->offset    ? "one offset, broadcast"
                                         : "none";
   char shape[160];
-  size_t used = (size_t)snprintf(shape, sizeof shape, "(");
-  for (int d = 0; d < scales.ndim; d++)
-    used += (size_t)snprintf(shape + used, sizeof shape - used, "%s%zu", d ? ", " : "",
-                             scales.shape[d]);
-  snprintf(shape + used, sizeof shape - used, "%s)", scales.ndim == 1 ? "," : "");
+  cli_quant_shape(shape, sizeof shape, scales.ndim, scales.shape);
 
   if (a->json) {
     cs_json j;
@@ -624,7 +710,7 @@ static int pack_files(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o)
     cs_json_key(&j, "warning_count");
     cs_json_uint(&j, n_warn);
     cs_json_key(&j, "max_abs_relative_error");
-    json_num(&j, n ? fabs(details[worst].relative_error) : 0.0);
+    cli_quant_json_num(&j, n ? fabs(details[worst].relative_error) : 0.0);
     cs_json_key(&j, "max_relative_error_channel");
     if (n) cs_json_uint(&j, worst);
     else cs_json_null(&j);
@@ -644,10 +730,12 @@ static int pack_files(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o)
     FILE *f = io->out;
     fprintf(f, "packed %zu channel%s of %s into %s (uint64 '<u8', shape %s)\n", n,
             n == 1 ? "" : "s", a->scale_file, a->out, shape);
-    fprintf(f, "  scale rounding %s, offset rounding %s, offsets: %s%s%s\n",
+    fprintf(f, "  scale rounding %s, offset rounding %s, offsets: %s%s%s",
             isa_qw_scale_rounding_name(o->scale_rounding),
             isa_qw_offset_rounding_name(o->offset_rounding), off_desc,
             a->offset_file ? " from " : "", a->offset_file ? a->offset_file : "");
+    if (o->n || o->mcb) fprintf(f, ", N %u, MCB %u", o->n, o->mcb);
+    fputc('\n', f);
     if (n) {
       char in[40], eff[40];
       isa_quant_format_fp32(in, sizeof in, details[worst].scale);
@@ -666,7 +754,7 @@ static int pack_files(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o)
         isa_qw_warning_text((isa_qw_warn_index)k, &details[i].fields, &details[i], line,
                             sizeof line);
         snprintf(label, sizeof label, "channel %zu: ", i);
-        wrap(f, 4, label, (int)strlen(label), line);
+        cli_quant_wrap(f, 4, label, (int)strlen(label), line);
         listed++;
       }
     if (n_warn > listed)
@@ -685,10 +773,7 @@ done:
 
 static int quant_pack(cli_io *io, int argc, char **argv) {
   pack_args a = {0};
-  static const struct {
-    const char *name;
-    size_t offset;
-  } opts[] = {
+  static const cli_quant_opt_row opts[] = {
       {"--scale", offsetof(pack_args, scale)},
       {"--offset", offsetof(pack_args, offset)},
       {"--scale-file", offsetof(pack_args, scale_file)},
@@ -696,8 +781,11 @@ static int quant_pack(cli_io *io, int argc, char **argv) {
       {"--out", offsetof(pack_args, out)},
       {"--scale-rounding", offsetof(pack_args, scale_rounding)},
       {"--offset-rounding", offsetof(pack_args, offset_rounding)},
+      {"--shift", offsetof(pack_args, shift)},
+      {"--mcb", offsetof(pack_args, mcb)},
   };
   cs_err e;
+  int rc = 0;
   for (int i = 1; i < argc; i++) {
     if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
       fputs(pack_help, io->out);
@@ -707,18 +795,10 @@ static int quant_pack(cli_io *io, int argc, char **argv) {
       a.json = true;
       continue;
     }
-    int matched = 0;
-    for (size_t k = 0; k < sizeof opts / sizeof opts[0] && !matched; k++) {
-      const char *v;
-      int r = cli_opt(argc, argv, &i, opts[k].name, &v, &e);
-      if (r < 0) return cli_fail(io, CMD, &e);
-      if (r == 0) continue;
-      const char **slot = (const char **)((char *)&a + opts[k].offset);
-      if (*slot) return cli_usage_error(io, CMD, "%s is given twice", opts[k].name);
-      *slot = v;
-      matched = 1;
-    }
-    if (matched) continue;
+    int r = cli_quant_take_option(io, argc, argv, &i, opts, sizeof opts / sizeof opts[0], &a,
+                                  &rc);
+    if (r < 0) return rc;
+    if (r > 0) continue;
     if (argv[i][0] == '-')
       return cli_usage_error(io, CMD, "unknown option '%s' for quant pack (see cubesim quant "
                              "pack --help)", argv[i]);
@@ -747,7 +827,7 @@ static int quant_pack(cli_io *io, int argc, char **argv) {
 
 int cli_cmd_quant(cli_io *io, int argc, char **argv) {
   if (argc < 2)
-    return cli_usage_error(io, CMD, "missing pack or unpack (cubesim quant --help)");
+    return cli_usage_error(io, CMD, "missing pack, unpack, check or diff (cubesim quant --help)");
   const char *what = argv[1];
   if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0 || strcmp(what, "help") == 0) {
     fputs(quant_help, io->out);
@@ -755,6 +835,8 @@ int cli_cmd_quant(cli_io *io, int argc, char **argv) {
   }
   if (strcmp(what, "pack") == 0) return quant_pack(io, argc - 1, argv + 1);
   if (strcmp(what, "unpack") == 0) return quant_unpack(io, argc - 1, argv + 1);
-  return cli_usage_error(io, CMD, "unknown action '%s': use pack or unpack (cubesim quant "
-                         "--help)", what);
+  if (strcmp(what, "check") == 0) return cli_quant_check(io, argc - 1, argv + 1);
+  if (strcmp(what, "diff") == 0) return cli_quant_diff(io, argc - 1, argv + 1);
+  return cli_usage_error(io, CMD, "unknown action '%s': use pack, unpack, check or diff "
+                         "(cubesim quant --help)", what);
 }

@@ -179,6 +179,7 @@ void isa_qw_unpack(uint64_t word, isa_qw_fields *out) {
   if (!f.s) f.warnings |= ISA_QW_WARN_S_CLEAR;
   if (f.scale_dropped_bits) f.warnings |= ISA_QW_WARN_LOW_BITS;
   if (f.ignored_bits) f.warnings |= ISA_QW_WARN_HIGH_BITS;
+  if (f.n && !f.mcb) f.warnings |= ISA_QW_WARN_N_UNUSED;
   /* The seed's example `(uint64_t)*(int32_t*)&scale` sign-extends a negative fp32 into bits
    * 32..63 (SetQuantScalar document, docs/DESIGN.md §5.1). */
   if ((word >> 32) == HIGH_WORD_ALL_ONES && (f.scale_bits & FP32_SIGN_BIT))
@@ -226,34 +227,61 @@ static cs_status check_scale(float scale, cs_err *err) {
 }
 
 /* Rounds fp32 bits to 19 bits (sign, exponent, 10 mantissa bits), to nearest, ties to the even
- * kept bit; a carry out of the mantissa increments the exponent (one device kernel does this,
- * docs/DESIGN.md §5.1). Adding 0xFFF plus the kept lsb and truncating is that rule on the
- * magnitude, which fp32 stores apart from the sign. */
+ * kept bit; a carry out of the mantissa increments the exponent, up to infinity (the
+ * TransQuantParamV2 kernel's round_mode 1, docs/DESIGN.md §5.1). Adding 0xFFF plus the kept lsb
+ * and truncating is that rule on the magnitude, which fp32 stores apart from the sign; it cannot
+ * reach the sign bit, because the kernel leaves exponent 255 (Inf, NaN) truncated and flushes
+ * exponent 0 (zero, subnormal) to a zero of the same sign. */
 static uint32_t round_fp19_rne(uint32_t bits) {
+  unsigned exp = fp32_exponent(bits);
+  if (exp == 0) return bits & FP32_SIGN_BIT;
+  if (exp == FP32_EXP_MAX) return bits & ISA_QW_SCALE_KEPT_MASK;
   uint32_t kept_lsb = (bits >> ISA_QW_SCALE_KEPT_POS) & 1u;
   return (bits + 0x0FFFu + kept_lsb) & ISA_QW_SCALE_KEPT_MASK;
 }
 
-/* Round half away from zero, as the host packer's round() does. */
-static double round_half_away(double x) {
-  double a = fabs(x);
-  double fl = floor(a);
-  double r = (a - fl >= 0.5) ? fl + 1.0 : fl;
-  return copysign(r, x);
+uint32_t isa_qw_scale_store(uint32_t fp32_bits, isa_qw_scale_rounding r) {
+  switch (r) {
+    case ISA_QW_SCALE_RNE: return round_fp19_rne(fp32_bits);
+    case ISA_QW_SCALE_NONE: return fp32_bits;
+    case ISA_QW_SCALE_TRUNC:
+    case ISA_QW_SCALE_ROUNDING_COUNT: break;
+  }
+  return fp32_bits & ISA_QW_SCALE_KEPT_MASK;
 }
 
-/* Round half to even, as the device packer does; independent of the FP environment. */
-static double round_half_even(double x) {
-  double fl = floor(x);
-  double frac = x - fl;
-  if (frac > 0.5) return fl + 1.0;
-  if (frac < 0.5) return fl;
-  return fmod(fl, 2.0) == 0.0 ? fl : fl + 1.0;
+double isa_qw_offset_round(double offset, isa_qw_offset_rounding r) {
+  double rounded = r == ISA_QW_OFFSET_HALF_EVEN ? isa_round_half_even(offset)
+                                                : isa_round_half_away(offset);
+  return rounded + 0.0; /* -0.0 + 0.0 is +0.0: an offset has no signed zero */
+}
+
+int isa_qw_offset_clamp(double rounded) {
+  if (rounded < ISA_QW_OFFSET_MIN) return ISA_QW_OFFSET_MIN;
+  if (rounded > ISA_QW_OFFSET_MAX) return ISA_QW_OFFSET_MAX;
+  return (int)rounded;
+}
+
+uint64_t isa_qw_pack_bits(uint32_t scale_bits, const float *offset, const isa_qw_pack_opts *o) {
+  isa_qw_pack_opts d = {.scale_rounding = ISA_QW_SCALE_TRUNC};
+  if (!o) o = &d;
+  /* Step 2 of the SetQuantScalar formula: the scale in bits 0..31 and S = 1. */
+  uint64_t word = ((uint64_t)isa_qw_scale_store(scale_bits, o->scale_rounding)
+                   << ISA_QW_SCALE_POS) | ISA_QW_S_MASK;
+  if (offset) {
+    /* Step 3: keep scale and S, put the low 9 bits of the offset in bits 37..45. */
+    int clamped = isa_qw_offset_clamp(isa_qw_offset_round((double)*offset, o->offset_rounding));
+    uint64_t off9 = (uint64_t)((uint32_t)clamped & 0x1FFu);
+    word = (word & ISA_QW_PACK_KEEP_MASK) | (off9 << ISA_QW_OFFSET_POS);
+  }
+  /* REQ8's pre-shift, which no public packer writes, goes in last (step 3 would clear it). */
+  word |= ((uint64_t)(o->n & 0xFu) << ISA_QW_N_POS) | ((uint64_t)(o->mcb & 1u) << ISA_QW_MCB_POS);
+  return word;
 }
 
 cs_status isa_qw_pack(float scale, const float *offset, const isa_qw_pack_opts *opts,
                       isa_qw_packed *out, cs_err *err) {
-  isa_qw_pack_opts o = {ISA_QW_SCALE_TRUNC, ISA_QW_OFFSET_HALF_AWAY};
+  isa_qw_pack_opts o = {.scale_rounding = ISA_QW_SCALE_TRUNC};
   if (opts) o = *opts;
   if ((unsigned)o.scale_rounding >= ISA_QW_SCALE_ROUNDING_COUNT)
     return cs_err_set(err, CS_EINVAL, "scale rounding %d is not one of trunc, rne, none",
@@ -261,18 +289,15 @@ cs_status isa_qw_pack(float scale, const float *offset, const isa_qw_pack_opts *
   if ((unsigned)o.offset_rounding >= ISA_QW_OFFSET_ROUNDING_COUNT)
     return cs_err_set(err, CS_EINVAL, "offset rounding %d is not one of half-away, half-even",
                       (int)o.offset_rounding);
+  if (o.n > ISA_QW_N_MAX)
+    return cs_err_set(err, CS_EINVAL, "shift N %u is out of range: N is 4 bits, 0..15", o.n);
+  if (o.mcb > 1)
+    return cs_err_set(err, CS_EINVAL, "MCB %u is out of range: MCB is one bit, 0 or 1", o.mcb);
   cs_status st = check_scale(scale, err);
   if (st != CS_OK) return st;
 
   uint32_t bits = isa_f32_bits(scale);
-  uint32_t stored = bits;
-  switch (o.scale_rounding) {
-    case ISA_QW_SCALE_TRUNC: stored = bits & ISA_QW_SCALE_KEPT_MASK; break;
-    case ISA_QW_SCALE_RNE: stored = round_fp19_rne(bits); break;
-    case ISA_QW_SCALE_NONE: stored = bits; break;
-    case ISA_QW_SCALE_ROUNDING_COUNT: break;
-  }
-  if (fp32_exponent(stored) == FP32_EXP_MAX) {
+  if (fp32_exponent(isa_qw_scale_store(bits, o.scale_rounding)) == FP32_EXP_MAX) {
     char v[32];
     isa_quant_format_fp32(v, sizeof v, scale);
     return cs_err_set(err, CS_EINVAL,
@@ -281,42 +306,26 @@ cs_status isa_qw_pack(float scale, const float *offset, const isa_qw_pack_opts *
                       "trunc",
                       v, (unsigned)bits);
   }
+  if (offset && !isfinite(*offset)) {
+    char v[32];
+    isa_quant_format_fp32(v, sizeof v, *offset);
+    return cs_err_set(err, CS_EINVAL, "offset %s is not finite: the quant offset must be a "
+                      "finite number (it is rounded and clamped to [-256, 255])", v);
+  }
 
   isa_qw_packed p;
   memset(&p, 0, sizeof p);
   p.opts = o;
   p.scale = scale;
-  /* Step 2 of the SetQuantScalar formula: the scale in bits 0..31 and S = 1. */
-  uint64_t word = ((uint64_t)stored << ISA_QW_SCALE_POS) | ISA_QW_S_MASK;
   unsigned extra = 0;
   if (offset) {
-    float off = *offset;
-    if (!isfinite(off)) {
-      char v[32];
-      isa_quant_format_fp32(v, sizeof v, off);
-      return cs_err_set(err, CS_EINVAL, "offset %s is not finite: the quant offset must be a "
-                        "finite number (it is rounded and clamped to [-256, 255])", v);
-    }
-    double r = o.offset_rounding == ISA_QW_OFFSET_HALF_EVEN ? round_half_even((double)off)
-                                                            : round_half_away((double)off);
-    int clamped;
-    if (r < ISA_QW_OFFSET_MIN) {
-      clamped = ISA_QW_OFFSET_MIN;
-      extra |= ISA_QW_WARN_OFFSET_CLAMPED;
-    } else if (r > ISA_QW_OFFSET_MAX) {
-      clamped = ISA_QW_OFFSET_MAX;
-      extra |= ISA_QW_WARN_OFFSET_CLAMPED;
-    } else {
-      clamped = (int)r;
-    }
-    /* Step 3: keep scale and S, put the low 9 bits of the offset in bits 37..45. */
-    uint64_t off9 = (uint64_t)((uint32_t)clamped & 0x1FFu);
-    word = (word & ISA_QW_PACK_KEEP_MASK) | (off9 << ISA_QW_OFFSET_POS);
     p.has_offset = true;
-    p.offset_input = off;
-    p.offset_rounded = r;
+    p.offset_input = *offset;
+    p.offset_rounded = isa_qw_offset_round((double)*offset, o.offset_rounding);
+    if (p.offset_rounded != isa_qw_offset_clamp(p.offset_rounded))
+      extra |= ISA_QW_WARN_OFFSET_CLAMPED;
   }
-  isa_qw_unpack(word, &p.fields);
+  isa_qw_unpack(isa_qw_pack_bits(bits, offset, &o), &p.fields);
   p.relative_error =
       ((double)p.fields.scale_effective - (double)scale) / (double)scale;
   p.warnings = p.fields.warnings | extra;
@@ -414,6 +423,9 @@ size_t isa_qw_warning_text(isa_qw_warn_index i, const isa_qw_fields *f, const is
     case ISA_QW_WARN_INDEX_SCALE_NONFINITE:
       return put(buf, buf_bytes, "the effective (fp19) scale is %s (exponent 255)",
                  f->scale_mantissa ? "NaN" : f->scale_sign ? "-inf" : "inf");
+    case ISA_QW_WARN_INDEX_N_UNUSED:
+      return put(buf, buf_bytes,
+                 "N = %u is set but MCB = 0: REQ8 ignores N and does not shift the int32", f->n);
     case ISA_QW_WARN_INDEX_OFFSET_CLAMPED:
       if (!p || !p->has_offset) return put(buf, buf_bytes, "%s", warn_rows[i].msg);
       isa_quant_format_fp32(v, sizeof v, p->offset_input);
@@ -480,8 +492,9 @@ size_t isa_qw_field_explain(isa_qw_field fld, const isa_qw_fields *f, char *buf,
         return put(buf, buf_bytes, "MCB bit 36 = 0: REQ8 multiplies the int32 as it is");
       return put(buf, buf_bytes,
                  "MCB bit 36 = 1: REQ8 shifts the int32 right by N = %u and saturates it to "
-                 "int16 before the multiply",
-                 f->n);
+                 "int16 before the multiply: M1 applies to floor(x / %ld), and accumulators "
+                 "outside [%ld, %ld] saturate",
+                 f->n, 1L << f->n, -32768L * (1L << f->n), 32768L * (1L << f->n) - 1);
     case ISA_QW_FIELD_OFFSET:
       offset_term(v, sizeof v, f->offset);
       return put(buf, buf_bytes,

@@ -17,9 +17,11 @@
  *
  * The documented packer is `w = (bits(scale) & 0xFFFFE000) | (1 << 46)`, then with an offset
  * `o = clamp(round(offset), -256, 255)`, `w = (w & 0x4000FFFFFFFF) | ((o & 0x1FF) << 37)`.
- * Other public implementations differ (one host API keeps all 32 scale bits, one device kernel
- * rounds the scale to 19 bits, the device rounds offsets half to even): isa_qw_pack offers each
- * variant by name; the zero-initialised options are the documented formula.
+ * Other public implementations differ (aclnnTransQuantParam's host code keeps all 32 scale bits;
+ * the TransQuantParamV2 device kernel truncates (round_mode 0) or rounds the scale to 19 bits
+ * (round_mode 1) and rounds offsets half to even): isa_qw_pack offers each variant by name; the
+ * zero-initialised options are the documented formula. No public packer writes N and MCB;
+ * isa_qw_pack does when asked (REQ8's pre-shift). isa/isa_quant_tools.h works on whole tensors.
  */
 #ifndef ISA_QUANT_H
 #define ISA_QUANT_H
@@ -112,6 +114,7 @@ const char *isa_qw_field_desc(isa_qw_field f);
   X(SCALE_ZERO, "scale-zero", "the effective (fp19) scale is zero: every output is 0")        \
   X(SCALE_SUBNORMAL, "scale-subnormal", "the effective (fp19) scale is subnormal")            \
   X(SCALE_NONFINITE, "scale-nonfinite", "the effective (fp19) scale is Inf or NaN")           \
+  X(N_UNUSED, "n-unused", "N is set but MCB = 0: REQ8 ignores N")                             \
   X(OFFSET_CLAMPED, "offset-clamped", "offset clamped to [-256, 255]")
 
 typedef enum isa_qw_warn_index {
@@ -161,10 +164,12 @@ unsigned isa_qw_mode_uses(isa_qw_mode m);
 /* ---- Packing options ---- */
 
 /* id, name, what it does */
-#define ISA_QW_SCALE_ROUNDING_TABLE(X)                                                      \
-  X(TRUNC, "trunc", "keep fp32 bits 31..13, clear 12..0 (the documented formula)")          \
-  X(RNE, "rne", "round the fp32 to 19 bits, to nearest, ties to even (one device kernel)") \
-  X(NONE, "none", "store all 32 fp32 bits; the hardware still truncates (one host API)")
+#define ISA_QW_SCALE_ROUNDING_TABLE(X)                                                       \
+  X(TRUNC, "trunc", "keep fp32 bits 31..13, clear 12..0 (the documented formula)")           \
+  X(RNE, "rne", "round the fp32 to 19 bits, to nearest, ties to even (TransQuantParamV2's "  \
+    "round_mode 1)")                                                                          \
+  X(NONE, "none", "store all 32 fp32 bits; the hardware still truncates "                    \
+    "(aclnnTransQuantParam's code)")
 
 typedef enum isa_qw_scale_rounding {
 #define ISA_QW_SR_ENUM(id, name, desc) ISA_QW_SCALE_##id,
@@ -173,9 +178,10 @@ typedef enum isa_qw_scale_rounding {
   ISA_QW_SCALE_ROUNDING_COUNT
 } isa_qw_scale_rounding;
 
-#define ISA_QW_OFFSET_ROUNDING_TABLE(X)                                    \
-  X(HALF_AWAY, "half-away", "round half away from zero (the host packer)") \
-  X(HALF_EVEN, "half-even", "round half to even (the device packer)")
+#define ISA_QW_OFFSET_ROUNDING_TABLE(X)                                                   \
+  X(HALF_AWAY, "half-away", "round half away from zero (the documented formula, the host "  \
+    "packer)")                                                                             \
+  X(HALF_EVEN, "half-even", "round half to even (the TransQuantParamV2 device kernel)")
 
 typedef enum isa_qw_offset_rounding {
 #define ISA_QW_OR_ENUM(id, name, desc) ISA_QW_OFFSET_##id,
@@ -192,11 +198,15 @@ const char *isa_qw_offset_rounding_name(isa_qw_offset_rounding r);
 const char *isa_qw_offset_rounding_desc(isa_qw_offset_rounding r);
 bool isa_qw_offset_rounding_from_name(const char *name, isa_qw_offset_rounding *out);
 
-/* Zero-initialised = the documented packer (trunc, half-away). */
+/* Zero-initialised = the documented packer (trunc, half-away, no pre-shift). */
 typedef struct isa_qw_pack_opts {
   isa_qw_scale_rounding scale_rounding;
   isa_qw_offset_rounding offset_rounding;
+  unsigned n;   /* N, REQ8's right shift: 0..15 */
+  unsigned mcb; /* MCB: 1 = REQ8 shifts by N and saturates to int16 first; 0 or 1 */
 } isa_qw_pack_opts;
+
+#define ISA_QW_N_MAX 15u
 
 /* ---- Unpacked word ---- */
 
@@ -237,9 +247,25 @@ typedef struct isa_qw_packed {
   unsigned warnings;              /* fields.warnings plus the packer's own (offset clamped) */
 } isa_qw_packed;
 
+/* The scale bits 31..0 a packer stores for the fp32 with bits fp32_bits, bit for bit as the
+ * public packers do, for every input: trunc clears bits 12..0; none keeps them; rne rounds to
+ * 19 bits, ties to the even kept bit (a carry goes into the exponent, up to infinity), and, as
+ * the TransQuantParamV2 kernel does, flushes a zero or subnormal to a zero of its sign and
+ * truncates an Inf or NaN. */
+uint32_t isa_qw_scale_store(uint32_t fp32_bits, isa_qw_scale_rounding r);
+/* A finite offset rounded to an integer (the sign of a zero dropped), before the clamp. */
+double isa_qw_offset_round(double offset, isa_qw_offset_rounding r);
+/* A rounded offset limited to the 9-bit field's [-256, 255]. */
+int isa_qw_offset_clamp(double rounded);
+/* The word a packer with options o (NULL: defaults) builds from fp32 scale bits and an optional
+ * finite offset (NULL: none), without checks: S = 1, offset in bits 37..45, N and MCB as o
+ * says (o->n and o->mcb must be in range). isa_qw_pack is this plus the checks. */
+uint64_t isa_qw_pack_bits(uint32_t scale_bits, const float *offset, const isa_qw_pack_opts *o);
+
 /* Packs one scale and an optional offset (NULL: none) with opts (NULL: defaults).
  * The scale must be finite, non-zero and normal (else CS_EINVAL naming the value); with rne a
- * scale that rounds up to Inf is an error; a NaN or infinite offset is an error. */
+ * scale that rounds up to Inf is an error; a NaN or infinite offset is an error; N above 15 or
+ * MCB above 1 is an error. */
 cs_status isa_qw_pack(float scale, const float *offset, const isa_qw_pack_opts *opts,
                       isa_qw_packed *out, cs_err *err);
 

@@ -247,16 +247,16 @@ static void test_cli_quant_bad_input(void **state) {
                "64-bit integer (give the word in hex, 0x..., or in decimal)\n");
   assert_fails(cr_run("quant", "unpack", NULL),
                "cubesim quant: error: missing WORD: cubesim quant unpack WORD (hex 0x... or "
-               "decimal)\n");
+               "decimal), or --word-file W.npy\n");
   assert_fails(cr_run("quant", "unpack", "1", "2", NULL),
                "cubesim quant: error: unexpected argument '2': quant unpack takes one WORD\n");
   assert_fails(cr_run("quant", "unpack", "1", "--bogus", NULL),
                "cubesim quant: error: unknown option '--bogus' for quant unpack (see cubesim "
                "quant unpack --help)\n");
-  assert_fails(cr_run("quant", NULL), "cubesim quant: error: missing pack or unpack (cubesim quant "
-               "--help)\n");
-  assert_fails(cr_run("quant", "frob", NULL), "cubesim quant: error: unknown action 'frob': use pack or "
-               "unpack (cubesim quant --help)\n");
+  assert_fails(cr_run("quant", NULL), "cubesim quant: error: missing pack, unpack, check or diff "
+               "(cubesim quant --help)\n");
+  assert_fails(cr_run("quant", "frob", NULL), "cubesim quant: error: unknown action 'frob': use "
+               "pack, unpack, check or diff (cubesim quant --help)\n");
 }
 
 static void test_cli_quant_help(void **state) {

@@ -65,7 +65,7 @@ static uint64_t ref_offset_field(float off, int half_even, int *clamped_out) {
 
 static isa_qw_packed pack_ok(float scale, const float *offset, isa_qw_scale_rounding sr,
                              isa_qw_offset_rounding orr) {
-  isa_qw_pack_opts o = {sr, orr};
+  isa_qw_pack_opts o = {.scale_rounding = sr, .offset_rounding = orr};
   isa_qw_packed p;
   cs_err e;
   assert_int_equal(isa_qw_pack(scale, offset, &o, &p, &e), CS_OK);
@@ -74,7 +74,7 @@ static isa_qw_packed pack_ok(float scale, const float *offset, isa_qw_scale_roun
 
 static void assert_pack_error(float scale, const float *offset, isa_qw_scale_rounding sr,
                               const char *msg) {
-  isa_qw_pack_opts o = {sr, ISA_QW_OFFSET_HALF_AWAY};
+  isa_qw_pack_opts o = {.scale_rounding = sr, .offset_rounding = ISA_QW_OFFSET_HALF_AWAY};
   isa_qw_packed p;
   memset(&p, 0xAB, sizeof p);
   cs_err e;
@@ -297,8 +297,9 @@ static void test_isa_quant_pack_random_against_reference(void **state) {
     if (it % 4 == 0) b = (b & ~0x1FFFu) | 0x1000u;
     float x = ref_f32_of_bits(b);
     int rne = (it / 4) % 2;
-    isa_qw_pack_opts o = {rne ? ISA_QW_SCALE_RNE : ISA_QW_SCALE_TRUNC,
-                          it % 3 == 0 ? ISA_QW_OFFSET_HALF_EVEN : ISA_QW_OFFSET_HALF_AWAY};
+    isa_qw_pack_opts o = {
+        .scale_rounding = rne ? ISA_QW_SCALE_RNE : ISA_QW_SCALE_TRUNC,
+        .offset_rounding = it % 3 == 0 ? ISA_QW_OFFSET_HALF_EVEN : ISA_QW_OFFSET_HALF_AWAY};
     double want = ref_fp19((double)x, rne);
     /* Past the largest fp19, (2 - 2^-10) * 2^127, rne is an error. */
     if (fabs(want) > ldexp(2.0 - ldexp(1.0, -10), 127)) {
@@ -599,12 +600,12 @@ static void test_isa_quant_pack_errors_name_the_value(void **state) {
                     "offset -inf is not finite: the quant offset must be a finite number (it "
                     "is rounded and clamped to [-256, 255])");
   /* Out-of-range option values; a NULL err is allowed. */
-  isa_qw_pack_opts bad = {(isa_qw_scale_rounding)7, ISA_QW_OFFSET_HALF_AWAY};
+  isa_qw_pack_opts bad = {.scale_rounding = (isa_qw_scale_rounding)7};
   isa_qw_packed p;
   cs_err e;
   assert_int_equal(isa_qw_pack(1.0f, NULL, &bad, &p, &e), CS_EINVAL);
   assert_string_equal(e.msg, "scale rounding 7 is not one of trunc, rne, none");
-  bad = (isa_qw_pack_opts){ISA_QW_SCALE_TRUNC, (isa_qw_offset_rounding)9};
+  bad = (isa_qw_pack_opts){.offset_rounding = (isa_qw_offset_rounding)9};
   assert_int_equal(isa_qw_pack(1.0f, NULL, &bad, &p, &e), CS_EINVAL);
   assert_string_equal(e.msg, "offset rounding 9 is not one of half-away, half-even");
   assert_int_equal(isa_qw_pack(0.0f, NULL, NULL, &p, NULL), CS_EINVAL);
@@ -635,7 +636,7 @@ static void test_isa_quant_pack_array(void **state) {
   assert_true(w[2] == UINT64_C(0x7fa0bf000000));
   /* One per channel, half to even: 2.5 -> 2, 300 -> 255 (clamped), -1 -> -1. */
   const float per[3] = {2.5f, 300.0f, -1.0f};
-  isa_qw_pack_opts even = {ISA_QW_SCALE_TRUNC, ISA_QW_OFFSET_HALF_EVEN};
+  isa_qw_pack_opts even = {.offset_rounding = ISA_QW_OFFSET_HALF_EVEN};
   assert_int_equal(isa_qw_pack_array(scales, 3, per, 3, &even, w, d, &e), CS_OK);
   assert_true(w[0] == (UINT64_C(0x40003dccc000) | UINT64_C(2) << 37));
   assert_true(w[1] == (UINT64_C(0x40003f800000) | UINT64_C(255) << 37));
@@ -657,6 +658,81 @@ static void test_isa_quant_pack_array(void **state) {
   assert_int_equal(isa_qw_pack_array(scales, 3, bad_off, 3, NULL, w, NULL, &e), CS_EINVAL);
   assert_string_equal(e.msg, "channel 1: offset inf is not finite: the quant offset must be a "
                              "finite number (it is rounded and clamped to [-256, 255])");
+}
+
+/* REQ8's pre-shift: N in bits 32..35 and MCB in bit 36, written after the offset (which the
+ * documented formula's mask 0x4000FFFFFFFF would otherwise clear). */
+static void test_isa_quant_pack_pre_shift(void **state) {
+  (void)state;
+  isa_qw_pack_opts o = {.n = 4, .mcb = 1};
+  isa_qw_packed p;
+  cs_err e;
+  /* 0.01 = 0x3c23d70a -> 0x3c23c000; S 0x4000_0000_0000, N 4 << 32, MCB 1 << 36. */
+  assert_int_equal(isa_qw_pack(0.01f, NULL, &o, &p, &e), CS_OK);
+  assert_true(p.fields.word == UINT64_C(0x000040143c23c000));
+  assert_int_equal(p.fields.n, 4);
+  assert_int_equal(p.fields.mcb, 1);
+  assert_int_equal(p.warnings, 0);
+  /* With an offset -3 (0x1fd << 37 = 0x3fa0_0000_0000): N and MCB survive. */
+  float off = -3.0f;
+  o = (isa_qw_pack_opts){.n = 15, .mcb = 1};
+  assert_int_equal(isa_qw_pack(0.1f, &off, &o, &p, &e), CS_OK);
+  assert_true(p.fields.word == UINT64_C(0x00007fbf3dccc000));
+  /* N without MCB: stored, and warned about. */
+  o = (isa_qw_pack_opts){.n = 3};
+  assert_int_equal(isa_qw_pack(1.0f, NULL, &o, &p, &e), CS_OK);
+  assert_true(p.fields.word == UINT64_C(0x000040033f800000));
+  assert_int_equal(p.warnings, ISA_QW_WARN_N_UNUSED);
+  char buf[256];
+  assert_string_equal(warn_text(ISA_QW_WARN_INDEX_N_UNUSED, &p.fields, &p, buf, sizeof buf),
+                      "N = 3 is set but MCB = 0: REQ8 ignores N and does not shift the int32");
+  /* Out of range. */
+  o = (isa_qw_pack_opts){.n = 16, .mcb = 1};
+  assert_int_equal(isa_qw_pack(1.0f, NULL, &o, &p, &e), CS_EINVAL);
+  assert_string_equal(e.msg, "shift N 16 is out of range: N is 4 bits, 0..15");
+  o = (isa_qw_pack_opts){.mcb = 2};
+  assert_int_equal(isa_qw_pack(1.0f, NULL, &o, &p, &e), CS_EINVAL);
+  assert_string_equal(e.msg, "MCB 2 is out of range: MCB is one bit, 0 or 1");
+  /* MCB = 1 with N = 0: x >> 0 saturated to int16, [-32768, 32767]. */
+  isa_qw_unpack(UINT64_C(0x000040103f800000), &p.fields);
+  isa_qw_field_explain(ISA_QW_FIELD_MCB, &p.fields, buf, sizeof buf);
+  assert_string_equal(buf, "MCB bit 36 = 1: REQ8 shifts the int32 right by N = 0 and saturates "
+                           "it to int16 before the multiply: M1 applies to floor(x / 1), and "
+                           "accumulators outside [-32768, 32767] saturate");
+}
+
+/* The scale bits each rounding stores for the inputs isa_qw_pack refuses but the public packers
+ * take (isa_qw_check packs them): zero, subnormal, infinite, NaN, and a carry to infinity. */
+static void test_isa_quant_scale_store_special_values(void **state) {
+  (void)state;
+  static const struct {
+    uint32_t in, trunc, rne;
+  } cases[] = {
+      {0x00000000u, 0x00000000u, 0x00000000u}, /* +0 */
+      {0x80000000u, 0x80000000u, 0x80000000u}, /* -0 */
+      /* subnormals: trunc keeps bits 31..13; the device kernel flushes to a signed zero */
+      {0x00123456u, 0x00122000u, 0x00000000u},
+      {0x80123456u, 0x80122000u, 0x80000000u},
+      /* Inf and NaN: the kernel truncates them (no carry into the sign) */
+      {0x7f800000u, 0x7f800000u, 0x7f800000u},
+      {0xff800000u, 0xff800000u, 0xff800000u},
+      {0x7fffffffu, 0x7fffe000u, 0x7fffe000u},
+      /* the largest normal rounds up to infinity */
+      {0x7f7fffffu, 0x7f7fe000u, 0x7f800000u},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    assert_int_equal(isa_qw_scale_store(cases[i].in, ISA_QW_SCALE_TRUNC), cases[i].trunc);
+    assert_int_equal(isa_qw_scale_store(cases[i].in, ISA_QW_SCALE_RNE), cases[i].rne);
+    assert_int_equal(isa_qw_scale_store(cases[i].in, ISA_QW_SCALE_NONE), cases[i].in);
+  }
+  /* Offsets lose the sign of zero: -0.4 rounds to +0 either way. */
+  assert_false(signbit(isa_qw_offset_round(-0.4, ISA_QW_OFFSET_HALF_EVEN)));
+  assert_false(signbit(isa_qw_offset_round(-0.4, ISA_QW_OFFSET_HALF_AWAY)));
+  assert_true(isa_qw_offset_round(-2.5, ISA_QW_OFFSET_HALF_EVEN) == -2.0);
+  assert_true(isa_qw_offset_round(-2.5, ISA_QW_OFFSET_HALF_AWAY) == -3.0);
+  assert_int_equal(isa_qw_offset_clamp(-300.0), -256);
+  assert_int_equal(isa_qw_offset_clamp(255.0), 255);
+  assert_int_equal(isa_qw_offset_clamp(256.0), 255);
 }
 
 /* ---- explanations ---- */
@@ -703,8 +779,10 @@ static void test_isa_quant_explanations(void **state) {
                            "* -0.0999755859375), -256, 255) - 1; out = clamp(q, -128, 127) "
                            "(S = 1: int8)");
   isa_qw_field_explain(ISA_QW_FIELD_MCB, &f, buf, sizeof buf);
+  /* x >> 15 fits int16 for x in [-32768 * 2^15, 32768 * 2^15 - 1] = [-2^30, 2^30 - 1]. */
   assert_string_equal(buf, "MCB bit 36 = 1: REQ8 shifts the int32 right by N = 15 and saturates "
-                           "it to int16 before the multiply");
+                           "it to int16 before the multiply: M1 applies to floor(x / 32768), and "
+                           "accumulators outside [-1073741824, 1073741823] saturate");
   isa_qw_field_explain(ISA_QW_FIELD_IGNORED, &f, buf, sizeof buf);
   assert_string_equal(buf, "bits 63..47 = 0x1ffff: ignored by the hardware, but a sign that the "
                            "word was not built by the documented packer");
@@ -754,6 +832,8 @@ int main(void) {
       cmocka_unit_test(test_isa_quant_offset_clamped_warning_text),
       cmocka_unit_test(test_isa_quant_pack_errors_name_the_value),
       cmocka_unit_test(test_isa_quant_pack_array),
+      cmocka_unit_test(test_isa_quant_pack_pre_shift),
+      cmocka_unit_test(test_isa_quant_scale_store_special_values),
       cmocka_unit_test(test_isa_quant_explanations),
       cmocka_unit_test(test_isa_quant_format_fp32),
   };

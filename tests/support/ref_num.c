@@ -157,6 +157,48 @@ uint64_t ref_pack_word(float scale, bool has_offset, float offset) {
   return w;
 }
 
+/* The fp32 bits of a normal double that is exactly an fp32 value, from frexp's sign, exponent
+ * and mantissa. */
+static uint32_t f32_field(double v) {
+  uint32_t sign = signbit(v) ? 0x80000000u : 0;
+  double a = fabs(v);
+  int e;
+  double m = frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+  uint32_t mant = (uint32_t)((m * 2.0 - 1.0) * 8388608.0);
+  return sign | (uint32_t)(e - 1 + 127) << 23 | mant;
+}
+
+/* |x| cut to 10 fraction bits of its binade (trunc), or rounded to the nearer such value with
+ * ties to the even one (rne); the sign kept. Normal x only. */
+static double fp19_value(double x, bool rne) {
+  int e;
+  double m = frexp(fabs(x), &e) * 2.0; /* [1, 2) */
+  double k = floor(m * 1024.0);
+  if (rne) {
+    double rest = m * 1024.0 - k;
+    if (rest > 0.5 || (rest == 0.5 && fmod(k, 2.0) != 0.0)) k += 1.0;
+  }
+  return copysign(ldexp(k / 1024.0, e - 1), x);
+}
+
+uint64_t ref_pack_word_as(float scale, bool has_offset, float offset, ref_scale_mode sm,
+                          bool offset_half_even, unsigned n, unsigned mcb) {
+  double x = scale;
+  uint32_t bits;
+  if (sm == REF_SCALE_NONE) bits = ref_f32_bits(scale);
+  else if (x == 0 || fabs(x) < ldexp(1.0, -126))
+    bits = sm == REF_SCALE_RNE ? (signbit(x) ? 0x80000000u : 0) : ref_f32_bits(scale) & ~0x1FFFu;
+  else bits = f32_field(fp19_value(x, sm == REF_SCALE_RNE));
+  uint64_t w = (uint64_t)bits + (UINT64_C(1) << 46);
+  if (has_offset) {
+    long long o = offset_half_even ? llrint((double)offset) : (long long)lround((double)offset);
+    if (o < -256) o = -256;
+    if (o > 255) o = 255;
+    w += (uint64_t)(o < 0 ? o + 512 : o) << 37;
+  }
+  return w + ((uint64_t)n << 32) + ((uint64_t)mcb << 36);
+}
+
 uint8_t ref_b8(float y, int offset, bool s) {
   double r = isnan(y) ? 0.0 : nearbyint((double)y);
   if (r < -256) r = -256;
@@ -170,4 +212,23 @@ uint8_t ref_b8(float y, int offset, bool s) {
   if (q < 0) q = 0;
   if (q > 255) q = 255;
   return (uint8_t)q;
+}
+
+uint16_t ref_deqf16(uint64_t w, int32_t x) {
+  float y = (float)x * ref_word_fp19(w); /* int32 -> fp32 and the product, each rounded to fp32 */
+  return ref_f16_rne(y, true);
+}
+
+uint8_t ref_req8(uint64_t w, int32_t x) {
+  if (w >> 36 & 1) {
+    int64_t shifted = (int64_t)floor((double)x / (double)(1u << (w >> 32 & 15)));
+    x = (int32_t)(shifted < -32768 ? -32768 : shifted > 32767 ? 32767 : shifted);
+  }
+  int off9 = (int)(w >> 37 & 0x1FF);
+  float y = (float)x * ref_word_fp19(w);
+  return ref_b8(y, off9 >= 256 ? off9 - 512 : off9, (w >> 46 & 1) != 0);
+}
+
+double ref_b8_value(uint64_t w, uint8_t byte) {
+  return (w >> 46 & 1) ? (double)(int8_t)byte : (double)byte;
 }

@@ -39,9 +39,28 @@ float ref_word_fp19(uint64_t word);
  * offset clamp(round_half_away(offset), -256, 255) in bits 37..45. */
 uint64_t ref_pack_word(float scale, bool has_offset, float offset);
 
+/* The other public packers (docs/DESIGN.md §5.1), by value arithmetic (frexp and libm rounding,
+ * not bit masks): the scale truncated to fp19 (REF_SCALE_TRUNC), rounded to the nearer fp19
+ * value with ties to an even 10-bit mantissa and zero or subnormal scales flushed to a zero of
+ * their sign (REF_SCALE_RNE, the TransQuantParamV2 kernel's round_mode 1), or stored with all 32
+ * bits (REF_SCALE_NONE); the offset rounded half away from zero (lround) or half to even
+ * (llrint), clamped to [-256, 255]; S = 1; N in bits 32..35 and MCB in bit 36. Scales must be
+ * finite, and below the largest fp19 value for REF_SCALE_RNE. */
+typedef enum ref_scale_mode { REF_SCALE_TRUNC, REF_SCALE_RNE, REF_SCALE_NONE } ref_scale_mode;
+uint64_t ref_pack_word_as(float scale, bool has_offset, float offset, ref_scale_mode sm,
+                          bool offset_half_even, unsigned n, unsigned mcb);
+
 /* The REQ8 / QF322B8 element rule from the product y = fp32(x) * M (docs/DESIGN.md §5.2):
  * q = clamp(rne(y), -256, 255) + offset; S ? clamp(q, -128, 127) : clamp(q, 0, 255); returns the
  * output byte. NaN rounds to 0. */
 uint8_t ref_b8(float y, int offset, bool s);
+
+/* The fixpipe's int32 modes on one accumulator x with word w, saturation on, no ReLU
+ * (docs/DESIGN.md §5.2): DEQF16's fp16 bits, and REQ8's byte (with MCB = 1, x is first shifted
+ * right by N, rounding toward -inf, and saturated to int16). Their values: ref_f16_value, and the
+ * byte read as int8 when S = 1, as uint8 when S = 0 (ref_b8_value). */
+uint16_t ref_deqf16(uint64_t w, int32_t x);
+uint8_t ref_req8(uint64_t w, int32_t x);
+double ref_b8_value(uint64_t w, uint8_t byte);
 
 #endif
