@@ -20,13 +20,15 @@ static const char *const run_usage =
     "usage: cubesim run KERNEL [--in NAME=FILE.npy]... [--attr KEY=VALUE]... [--out NAME=FILE.npy]...\n"
     "                   [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--trace FILE.json]\n"
     "                   [--timing-only] [--check] [--json] [--allow-hazards] [--seed N]\n"
-    "                   [--csv FILE.csv] [--dump-stream FILE.s]\n"
+    "                   [--csv FILE.csv] [--dump-stream FILE.s] [--tiling FILE.json]\n"
     "\n"
     "Runs KERNEL (cubesim kernels lists them, with their inputs, attributes and outputs) on the\n"
     "simulated chip of the configuration (the built-in Ascend 910B by default). With no --in at\n"
     "all, the inputs are generated deterministically from the shape attributes (m, n, k, ...).\n"
     "  --in NAME=FILE.npy     an input, by the name of the operator's document\n"
     "  --attr KEY=VALUE       an attribute\n"
+    "  --tiling FILE.json     a TCubeTiling (camelCase fields, as Ascend's tiling API prints it) for\n"
+    "                         the matmul operators' tiling attributes; --attr overrides its fields\n"
     "  --out NAME=FILE.npy    write an output (bf16 is written as float32, int4 as int8)\n"
     "  --config FILE.yaml     the chip (cubesim config show explains every key)\n"
     "  --set KEY=VALUE        override one configuration value, e.g. --set chip.cores=8\n"
@@ -111,6 +113,63 @@ static cs_status load_input(kn_ctx *ctx, const kv *in, cs_err *err) {
   return st;
 }
 
+/* The attributes a --tiling file sets (docs/KERNELS.md, "Tiling"): each TCubeTiling field as its
+ * snake_case attribute; M, N and Ka/Kb as the shape attributes m, n and k, isBias as has_bias. */
+typedef struct tiling_attrs {
+  char name[RT_TF_COUNT][32];
+  char value[RT_TF_COUNT][32];
+  int n;
+} tiling_attrs;
+
+static cs_status read_tiling_file(const char *path, tiling_attrs *out, char *ignored, size_t ignored_bytes, cs_err *err) {
+  memset(out, 0, sizeof *out);
+  FILE *f = fopen(path, "rb");
+  if (!f) return cs_err_set(err, CS_EIO, "--tiling %s: cannot open it", path);
+  char buf[65536];
+  size_t len = fread(buf, 1, sizeof buf, f);
+  bool more = len == sizeof buf && fgetc(f) != EOF, bad = ferror(f) != 0;
+  fclose(f);
+  if (bad) return cs_err_set(err, CS_EIO, "--tiling %s: cannot read it", path);
+  if (more) return cs_err_set(err, CS_EINVAL, "--tiling %s: more than %zu bytes; a TCubeTiling is a few hundred", path, sizeof buf);
+  rt_tiling t;
+  rt_tiling_mask found;
+  memset(&t, 0, sizeof t);
+  cs_status st = rt_tiling_read_json(buf, len, path, &t, &found, ignored, ignored_bytes, err);
+  if (st != CS_OK) return st;
+  if ((found & RT_TILING_BIT(ka)) && (found & RT_TILING_BIT(kb)) && t.ka != t.kb)
+    return cs_err_set(err, CS_EINVAL, "--tiling %s: Ka = %u and Kb = %u differ; A's columns and B's rows are one K", path, t.ka,
+                      t.kb);
+  for (int i = 0; i < RT_TF_COUNT; i++) {
+    if (!((found >> i) & 1) || (i == RT_TF_kb && (found & RT_TILING_BIT(ka)))) continue;
+    const rt_tiling_field *fd = rt_tiling_field_at(i);
+    uint32_t v = rt_tiling_get(&t, i);
+    const char *name = fd->name;
+    if (i == RT_TF_ka || i == RT_TF_kb) name = "k";
+    if (i == RT_TF_is_bias) name = "has_bias";
+    snprintf(out->name[out->n], sizeof out->name[0], "%s", name);
+    if (i == RT_TF_is_bias) snprintf(out->value[out->n], sizeof out->value[0], "%s", v ? "true" : "false");
+    else if (fd->names) snprintf(out->value[out->n], sizeof out->value[0], "%s", v == RT_SPLIT_BLOCK ? "block" : "round_robin");
+    else snprintf(out->value[out->n], sizeof out->value[0], "%u", v);
+    out->n++;
+  }
+  return CS_OK;
+}
+
+/* Sets the attributes: the tiling file's first, then --attr (which overrides them). */
+static cs_status set_attrs(kn_ctx *ctx, const tiling_attrs *ta, const kv *attrs, int nattr, cs_err *err) {
+  cs_status st = CS_OK;
+  for (int i = 0; st == CS_OK && i < ta->n; i++) {
+    st = kn_ctx_set_attr(ctx, ta->name[i], ta->value[i], err);
+    if (st != CS_OK) cs_err_prefix(err, "--tiling");
+  }
+  for (int i = 0; st == CS_OK && i < nattr; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)keylen(&attrs[i]), attrs[i].key);
+    st = kn_ctx_set_attr(ctx, name, attrs[i].val, err);
+  }
+  return st;
+}
+
 static int find_output(const kn_op *op, const kv *o) {
   for (uint32_t i = 0; i < op->noutputs; i++)
     if (key_is(o, op->outputs[i].name)) return (int)i;
@@ -162,6 +221,7 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
   kv ins[MAX_ARGS], attrs[MAX_ARGS], outs[MAX_ARGS], sets[MAX_ARGS];
   int nin = 0, nattr = 0, nout = 0, nset = 0;
   const char *kernel = NULL, *config = NULL, *trace_path = NULL, *csv_path = NULL, *dump_path = NULL, *v;
+  const char *tiling_path = NULL;
   bool timing_only = false, check = false, json = false, allow_hazards = false;
   uint64_t seed = 1;
   cs_err err = {CS_OK, ""};
@@ -190,7 +250,8 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
     if ((r = cli_opt(argc, argv, &i, "--config", &config, &err)) != 0 ||
         (r = cli_opt(argc, argv, &i, "--trace", &trace_path, &err)) != 0 ||
         (r = cli_opt(argc, argv, &i, "--csv", &csv_path, &err)) != 0 ||
-        (r = cli_opt(argc, argv, &i, "--dump-stream", &dump_path, &err)) != 0) {
+        (r = cli_opt(argc, argv, &i, "--dump-stream", &dump_path, &err)) != 0 ||
+        (r = cli_opt(argc, argv, &i, "--tiling", &tiling_path, &err)) != 0) {
       if (r < 0) return cli_fail(io, "run", &err);
       continue;
     }
@@ -231,14 +292,16 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
   }
   if (st != CS_OK) return cli_fail(io, "run", &err);
 
+  tiling_attrs ta = {.n = 0};
+  char ignored[512] = "";
+  if (tiling_path && (st = read_tiling_file(tiling_path, &ta, ignored, sizeof ignored, &err)) != CS_OK)
+    return cli_fail(io, "run", &err);
+  if (ignored[0])
+    fprintf(io->err, "cubesim run: note: --tiling %s: fields cubesim does not model, ignored: %s\n", tiling_path, ignored);
   kn_run_options o = {&cfg, timing_only, NULL, allow_hazards, seed};
   kn_ctx *ctx;
   if ((st = kn_ctx_create(op, &o, &ctx, &err)) != CS_OK) return cli_fail(io, "run", &err);
-  for (int i = 0; st == CS_OK && i < nattr; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "%.*s", (int)keylen(&attrs[i]), attrs[i].key);
-    st = kn_ctx_set_attr(ctx, name, attrs[i].val, &err);
-  }
+  st = set_attrs(ctx, &ta, attrs, nattr, &err);
   for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], &err);
   sim_trace *trace = NULL;
   if (st == CS_OK && trace_path) st = sim_trace_open(trace_path, &cfg, &trace, &err);
@@ -247,11 +310,7 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
     kn_ctx_destroy(ctx); /* options changed: recreate with the trace, keeping attributes and inputs */
     ctx = NULL;
     st = kn_ctx_create(op, &o, &ctx, &err);
-    for (int i = 0; st == CS_OK && i < nattr; i++) {
-      char name[64];
-      snprintf(name, sizeof name, "%.*s", (int)keylen(&attrs[i]), attrs[i].key);
-      st = kn_ctx_set_attr(ctx, name, attrs[i].val, &err);
-    }
+    if (st == CS_OK) st = set_attrs(ctx, &ta, attrs, nattr, &err);
     for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], &err);
   }
   if (st == CS_OK) st = kn_ctx_run(ctx, &err);
@@ -359,6 +418,13 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
       p = nl ? nl + 1 : p + strlen(p);
     }
     cs_json_arr_end(&j);
+    const rt_tiling *tl = kn_get_tiling(ctx);
+    if (tl) {
+      cs_json_key(&j, "tiling");
+      cs_json_obj_begin(&j);
+      rt_tiling_json_members(tl, &j);
+      cs_json_obj_end(&j);
+    }
     if (s && res) trc_summary_json_members(s, res, &j);
     cs_json_obj_end(&j);
   } else {
@@ -376,6 +442,12 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
       if (!t) continue;
       kn_shape_str(t, sh, sizeof sh);
       fprintf(io->out, "  out  %-12s %-7s %s\n", op->outputs[i].name, isa_dtype_name(t->dtype), sh);
+    }
+    const rt_tiling *tl = kn_get_tiling(ctx);
+    if (tl) {
+      char line[512];
+      rt_tiling_describe(tl, line, sizeof line);
+      fprintf(io->out, "\ntiling: %s\n", line);
     }
     if (*kn_ctx_notes(ctx)) fprintf(io->out, "\n%s", kn_ctx_notes(ctx));
     if (check) {

@@ -40,10 +40,7 @@ static const kn_attr_desc linear_attrs[] = {
     {"quant_mode", KN_ATTR_ENUM, "per_channel", "per_channel,per_tensor",
      "generated deq_scale: one per column or one in all"},
     {"deq_scale_dtype", KN_ATTR_ENUM, "fp32", "fp32,uint64", "generated deq_scale: floats or packed words"},
-    {"base_m", KN_ATTR_INT, NULL, NULL, "tiling: output tile rows (default: chosen)"},
-    {"base_n", KN_ATTR_INT, NULL, NULL, "tiling: output tile columns"},
-    {"base_k", KN_ATTR_INT, NULL, NULL, "tiling: K per mmad"},
-    {"step_k", KN_ATTR_INT, NULL, NULL, "tiling: base_k chunks per L1 load"},
+    KN_MM_TILING_ATTRS,
 };
 
 static const kn_io_desc linear_outputs[] = {

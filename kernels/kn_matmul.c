@@ -27,10 +27,7 @@ typedef enum mm_kind { MM_PLAIN, MM_QUANT, MM_REQUANT } mm_kind;
   {"k", KN_ATTR_INT, "2048", NULL, "reduction length (generated inputs)"},                                \
   {"batch", KN_ATTR_INT, "1", NULL, "batch (generated inputs; 1: 2-D tensors)"},                          \
   {"has_bias", KN_ATTR_BOOL, "false", NULL, "generate a bias (generated inputs)"},                        \
-  {"base_m", KN_ATTR_INT, NULL, NULL, "tiling: output tile rows (default: chosen)"},                      \
-  {"base_n", KN_ATTR_INT, NULL, NULL, "tiling: output tile columns"},                                     \
-  {"base_k", KN_ATTR_INT, NULL, NULL, "tiling: K per mmad"},                                              \
-  {"step_k", KN_ATTR_INT, NULL, NULL, "tiling: base_k chunks per L1 load"}
+  KN_MM_TILING_ATTRS
 
 static const kn_io_desc plain_inputs[] = {
     {"a", "fp16,fp32,int8", false, "[m, k] or [batch, m, k] ([k, m] with transpose_a); bf16 as fp32, int4 as int8"},

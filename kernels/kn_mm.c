@@ -62,37 +62,48 @@ cs_status kn_mm_dim(const char *what, uint64_t v, uint32_t *out, cs_err *err) {
 }
 
 cs_status kn_mm_tiling_attrs(const kn_ctx *ctx, kn_mm_job *j, cs_err *err) {
-  static const char *const names[4] = {"base_m", "base_n", "base_k", "step_k"};
-  bool any = false;
-  for (int i = 0; i < 4; i++) any = any || kn_attr_given(ctx, names[i]);
-  if (!any) return CS_OK;
-  rt_tiling *t = &j->tiling;
-  cs_status st = rt_tiling_auto(kn_options(ctx)->cfg, &j->ty, j->m, j->n, j->k, t, err);
-  if (st != CS_OK) return st;
-  uint32_t *fields[4] = {&t->base_m, &t->base_n, &t->base_k, &t->step_k};
-  for (int i = 0; i < 4; i++) {
-    int64_t v;
-    if (!kn_attr_given(ctx, names[i])) continue;
-    if ((st = kn_attr_int(ctx, names[i], &v, err)) != CS_OK) return st;
-    if (v <= 0 || v > 4095)
-      return cs_err_set(err, CS_EINVAL, "attribute %s = %" PRId64 " is out of range [1, 4095]", names[i], v);
-    *fields[i] = (uint32_t)v;
-  }
-  /* what the overrides leave room for: L0C double-buffered if it fits, L1 as deep as fits, and
-   * (unless given) fewer base_k per L1 chunk */
-  const sim_config *cfg = kn_options(ctx)->cfg;
-  t->l0c_slots = 2;
-  if (rt_tiling_check(cfg, &j->ty, t, NULL) != CS_OK) t->l0c_slots = 1;
-  for (;;) {
-    uint32_t depth = 3;
-    for (; depth > 1; depth--) {
-      t->depth_a1 = t->depth_b1 = depth;
-      if (rt_tiling_check(cfg, &j->ty, t, NULL) == CS_OK) break;
+  memset(&j->tiling, 0, sizeof j->tiling);
+  j->tiling_given = 0;
+  cs_status st;
+  for (int i = 0; i < RT_TF_COUNT; i++) {
+    const rt_tiling_field *f = rt_tiling_field_at(i);
+    if (!f->attr || !kn_attr_given(ctx, f->name)) continue;
+    int64_t v = 0;
+    if (f->names) {
+      const char *text;
+      if ((st = kn_attr_str(ctx, f->name, &text, err)) != CS_OK) return st;
+      v = strcmp(text, "block") == 0 ? RT_SPLIT_BLOCK : RT_SPLIT_ROUND_ROBIN;
+    } else {
+      if ((st = kn_attr_int(ctx, f->name, &v, err)) != CS_OK) return st;
+      if (v < f->lo || v > f->hi)
+        return cs_err_set(err, CS_EINVAL, "attribute %s = %" PRId64 " is out of range [%u, %u]", f->name, v, f->lo, f->hi);
     }
-    if (depth > 1 || t->step_k == 1 || kn_attr_given(ctx, "step_k")) break;
-    t->step_k /= 2;
+    rt_tiling_set(&j->tiling, i, (uint32_t)v);
+    j->tiling_given |= (rt_tiling_mask)1 << i;
   }
-  j->tiling_given = true;
+  if (kn_attr_given(ctx, "step_k")) { /* the alias of the earlier single step */
+    int64_t v;
+    if ((st = kn_attr_int(ctx, "step_k", &v, err)) != CS_OK) return st;
+    if (j->tiling_given & (RT_TILING_BIT(step_ka) | RT_TILING_BIT(step_kb)))
+      return cs_err_set(err, CS_EINVAL, "attribute step_k sets step_ka and step_kb: give step_k or those, not both");
+    if (v < 1 || v > 65535) return cs_err_set(err, CS_EINVAL, "attribute step_k = %" PRId64 " is out of range [1, 65535]", v);
+    j->tiling.step_ka = j->tiling.step_kb = (uint32_t)v;
+    j->tiling_given |= RT_TILING_BIT(step_ka) | RT_TILING_BIT(step_kb);
+  }
+  const char *mode = "auto";
+  if (kn_attr_given(ctx, "tiling") && (st = kn_attr_str(ctx, "tiling", &mode, err)) != CS_OK) return st;
+  j->tiling_analytic = strcmp(mode, "analytic") == 0;
+  /* m, n and k shape generated inputs; given with inputs of another shape they are a mistake (a
+   * --tiling file for another problem, say) */
+  static const char *const dims[3] = {"m", "n", "k"};
+  const uint32_t have[3] = {j->m, j->n, j->k};
+  for (int d = 0; d < 3 && !kn_inputs_generated(ctx); d++) {
+    int64_t v;
+    if (!kn_attr_given(ctx, dims[d])) continue;
+    if ((st = kn_attr_int(ctx, dims[d], &v, err)) != CS_OK) return st;
+    if (v != (int64_t)have[d])
+      return cs_err_set(err, CS_EINVAL, "attribute %s = %" PRId64 " but the inputs have %s = %u", dims[d], v, dims[d], have[d]);
+  }
   return CS_OK;
 }
 
@@ -103,8 +114,55 @@ typedef struct launch {
   rt_tiling tiling;
   rt_gtensor a, b, bias, qvec, c, work, scale;
   uint64_t a_batch, b_batch, c_batch; /* elements per batch */
-  uint64_t tiles_per_batch;
+  uint64_t blocks;                    /* blocks of C per batch */
+  unsigned cores;                     /* the cores the work is dealt to (used_core_num) */
 } launch;
+
+/* One piece of a core's work: a block of one batch and the base tiles of it the core computes. */
+typedef struct piece {
+  uint32_t batch;
+  rt_rect blk;
+  uint64_t first, count, stride;
+} piece;
+
+/* The next piece of core c's work (*g and *off start at 0): block split, the blocks c, c + P,
+ * ... of all batches; round-robin, the base tiles c, c + P, ... of all blocks of all batches. */
+static bool next_piece(const launch *L, unsigned c, uint64_t *g, uint64_t *off, piece *p) {
+  const rt_tiling *t = &L->tiling;
+  uint64_t total = L->blocks * L->job->batch, P = L->cores;
+  for (; *g < total; (*g)++) {
+    p->batch = (uint32_t)(*g / L->blocks);
+    p->blk = rt_tiling_block(t, *g % L->blocks);
+    uint64_t nt = rt_tiling_tile_count(t, p->blk.ml, p->blk.nl);
+    if (t->core_split == RT_SPLIT_BLOCK) {
+      if (*g % P != c) continue;
+      p->first = 0;
+      p->count = nt;
+      p->stride = 1;
+    } else {
+      uint64_t first = (c + P - *off % P) % P;
+      *off += nt;
+      if (first >= nt) continue;
+      p->first = first;
+      p->count = (nt - first + P - 1) / P;
+      p->stride = P;
+    }
+    (*g)++;
+    return true;
+  }
+  return false;
+}
+
+/* Pieces of work in all: blocks (block split) or base tiles (round-robin), all batches. */
+static uint64_t work_items(const launch *L) {
+  if (L->tiling.core_split == RT_SPLIT_BLOCK) return L->blocks * L->job->batch;
+  uint64_t tiles = 0;
+  for (uint64_t b = 0; b < L->blocks; b++) {
+    rt_rect r = rt_tiling_block(&L->tiling, b);
+    tiles += rt_tiling_tile_count(&L->tiling, r.ml, r.nl);
+  }
+  return tiles * L->job->batch;
+}
 
 /* The vector epilogue for one tile: rows of int32 from the workspace, times the column scales,
  * to bf16 in C (ATB Linear with bf16 output, docs/DESIGN.md §5.3). */
@@ -162,25 +220,26 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
   rt_matmul *mm = rt_matmul_init(ctx, &ty, t);
   if (!mm) return;
   rt_matmul_set_relu(mm, j->relu);
-  /* the tiles of all batches are dealt round-robin: block c takes global tiles c, c + P, ... */
-  uint64_t T = L->tiles_per_batch, P = rt_block_num(ctx), c = rt_block_idx(ctx);
+  unsigned c = rt_block_idx(ctx);
   rt_gtensor out = j->epilogue == KN_EPI_DEQ_BF16 ? L->work : L->c;
-  for (uint32_t b = 0; b < j->batch && rt_ok(ctx); b++) {
-    uint64_t first = (c + P - ((uint64_t)b * T) % P) % P;
-    if (first >= T) continue;
-    uint64_t count = (T - first + P - 1) / P;
+  uint64_t g = 0, off = 0;
+  piece p;
+  bool any = false;
+  while (rt_ok(ctx) && next_piece(L, c, &g, &off, &p)) {
+    uint32_t b = p.batch;
     rt_matmul_set_tensor_a(mm, rt_gtensor_at(L->a, b * L->a_batch));
     rt_matmul_set_tensor_b(mm, rt_gtensor_at(L->b, j->b_batched ? b * L->b_batch : 0));
     if (ty.has_bias) rt_matmul_set_bias(mm, rt_gtensor_at(L->bias, j->bias_batched ? (uint64_t)b * j->n : 0));
     if (j->qvec) rt_matmul_set_quant_vector(mm, rt_gtensor_at(L->qvec, j->q_batched ? (uint64_t)b * j->n : 0));
     else if (j->has_qscalar) rt_matmul_set_quant_scalar(mm, j->qscalar);
-    rt_matmul_set_tile_range(mm, first, count, P);
+    rt_matmul_set_block(mm, p.blk.m0, p.blk.n0, p.blk.ml, p.blk.nl);
+    rt_matmul_set_tile_range(mm, p.first, p.count, p.stride);
     rt_matmul_iterate_all(mm, rt_gtensor_at(out, b * L->c_batch));
+    any = true;
   }
   rt_matmul_end(mm);
-  uint64_t total = (uint64_t)j->batch * T;
-  if (j->epilogue != KN_EPI_DEQ_BF16 || c >= total || !rt_ok(ctx)) return;
-  /* the epilogue reads what the fixpipe wrote to GM: wait for the fixpipe to drain */
+  if (j->epilogue != KN_EPI_DEQ_BF16 || !any || !rt_ok(ctx)) return;
+  /* the epilogue reads what this core's fixpipe wrote to GM: wait for the fixpipe to drain */
   int ev = rt_event_alloc(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2);
   rt_set_flag(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2, ev);
   rt_wait_flag(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2, ev);
@@ -198,13 +257,12 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
   rt_queue *qscale = rt_queue_init(ctx, RT_POS_VECIN, 1, (uint64_t)nl_max * 4, "scale");
   rt_queue *qin = rt_queue_init(ctx, RT_POS_VECIN, 2, rows * in_row, "epilogue in");
   rt_queue *qout = rt_queue_init(ctx, RT_POS_VECOUT, 2, rows * out_row, "epilogue out");
-  uint32_t tiles_n = cdiv(j->n, t->base_n);
-  for (uint64_t tile = c; tile < total && rt_ok(ctx); tile += P) {
-    uint32_t b = (uint32_t)(tile / L->tiles_per_batch);
-    uint64_t in_batch = tile % L->tiles_per_batch;
-    uint32_t m0 = (uint32_t)(in_batch / tiles_n) * t->base_m, n0 = (uint32_t)(in_batch % tiles_n) * t->base_n;
-    epilogue_tile(ctx, L, qin, qscale, qout, b, m0, n0, umin(t->base_m, j->m - m0), umin(t->base_n, j->n - n0), rows);
-  }
+  g = off = 0;
+  while (rt_ok(ctx) && next_piece(L, c, &g, &off, &p))
+    for (uint64_t i = 0; i < p.count && rt_ok(ctx); i++) { /* the tiles this core wrote */
+      rt_rect r = rt_tiling_tile(t, p.blk.ml, p.blk.nl, p.first + i * p.stride);
+      epilogue_tile(ctx, L, qin, qscale, qout, p.batch, p.blk.m0 + r.m0, p.blk.n0 + r.n0, r.ml, r.nl, rows);
+    }
 }
 
 /* Allocates a GM tensor and fills it from host data (unless timing-only or data is NULL). */
@@ -220,61 +278,138 @@ static cs_status gm_tensor(sim *s, const char *name, isa_dtype dt, uint64_t coun
   return CS_OK;
 }
 
+/* Allocates the job's GM tensors on s (filled from the host data unless timing-only) and records
+ * the kernel with tiling t. */
+static cs_status record_job(sim *s, const kn_mm_job *job, const rt_tiling *t, launch *L, cs_err *err) {
+  memset(L, 0, sizeof *L);
+  L->job = job;
+  L->tiling = *t;
+  const rt_matmul_types *ty = &job->ty;
+  uint64_t mk = (uint64_t)job->m * job->k, kn = (uint64_t)job->k * job->n, mn = (uint64_t)job->m * job->n;
+  L->a_batch = mk;
+  L->b_batch = kn;
+  L->c_batch = mn;
+  uint32_t nb = job->b_batched ? job->batch : 1;
+  uint32_t pb = job->bias_batched ? job->batch : 1, qb = job->q_batched ? job->batch : 1;
+  isa_dtype bias_t = ty->a == ISA_INT8 || ty->a == ISA_INT4 ? ISA_INT32 : ISA_FP32;
+  isa_dtype cdt = job->epilogue == KN_EPI_DEQ_BF16 ? ISA_BF16 : ty->c;
+  cs_status st;
+  if ((st = gm_tensor(s, "A", ty->a, job->batch * mk, job->a, &L->a, err)) != CS_OK ||
+      (st = gm_tensor(s, "B", ty->b, nb * kn, job->b, &L->b, err)) != CS_OK ||
+      (st = gm_tensor(s, "C", cdt, job->batch * mn, NULL, &L->c, err)) != CS_OK)
+    return st;
+  if (ty->has_bias && (st = gm_tensor(s, "bias", bias_t, (uint64_t)pb * job->n, job->bias, &L->bias, err)) != CS_OK)
+    return st;
+  if (job->qvec && (st = gm_tensor(s, "quant words", ISA_UINT64, (uint64_t)qb * job->n, job->qvec, &L->qvec, err)) != CS_OK)
+    return st;
+  if (job->epilogue == KN_EPI_DEQ_BF16 &&
+      ((st = gm_tensor(s, "workspace", ISA_INT32, job->batch * mn, NULL, &L->work, err)) != CS_OK ||
+       (st = gm_tensor(s, "scale", ISA_FP32, (uint64_t)qb * job->n, job->epi_scale, &L->scale, err)) != CS_OK))
+    return st;
+  L->blocks = rt_tiling_block_count(t);
+  L->cores = t->used_core_num;
+  uint64_t items = work_items(L);
+  if (t->core_split == RT_SPLIT_BLOCK && t->used_core_num > items)
+    return cs_err_set(err, CS_EINVAL, "tiling: used_core_num = %u but the split makes only %" PRIu64 " blocks (single_core_m "
+                      "%u, single_core_n %u, l2_split %u, batch %u)", t->used_core_num, items, t->single_core_m,
+                      t->single_core_n, t->l2_split, job->batch);
+  return rt_launch(s, (unsigned)(items < L->cores ? items : L->cores), mm_kernel, L, err);
+}
+
+/* The starting point of the search: the shape, and the fields the attributes gave. */
+static rt_tiling search_start(const kn_mm_job *job) {
+  rt_tiling t = job->tiling;
+  t.m = job->m;
+  t.n = job->n;
+  t.ka = t.kb = job->k;
+  return t;
+}
+
+/* Times tiling t on a timing-only simulator of its own. */
+static cs_status model_cycles(const sim_config *cfg, const kn_mm_job *job, const rt_tiling *t, uint64_t *cycles,
+                              cs_err *err) {
+  sim_options so = {true};
+  sim *s;
+  cs_status st = sim_create(cfg, &so, &s, err);
+  if (st != CS_OK) return st;
+  launch L;
+  st = record_job(s, job, t, &L, err);
+  sim_result res;
+  memset(&res, 0, sizeof res);
+  sim_run_options ro = {NULL, true};
+  if (st == CS_OK) st = sim_run(s, &ro, &res, err);
+  *cycles = res.total_cycles;
+  sim_result_free(&res);
+  sim_destroy(s);
+  return st;
+}
+
+cs_status kn_mm_search(const sim_config *cfg, const kn_mm_job *job, kn_mm_candidate *out, unsigned max, unsigned *count,
+                       int timed, unsigned *timed_out, cs_err *err) {
+  rt_tiling_choice list[KN_MM_MAX_CANDIDATES];
+  if (max > KN_MM_MAX_CANDIDATES) max = KN_MM_MAX_CANDIDATES;
+  rt_tiling start = search_start(job);
+  unsigned n = 0;
+  cs_status st = rt_tiling_search(cfg, &job->ty, job->batch, &start, job->tiling_given, list, max, &n, err);
+  if (st != CS_OK) return st;
+  for (unsigned i = 0; i < n; i++) {
+    out[i].t = list[i].t;
+    out[i].est = list[i].est;
+    out[i].model_cycles = 0;
+  }
+  unsigned nt = timed < 0 ? kn_mm_model_budget(out, n) : (unsigned)timed < n ? (unsigned)timed : n;
+  for (unsigned i = 0; i < nt; i++)
+    if ((st = model_cycles(cfg, job, &out[i].t, &out[i].model_cycles, err)) != CS_OK) return st;
+  /* the timed ones first, by the model's cycles (a stable insertion sort keeps estimate ties) */
+  for (unsigned i = 1; i < nt; i++)
+    for (unsigned j = i; j > 0 && out[j].model_cycles < out[j - 1].model_cycles; j--) {
+      kn_mm_candidate x = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = x;
+    }
+  *count = n;
+  if (timed_out) *timed_out = nt;
+  return CS_OK;
+}
+
+unsigned kn_mm_model_budget(const kn_mm_candidate *c, unsigned n) {
+  uint64_t sum = 0;
+  unsigned k = 0;
+  for (; k < n && k < KN_MM_TIMED_MAX; k++) {
+    sum += c[k].est.instructions + KN_MM_MODEL_SETUP_INSNS;
+    if (sum > KN_MM_MODEL_BUDGET_INSNS) break;
+  }
+  return k >= 2 ? k : 0;
+}
+
+/* Completes the job's tiling: the search's best, by the model where the budget allows. */
+static cs_status choose_tiling(const sim_config *cfg, const kn_mm_job *job, rt_tiling *out, cs_err *err) {
+  kn_mm_candidate c[KN_MM_MAX_CANDIDATES];
+  unsigned n = 0;
+  cs_status st = kn_mm_search(cfg, job, c, KN_MM_MAX_CANDIDATES, &n, job->tiling_analytic ? 0 : -1, NULL, err);
+  if (st == CS_OK) *out = c[0].t;
+  return st;
+}
+
 cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err) {
   const kn_run_options *o = kn_options(ctx);
-  cs_status st;
-  launch L;
-  memset(&L, 0, sizeof L);
-  L.job = job;
-  if (job->tiling_given) {
-    L.tiling = job->tiling;
-    L.tiling.m = job->m;
-    L.tiling.n = job->n;
-    L.tiling.k = job->k;
-    st = rt_tiling_check(o->cfg, &job->ty, &L.tiling, err);
-  } else {
-    st = rt_tiling_auto(o->cfg, &job->ty, job->m, job->n, job->k, &L.tiling, err);
-  }
+  rt_tiling t;
+  cs_status st = choose_tiling(o->cfg, job, &t, err);
   if (st != CS_OK) return st;
+  kn_set_tiling(ctx, &t);
   sim_options so = {o->timing_only};
   sim *s;
   st = sim_create(o->cfg, &so, &s, err);
   if (st != CS_OK) return st;
   kn_set_sim(ctx, s);
-  const rt_matmul_types *ty = &job->ty;
-  uint64_t mk = (uint64_t)job->m * job->k, kn = (uint64_t)job->k * job->n, mn = (uint64_t)job->m * job->n;
-  if (ty->b_nz) kn = ty->b_trans ? (uint64_t)round_up(job->n, 16) * round_up(job->k, isa_dtype_c0(ty->b))
-                                 : (uint64_t)round_up(job->n, isa_dtype_c0(ty->b)) * round_up(job->k, 16);
-  L.a_batch = mk;
-  L.b_batch = kn;
-  L.c_batch = mn;
-  uint32_t nb = job->b_batched ? job->batch : 1;
-  uint32_t pb = job->bias_batched ? job->batch : 1, qb = job->q_batched ? job->batch : 1;
-  isa_dtype bias_t = ty->a == ISA_INT8 || ty->a == ISA_INT4 ? ISA_INT32 : ISA_FP32;
-  isa_dtype cdt = job->epilogue == KN_EPI_DEQ_BF16 ? ISA_BF16 : ty->c;
-  if ((st = gm_tensor(s, "A", ty->a, job->batch * mk, job->a, &L.a, err)) != CS_OK ||
-      (st = gm_tensor(s, "B", ty->b, nb * kn, job->b, &L.b, err)) != CS_OK ||
-      (st = gm_tensor(s, "C", cdt, job->batch * mn, NULL, &L.c, err)) != CS_OK)
-    return st;
-  if (ty->has_bias && (st = gm_tensor(s, "bias", bias_t, (uint64_t)pb * job->n, job->bias, &L.bias, err)) != CS_OK)
-    return st;
-  if (job->qvec && (st = gm_tensor(s, "quant words", ISA_UINT64, (uint64_t)qb * job->n, job->qvec, &L.qvec, err)) != CS_OK)
-    return st;
-  if (job->epilogue == KN_EPI_DEQ_BF16 &&
-      ((st = gm_tensor(s, "workspace", ISA_INT32, job->batch * mn, NULL, &L.work, err)) != CS_OK ||
-       (st = gm_tensor(s, "scale", ISA_FP32, (uint64_t)qb * job->n, job->epi_scale, &L.scale, err)) != CS_OK))
-    return st;
-  L.tiles_per_batch = (uint64_t)cdiv(job->m, L.tiling.base_m) * cdiv(job->n, L.tiling.base_n);
-  uint64_t total = job->batch * L.tiles_per_batch;
-  unsigned cores = sim_core_count(s);
-  unsigned blocks = total < cores ? (unsigned)total : cores;
-  st = rt_launch(s, blocks, mm_kernel, &L, err);
-  if (st != CS_OK) return st;
+  launch L;
+  if ((st = record_job(s, job, &t, &L, err)) != CS_OK) return st;
   sim_run_options ro = {o->trace, o->allow_hazards};
   st = sim_run(s, &ro, kn_sim_result(ctx), err);
   kn_mark_sim_result(ctx);
   if (st != CS_OK) return st;
   if (!o->timing_only && job->c) {
+    isa_dtype cdt = job->epilogue == KN_EPI_DEQ_BF16 ? ISA_BF16 : job->ty.c;
     const uint8_t *p = sim_gm_ptr(s, L.c.addr, isa_dtype_bytes(cdt, L.c.count));
     memcpy(job->c, p, isa_dtype_bytes(cdt, L.c.count));
   }

@@ -5,9 +5,9 @@
  * A job is a batch of C[b] = A[b] x B[b] (+ bias) with the output conversion of the fixpipe
  * (quant mode from the types and the quant words) and, optionally, a vector epilogue that
  * dequantizes int32 results with an fp32 scale per column (ATB Linear's bf16 output). The kernel
- * splits the batch's base tiles evenly over the cores in contiguous ranges (tiles row by row),
- * and each core runs the Matmul object over its range: L1 and L0 double-buffered, the copies of
- * the next K chunk issued before the current chunk's compute.
+ * gives each core its blocks of C (or, core_split round_robin, its share of the base tiles) as the
+ * tiling says (runtime/rt_tiling.h), and each core runs the Matmul object over them. A tiling not
+ * given in full is completed by the automatic search (docs/KERNELS.md, "The automatic tiling").
  *
  * Host data is in device form: int4 packed two per byte, fp16 and bf16 as their 16-bit patterns,
  * int32/fp32/uint64 as themselves.
@@ -39,14 +39,40 @@ typedef struct kn_mm_job {
   bool relu;
   kn_epilogue epilogue;
   const float *epi_scale;    /* n (x batch) fp32 scales for KN_EPI_DEQ_BF16 */
-  bool tiling_given;
-  rt_tiling tiling;          /* used when tiling_given; else rt_tiling_auto */
+  rt_tiling tiling;          /* the fields of tiling_given (attributes or a --tiling file) */
+  rt_tiling_mask tiling_given;
+  bool tiling_analytic;      /* attribute tiling=analytic: the estimate alone completes it */
   void *c;                   /* output, batch x m x n of ty.c (bf16 bits under the epilogue) */
 } kn_mm_job;
 
 /* Runs the job on a simulator built from the context's options (cores, timing-only, trace) and
  * stores the simulator and its result in the context. */
 cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err);
+
+/* ---- the automatic tiling ---------------------------------------------------------------- */
+
+#define KN_MM_MAX_CANDIDATES 16 /* the list the search keeps */
+#define KN_MM_TIMED_MAX 4       /* candidates timed by the model at most */
+/* Instructions the model may replay (summed over the candidates, by their estimates) to rank
+ * them: beyond it the estimate alone decides (large problems take seconds per replay). */
+#define KN_MM_MODEL_BUDGET_INSNS 1500000u
+/* What creating a simulator costs, counted as instructions (its L2 tags and buffers). */
+#define KN_MM_MODEL_SETUP_INSNS 100000u
+
+typedef struct kn_mm_candidate {
+  rt_tiling t;
+  rt_estimate est;
+  uint64_t model_cycles; /* 0: not timed */
+} kn_mm_candidate;
+
+/* The search for the job's tiling (the fields of job->tiling_given kept): up to max candidates,
+ * best first by the estimate, of which the first `timed` (-1: as many as kn_mm_model_budget
+ * allows; their number in *timed_out, which may be NULL) are timed by the model, a timing-only
+ * simulator each, and then come first, by the model's cycles. */
+cs_status kn_mm_search(const sim_config *cfg, const kn_mm_job *job, kn_mm_candidate *out, unsigned max, unsigned *count,
+                       int timed, unsigned *timed_out, cs_err *err);
+/* How many of the first candidates the model budget allows timing (0 if fewer than two). */
+unsigned kn_mm_model_budget(const kn_mm_candidate *c, unsigned n);
 
 /* The same outputs on the host, from the definitions of docs/ISA.md (exact products, int32
  * wrap, the documented fp32 block order, the fixpipe's element rule, the epilogue's RNE). */
@@ -55,9 +81,27 @@ cs_status kn_mm_reference(const kn_mm_job *job, const sim_config *cfg, void *c, 
 /* Bytes of one element of the job's output in device form. */
 size_t kn_mm_out_elem_bytes(const kn_mm_job *job);
 
-/* Applies the attributes base_m, base_n, base_k and step_k, when given, over the automatic
- * tiling of the job (which must have its types and shape set); a value outside [1, 4095] or a
- * tiling that does not fit is an error naming it. The operator must declare the four. */
+/* The tiling attributes every matmul operator declares: one per field of RT_TILING_TABLE that is
+ * not the shape (m, n, ka, kb) or is_bias, plus step_k (sets step_ka and step_kb) and tiling
+ * (auto: the search, with the timing model on its best candidates; analytic: the estimate
+ * alone). */
+#define KN_MM_TILING_ATTR_ATTR(f, camel, lo, hi, kind, desc) {#f, KN_MM_ATTR_KIND_##kind, NULL, KN_MM_ATTR_NAMES_##kind, "tiling: " desc},
+#define KN_MM_TILING_ATTR_SHAPE(f, camel, lo, hi, kind, desc)
+#define KN_MM_ATTR_KIND_INT KN_ATTR_INT
+#define KN_MM_ATTR_KIND_SPLIT KN_ATTR_ENUM
+#define KN_MM_ATTR_NAMES_INT NULL
+#define KN_MM_ATTR_NAMES_SPLIT RT_CORE_SPLIT_NAMES
+#define KN_MM_TILING_ATTR_ROW(f, camel, lo, hi, kind, use, desc) KN_MM_TILING_ATTR_##use(f, camel, lo, hi, kind, desc)
+#define KN_MM_TILING_ATTRS                                                                              \
+  RT_TILING_TABLE(KN_MM_TILING_ATTR_ROW)                                                                 \
+  {"step_k", KN_ATTR_INT, NULL, NULL, "tiling: sets step_ka and step_kb (base_k blocks per L1 load)"},   \
+  {"tiling", KN_ATTR_ENUM, "auto", "auto,analytic",                                                      \
+   "fields not given: searched (auto: estimate, then the timing model on the best; analytic: estimate)"}
+
+/* Reads the tiling attributes into the job's tiling and tiling_given (the job's types and shape
+ * must be set); a value out of a field's range is an error naming it. The search runs later, in
+ * kn_mm_simulate. Also checks that attributes m, n and k, when given for inputs that were not
+ * generated from them, agree with the inputs. */
 cs_status kn_mm_tiling_attrs(const kn_ctx *ctx, kn_mm_job *job, cs_err *err);
 
 /* A job dimension (batch, m, n or k) read from an input's shape: in [1, 2^24]

@@ -108,6 +108,8 @@ struct kn_ctx {
   sim *s;
   sim_result res;
   bool has_res;
+  rt_tiling tiling;
+  bool has_tiling, generated;
 };
 
 cs_status kn_ctx_create(const kn_op *op, const kn_run_options *opt, kn_ctx **out, cs_err *err) {
@@ -372,6 +374,12 @@ sim *kn_get_sim(const kn_ctx *c) { return c->s; }
 sim_result *kn_sim_result(kn_ctx *c) { return &c->res; }
 bool kn_has_sim_result(const kn_ctx *c) { return c->has_res; }
 void kn_mark_sim_result(kn_ctx *c) { c->has_res = true; }
+void kn_set_tiling(kn_ctx *c, const rt_tiling *t) {
+  c->tiling = *t;
+  c->has_tiling = true;
+}
+const rt_tiling *kn_get_tiling(const kn_ctx *c) { return c->has_tiling ? &c->tiling : NULL; }
+bool kn_inputs_generated(const kn_ctx *c) { return c->generated; }
 
 cs_status kn_ctx_run(kn_ctx *c, cs_err *err) {
   if (c->op->simulated && !c->opt.cfg)
@@ -382,6 +390,7 @@ cs_status kn_ctx_run(kn_ctx *c, cs_err *err) {
   if (!any && c->op->make_inputs) {
     cs_status st = c->op->make_inputs(c, err);
     if (st != CS_OK) return st;
+    c->generated = true;
   }
   for (uint32_t i = 0; i < c->op->ninputs; i++)
     if (!c->in[i].present && !c->op->inputs[i].optional)

@@ -16,6 +16,7 @@
 
 #include "base/cs_status.h"
 #include "isa/isa_dtype.h"
+#include "runtime/rt_tiling.h"
 #include "sim/sim.h"
 
 #define KN_MAX_DIMS 8
@@ -149,6 +150,12 @@ sim *kn_get_sim(const kn_ctx *ctx);
 sim_result *kn_sim_result(kn_ctx *ctx);
 bool kn_has_sim_result(const kn_ctx *ctx);
 void kn_mark_sim_result(kn_ctx *ctx);
+
+/* Matmul operators: the tiling they ran with (the run's text and JSON summaries show it). */
+void kn_set_tiling(kn_ctx *ctx, const rt_tiling *t);
+const rt_tiling *kn_get_tiling(const kn_ctx *ctx); /* NULL if none */
+/* Whether kn_ctx_run generated the inputs from the shape attributes (make_inputs). */
+bool kn_inputs_generated(const kn_ctx *ctx);
 
 /* ---- driving an operator (cubesim run, tests) ---- */
 

@@ -348,7 +348,9 @@ static void test_cli_run_bad_inputs(void **state) {
       {{"run", "linearr", SEED_INS(s), "--out", out}, "cubesim run: error: unknown kernel 'linearr' (cubesim kernels lists them)\n"},
       {{"run", "linear", SEED_INS(s), "--attr", "transpose_c=true", "--out", out},
        "cubesim run: error: linear has no attribute 'transpose_c' (it has: transpose_a, transpose_b, weight_format, "
-       "out_dtype, m, n, k, batch, has_bias, quant_mode, deq_scale_dtype, base_m, base_n, base_k, step_k)\n"},
+       "out_dtype, m, n, k, batch, has_bias, quant_mode, deq_scale_dtype, used_core_num, single_core_m, single_core_n, "
+       "single_core_k, base_m, base_n, base_k, depth_a1, depth_b1, step_m, step_n, step_ka, step_kb, iterate_order, "
+       "db_l0a, db_l0b, db_l0c, l2_split, unit_flag, core_split, step_k, tiling)\n"},
       {{"run", "linear", SEED_INS(s), "--attr", "transpose_a=maybe", "--out", out},
        "cubesim run: error: attribute transpose_a: 'maybe' is not a boolean (true or false)\n"},
       {{"run", "linear", SEED_INS(s), "--attr", "m", "--out", out}, "cubesim run: error: --attr 'm': expected NAME=VALUE\n"},
@@ -364,10 +366,10 @@ static void test_cli_run_bad_inputs(void **state) {
       {{"run", "linear", SEED_INS(s), "--out", "result=x.npy"},
        "cubesim run: error: --out result: linear has no output of that name\n"},
       {{"run", "linear", SEED_INS(s), "--attr", "base_k=4064", "--out", out},
-       "cubesim run: error: tiling: L0A needs 130048 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, slots 2/2/2/1) "
-       "but has 65536\n"},
+       "cubesim run: error: tiling: L0B needs 130048 bytes but has 65536: 1 x 130048 B (db_l0b 1; base_n 16 (padded to 32, "
+       "whole C0 x C0 squares) x base_k 4064 of int8); lower base_n or base_k\n"},
       {{"run", "linear", SEED_INS(s), "--attr", "base_m=8", "--out", out},
-       "cubesim run: error: tiling: base_m = 8 and base_n = 16 must be positive multiples of 16\n"},
+       "cubesim run: error: attribute base_m = 8 is out of range [16, 4080]\n"},
       {{"run", "matmul_quant", "--in", ha, "--in", hb, "--in", qs_in, "--out", cout},
        "cubesim run: error: scale: channel 1: scale 0 (fp32 0x00000000) is zero: the quant scale must be a finite, "
        "non-zero, normal fp32\n"},
@@ -402,11 +404,14 @@ typedef struct kernel_desc {
   const char *outputs;
 } kernel_desc;
 
-#define COMMON_ATTRS "transpose_a,transpose_b,relu,m,n,k,batch,has_bias,base_m,base_n,base_k,step_k"
+/* the tiling attributes every matmul operator takes (docs/KERNELS.md, "Tiling") */
+#define TILING_ATTRS                                                                                              \
+  "used_core_num,single_core_m,single_core_n,single_core_k,base_m,base_n,base_k,depth_a1,depth_b1,step_m,step_n," \
+  "step_ka,step_kb,iterate_order,db_l0a,db_l0b,db_l0c,l2_split,unit_flag,core_split,step_k,tiling"
+#define COMMON_ATTRS "transpose_a,transpose_b,relu,m,n,k,batch,has_bias," TILING_ATTRS
 static const kernel_desc kernels[4] = {
     {"linear", "x,weight,bias,deq_scale",
-     "transpose_a,transpose_b,weight_format,out_dtype,m,n,k,batch,has_bias,quant_mode,deq_scale_dtype,base_m,base_n,"
-     "base_k,step_k",
+     "transpose_a,transpose_b,weight_format,out_dtype,m,n,k,batch,has_bias,quant_mode,deq_scale_dtype," TILING_ATTRS,
      "output"},
     {"matmul", "a,b,bias", "in_dtype,out_dtype," COMMON_ATTRS, "c"},
     {"matmul_quant", "a,b,bias,quant,scale,offset", "in_dtype,out_dtype," COMMON_ATTRS, "c"},
@@ -470,7 +475,8 @@ static void test_cli_kernels_lists_every_kernel(void **state) {
                                 "or [1] (per tensor); float scales, or packed words\n"));
   assert_non_null(strstr(r.out, "\n    in     bias                   int32              (optional) [n], [1, n] or [batch, n]\n"));
   assert_non_null(strstr(r.out, "\n    attr   weight_format          nd,nz              layout of weight (default nd)\n"));
-  assert_non_null(strstr(r.out, "\n    attr   base_k                 int                tiling: K per mmad\n"));
+  assert_non_null(strstr(r.out, "\n    attr   base_k                 int                tiling: reduction length of one mmad (a "
+                                "multiple of C0)\n"));
   assert_non_null(strstr(r.out, "\n    out    output                 fp16,bf16          [m, n] or [batch, m, n] (bf16 written as fp32 .npy)\n"));
   /* every input, attribute and output of every kernel has its line */
   for (int i = 0; i < 4; i++) {
@@ -529,8 +535,8 @@ static void test_cli_run_real_binary(void **state) {
            CUBESIM_BINARY, s.in[0], s.in[1], s.in[2], s.in[3], bad);
   out = cr_shell(cmd, &status);
   assert_int_equal(status, 2);
-  assert_string_equal(out, "cubesim run: error: tiling: L0A needs 130048 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, "
-                           "slots 2/2/2/1) but has 65536\n");
+  assert_string_equal(out, "cubesim run: error: tiling: L0B needs 130048 bytes but has 65536: 1 x 130048 B (db_l0b 1; base_n 16 "
+                           "(padded to 32, whole C0 x C0 squares) x base_k 4064 of int8); lower base_n or base_k\n");
   free(out);
   assert_false(tf_exists(bad));
   snprintf(cmd, sizeof cmd, "'%s' kernels --json", CUBESIM_BINARY);

@@ -373,6 +373,7 @@ static void test_linear_bf16_epilogue_in_row_chunks(void **state) {
   kt_runner r;
   kt_init(&r, "linear", 1024);
   lin_case c = cases[0];
+  c.base_n = "256";
   lin_data d;
   lin_build(&r, &c, &d);
   cs_err e;
@@ -613,7 +614,9 @@ static void test_linear_error_attributes(void **state) {
   assert_int_equal(kn_ctx_set_attr(r.ctx, "transpose_c", "true", &r.err), CS_EINVAL);
   assert_string_equal(r.err.msg,
                       "linear has no attribute 'transpose_c' (it has: transpose_a, transpose_b, weight_format, out_dtype, "
-                      "m, n, k, batch, has_bias, quant_mode, deq_scale_dtype, base_m, base_n, base_k, step_k)");
+                      "m, n, k, batch, has_bias, quant_mode, deq_scale_dtype, used_core_num, single_core_m, single_core_n, "
+                      "single_core_k, base_m, base_n, base_k, depth_a1, depth_b1, step_m, step_n, step_ka, step_kb, "
+                      "iterate_order, db_l0a, db_l0b, db_l0c, l2_split, unit_flag, core_split, step_k, tiling)");
   assert_int_equal(kn_ctx_set_attr(r.ctx, "out_dtype", "fp32", &r.err), CS_EINVAL);
   assert_string_equal(r.err.msg, "attribute out_dtype: 'fp32' is not one of fp16,bf16,float16,bfloat16");
   assert_int_equal(kn_ctx_set_attr(r.ctx, "transpose_a", "maybe", &r.err), CS_EINVAL);
@@ -623,28 +626,27 @@ static void test_linear_error_attributes(void **state) {
   kt_free(&r);
 }
 
-/* A tiling attribute that does not fit: base_k 4064 over the chosen 16 x 16 tile needs three A
- * chunks of 16*4064 B, three B chunks of 32*4064 B (B's columns padded to C0 = 32) and 2 x 128 B
- * of staging: 585472 B of L1. (With L1 over, two L0C slots fail the check too, so the kernel
- * keeps one.) */
+/* A tiling attribute that does not fit: base_k 4064 with the smallest tile the search can try
+ * (16 x 16, one L0B buffer) needs 4064 / 32 = 127 k-blocks of B, whose 16 columns are padded to
+ * the 32 of int8's C0 x C0 squares: 127 x 2 fractals x 512 B = 130048 B of a 65536 B L0B. */
 static void test_linear_error_tiling_does_not_fit(void **state) {
   (void)state;
   kt_runner r;
   kt_init(&r, "linear", 0);
   put_seed(&r, false);
   kt_set_attr(&r, "base_k", "4064");
-  /* two 16 x 4064 int8 slots of L0A: 2 x 127 fractals x 512 B (L1 first shrank to fit) */
-  kt_run_fails(&r, CS_EINVAL, "tiling: L0A needs 130048 bytes (base_m 16, base_n 16, base_k 4064, step_k 1, slots 2/2/2/1) but has 65536");
+  kt_run_fails(&r, CS_EINVAL, "tiling: L0B needs 130048 bytes but has 65536: 1 x 130048 B (db_l0b 1; base_n 16 (padded to 32, "
+                              "whole C0 x C0 squares) x base_k 4064 of int8); lower base_n or base_k");
   kt_free(&r);
   kt_init(&r, "linear", 0);
   put_seed(&r, false);
   kt_set_attr(&r, "base_m", "24");
-  kt_run_fails(&r, CS_EINVAL, "tiling: base_m = 24 and base_n = 16 must be positive multiples of 16");
+  kt_run_fails(&r, CS_EINVAL, "tiling: base_m = 24 and base_n = 16 must be multiples of 16 (whole fractals)");
   kt_free(&r);
   kt_init(&r, "linear", 0);
   put_seed(&r, false);
   kt_set_attr(&r, "step_k", "0");
-  kt_run_fails(&r, CS_EINVAL, "attribute step_k = 0 is out of range [1, 4095]");
+  kt_run_fails(&r, CS_EINVAL, "attribute step_k = 0 is out of range [1, 65535]");
   kt_free(&r);
 }
 

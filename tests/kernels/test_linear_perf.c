@@ -18,8 +18,10 @@
 #include "support/json_expect.h"
 #include "traces/trc_summary.h"
 
+/* ATB Linear m x n x k on generated inputs; with `pinned`, the tiling of Huawei's samples (base
+ * 128 x 256 x 128 for int8, two L1 buffers of two base_k each, one L0C buffer), else the search's. */
 static kn_ctx *linear(const sim_config *cfg, unsigned m, unsigned n, unsigned k, bool timing_only,
-                      sim_trace *trace) {
+                      sim_trace *trace, bool pinned) {
   kn_run_options o = {cfg, timing_only, trace, false, 1};
   kn_ctx *ctx;
   cs_err err;
@@ -31,6 +33,10 @@ static kn_ctx *linear(const sim_config *cfg, unsigned m, unsigned n, unsigned k,
   assert_int_equal(kn_ctx_set_attr(ctx, "n", v, &err), CS_OK);
   snprintf(v, sizeof v, "%u", k);
   assert_int_equal(kn_ctx_set_attr(ctx, "k", v, &err), CS_OK);
+  static const char *const tiling[][2] = {{"base_m", "128"}, {"base_n", "256"}, {"base_k", "128"},
+                                          {"step_k", "2"},   {"depth_a1", "4"},  {"depth_b1", "4"}, {"db_l0c", "1"}};
+  for (size_t i = 0; pinned && i < sizeof tiling / sizeof tiling[0]; i++)
+    assert_int_equal(kn_ctx_set_attr(ctx, tiling[i][0], tiling[i][1], &err), CS_OK);
   cs_status st = kn_ctx_run(ctx, &err);
   if (st != CS_OK) fail_msg("linear: %s", err.msg);
   return ctx;
@@ -41,7 +47,7 @@ static void test_linear_4096_int8_reaches_75_percent_of_the_cube_peak(void **sta
   (void)state;
   sim_config cfg;
   sim_config_defaults(&cfg);
-  kn_ctx *ctx = linear(&cfg, 4096, 4096, 4096, true, NULL);
+  kn_ctx *ctx = linear(&cfg, 4096, 4096, 4096, true, NULL, false);
   const sim_result *r = kn_sim_result(ctx);
   assert_true(r->stats.macs == 4096ull * 4096 * 4096);
   double util = (double)r->stats.macs / ((double)cfg.cube_macs_per_cycle_int8 * (double)cfg.chip_cores *
@@ -101,7 +107,7 @@ static void test_linear_trace_shows_the_pipes_overlapping(void **state) {
   sim_trace *t;
   cs_err err;
   assert_int_equal(sim_trace_open(path, &cfg, &t, &err), CS_OK);
-  kn_ctx *ctx = linear(&cfg, 256, 512, 1024, true, t);
+  kn_ctx *ctx = linear(&cfg, 256, 512, 1024, true, t, true);
   assert_int_equal(sim_trace_close(t, true, &err), CS_OK);
   kn_ctx_destroy(ctx);
   cs_jdoc *d = je_parse_file(path);

@@ -1,0 +1,979 @@
+/* rt_tiling — the tiling table, its legality check, the schedule a tiling implies, and the
+ * analytic estimate and search (docs/KERNELS.md, "Tiling"). */
+#include "runtime/rt_tiling.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/cs_json_read.h"
+
+/* x rounded up to a multiple of a, and x / a rounded up. */
+static uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+static uint64_t cdiv(uint64_t x, uint64_t a) { return (x + a - 1) / a; }
+static uint32_t umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+static const rt_tiling_field fields[RT_TF_COUNT] = {
+#define RT_TILING_NAMES_INT NULL
+#define RT_TILING_NAMES_SPLIT RT_CORE_SPLIT_NAMES
+#define RT_TILING_USE_ATTR true
+#define RT_TILING_USE_SHAPE false
+#define RT_TILING_ROW(f, camel, lo, hi, kind, use, desc) {#f, #camel, lo, hi, RT_TILING_NAMES_##kind, RT_TILING_USE_##use, desc},
+    RT_TILING_TABLE(RT_TILING_ROW)
+#undef RT_TILING_ROW
+};
+
+static const size_t offsets[RT_TF_COUNT] = {
+#define RT_TILING_OFF(f, camel, lo, hi, kind, use, desc) offsetof(rt_tiling, f),
+    RT_TILING_TABLE(RT_TILING_OFF)
+#undef RT_TILING_OFF
+};
+
+const rt_tiling_field *rt_tiling_field_at(int i) { return i >= 0 && i < RT_TF_COUNT ? &fields[i] : NULL; }
+
+int rt_tiling_field_find(const char *name) {
+  for (int i = 0; i < RT_TF_COUNT; i++)
+    if (strcmp(fields[i].name, name) == 0 || strcmp(fields[i].camel, name) == 0) return i;
+  return -1;
+}
+
+uint32_t rt_tiling_get(const rt_tiling *t, int i) {
+  uint32_t v;
+  memcpy(&v, (const char *)t + offsets[i], sizeof v);
+  return v;
+}
+
+void rt_tiling_set(rt_tiling *t, int i, uint32_t v) { memcpy((char *)t + offsets[i], &v, sizeof v); }
+
+/* ---- text and JSON ----------------------------------------------------------------------- */
+
+void rt_tiling_describe(const rt_tiling *t, char *out, size_t out_bytes) {
+  snprintf(out, out_bytes,
+           "base %u x %u x %u; L1 A %u blocks (step_m %u x step_ka %u), B %u (step_n %u x step_kb %u); "
+           "L0 buffers A %u, B %u, C %u; %s %u x %u on %u cores; iterate_order %u, l2_split %u, unit_flag %u",
+           t->base_m, t->base_n, t->base_k, t->depth_a1, t->step_m, t->step_ka, t->depth_b1, t->step_n, t->step_kb,
+           t->db_l0a, t->db_l0b, t->db_l0c, t->core_split == RT_SPLIT_BLOCK ? "blocks" : "round-robin over blocks",
+           t->single_core_m, t->single_core_n, t->used_core_num, t->iterate_order, t->l2_split, t->unit_flag);
+}
+
+/* The name of value v of a SPLIT field. */
+static const char *split_name(uint32_t v) { return v == RT_SPLIT_BLOCK ? "block" : "round_robin"; }
+
+void rt_tiling_json_members(const rt_tiling *t, cs_json *j) {
+  for (int i = 0; i < RT_TF_COUNT; i++) {
+    if (fields[i].names) cs_json_member_str(j, fields[i].camel, split_name(rt_tiling_get(t, i)));
+    else cs_json_member_uint(j, fields[i].camel, rt_tiling_get(t, i));
+  }
+}
+
+/* TCubeTiling fields (Ascend's matmul_tilingdata.h) that do not shape a single matmul here. */
+static const char *const unmodelled[] = {
+    "transLength",  "shareMode",    "shareL1Size",  "shareL0CSize",    "shareUbSize",     "batchM",
+    "batchN",       "singleBatchM", "singleBatchN", "depthAL1CacheUB", "depthBL1CacheUB", "ALayoutInfoB",
+    "ALayoutInfoS", "ALayoutInfoN", "ALayoutInfoG", "ALayoutInfoD",    "BLayoutInfoB",    "BLayoutInfoS",
+    "BLayoutInfoN", "BLayoutInfoG", "BLayoutInfoD", "CLayoutInfoB",    "CLayoutInfoS1",   "CLayoutInfoN",
+    "CLayoutInfoG", "CLayoutInfoS2", "BatchNum",    "mxTypePara",
+};
+
+typedef struct json_in {
+  const char *where;
+  rt_tiling *t;
+  rt_tiling_mask found;
+  char *ignored;
+  size_t ignored_bytes;
+} json_in;
+
+/* An integer written as a JSON number: no fraction or exponent. */
+static bool json_int(const cs_json_member *m, int64_t *v) {
+  if (m->kind != CS_JSON_NUMBER) return false;
+  const char *p = m->text;
+  bool neg = *p == '-';
+  if (neg) p++;
+  uint64_t x = 0;
+  for (; *p; p++) {
+    if (*p < '0' || *p > '9' || x > (UINT64_C(1) << 40)) return false;
+    x = x * 10 + (uint64_t)(*p - '0');
+  }
+  *v = neg ? -(int64_t)x : (int64_t)x;
+  return true;
+}
+
+static cs_status json_member(void *arg, const cs_json_member *m, cs_err *err) {
+  json_in *in = arg;
+  int i = -1;
+  for (int k = 0; k < RT_TF_COUNT && i < 0; k++)
+    if (strcmp(fields[k].camel, m->key) == 0) i = k;
+  int64_t v = 0;
+  if (i < 0) {
+    for (size_t k = 0; k < sizeof unmodelled / sizeof unmodelled[0]; k++) {
+      if (strcmp(unmodelled[k], m->key) != 0) continue;
+      if (!json_int(m, &v))
+        return cs_err_set(err, CS_EINVAL, "%s:%u:%u: %s: expected an integer, got %s", in->where, m->line, m->column, m->key,
+                          m->kind == CS_JSON_STRING ? "a string" : m->text[0] ? m->text : "true, false or null");
+      if (v != 0) {
+        size_t used = strlen(in->ignored);
+        snprintf(in->ignored + used, in->ignored_bytes - used, "%s%s", used ? ", " : "", m->key);
+      }
+      return CS_OK;
+    }
+    char known[1024] = "";
+    size_t used = 0;
+    for (int k = 0; k < RT_TF_COUNT && used < sizeof known; k++)
+      used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "", fields[k].camel);
+    return cs_err_set(err, CS_EINVAL, "%s:%u:%u: unknown TCubeTiling field \"%s\" (cubesim reads %s)", in->where,
+                      m->key_line, m->key_column, m->key, known);
+  }
+  const rt_tiling_field *f = &fields[i];
+  if (f->names && m->kind == CS_JSON_STRING) {
+    if (strcmp(m->text, "block") == 0) v = RT_SPLIT_BLOCK;
+    else if (strcmp(m->text, "round_robin") == 0) v = RT_SPLIT_ROUND_ROBIN;
+    else
+      return cs_err_set(err, CS_EINVAL, "%s:%u:%u: %s: \"%s\" is not one of %s", in->where, m->line, m->column, f->camel,
+                        m->text, f->names);
+  } else if (i == RT_TF_is_bias && (m->kind == CS_JSON_TRUE || m->kind == CS_JSON_FALSE)) {
+    v = m->kind == CS_JSON_TRUE;
+  } else if (!json_int(m, &v)) {
+    return cs_err_set(err, CS_EINVAL, "%s:%u:%u: %s: expected an integer%s, got %s", in->where, m->line, m->column, f->camel,
+                      f->names ? " or a name (" RT_CORE_SPLIT_NAMES ")" : "",
+                      m->kind == CS_JSON_STRING ? "a string" : m->kind == CS_JSON_NUMBER ? m->text : "true, false or null");
+  }
+  if (v < f->lo || v > f->hi)
+    return cs_err_set(err, CS_EINVAL, "%s:%u:%u: %s = %" PRId64 " is out of range [%u, %u]", in->where, m->line, m->column,
+                      f->camel, v, f->lo, f->hi);
+  rt_tiling_set(in->t, i, (uint32_t)v);
+  in->found |= (rt_tiling_mask)1 << i;
+  return CS_OK;
+}
+
+cs_status rt_tiling_read_json(const char *text, size_t len, const char *where, rt_tiling *t, rt_tiling_mask *found,
+                              char *ignored, size_t ignored_bytes, cs_err *err) {
+  char none[1];
+  if (!ignored || !ignored_bytes) ignored = none, ignored_bytes = sizeof none;
+  ignored[0] = '\0';
+  json_in in = {where, t, 0, ignored, ignored_bytes};
+  cs_status st = cs_json_read_flat(text, len, where, json_member, &in, err);
+  *found = in.found;
+  return st;
+}
+
+/* ---- types -------------------------------------------------------------------------------- */
+
+static bool is_int_input(isa_dtype t) { return t == ISA_INT8 || t == ISA_INT4; }
+
+isa_quant_mode rt_matmul_quant_mode(const rt_matmul_types *ty, bool vector_word) {
+  if (is_int_input(ty->a)) {
+    switch (ty->c) {
+      case ISA_INT32: return ISA_QUANT_NO_QUANT;
+      case ISA_FP16: return vector_word ? ISA_QUANT_VDEQF16 : ISA_QUANT_DEQF16;
+      case ISA_INT8: case ISA_UINT8: return vector_word ? ISA_QUANT_VREQ8 : ISA_QUANT_REQ8;
+      default: return ISA_QUANT_COUNT;
+    }
+  }
+  switch (ty->c) {
+    case ISA_FP32: return ISA_QUANT_NO_QUANT;
+    case ISA_FP16: return ISA_QUANT_F322F16;
+    case ISA_BF16: return ISA_QUANT_F322BF16;
+    case ISA_INT8: case ISA_UINT8: return vector_word ? ISA_QUANT_VQF322B8_PRE : ISA_QUANT_QF322B8_PRE;
+    default: return ISA_QUANT_COUNT;
+  }
+}
+
+bool rt_matmul_uses_words(const rt_matmul_types *ty) {
+  isa_quant_mode q = rt_matmul_quant_mode(ty, true);
+  return q != ISA_QUANT_NO_QUANT && q != ISA_QUANT_F322F16 && q != ISA_QUANT_F322BF16 && q != ISA_QUANT_COUNT;
+}
+
+/* ---- buffers ------------------------------------------------------------------------------ */
+
+static uint64_t ebytes(isa_dtype t, uint64_t elems) { return isa_dtype_bytes(t, elems); }
+
+/* L1 holds A and B as NZ (docs/KERNELS.md): A's rows (transposed: its K rows) padded to 16 per
+ * column block, or to C0 where transposing loads read whole C0 x C0 squares; L0A and L0B hold
+ * whole 512-byte fractals. */
+rt_tiling_slots rt_tiling_slots_of(const rt_matmul_types *ty, const rt_tiling *t) {
+  rt_tiling_slots s;
+  memset(&s, 0, sizeof s);
+  uint32_t c0 = isa_dtype_c0(ty->a);
+  uint64_t a_rows = (uint64_t)t->step_m * t->base_m, b_cols = (uint64_t)t->step_n * t->base_n;
+  s.a1 = ebytes(ty->a, round_up(a_rows, ty->a_trans ? c0 : 16) * t->step_ka * t->base_k);
+  s.b1 = ebytes(ty->b, round_up(b_cols, ty->b_trans ? 16 : c0) * t->step_kb * t->base_k);
+  uint64_t kb = cdiv(t->base_k, c0);
+  s.a2 = kb * round_up(t->base_m, ty->a_trans ? c0 : 16) / 16 * 512;
+  s.b2 = kb * round_up(t->base_n, ty->b_trans ? 16 : c0) / 16 * 512;
+  s.co1 = round_up(t->base_m, 16) * round_up(t->base_n, 16) * 4;
+  s.bt_used = ty->has_bias;
+  s.fb_used = rt_matmul_uses_words(ty);
+  s.bt = (uint64_t)t->base_n * 4;
+  s.fb = (uint64_t)t->base_n * 8;
+  /* bias (4 B a column) and quant words (8 B) are staged through L1 only when used */
+  s.n_c1 = (unsigned)s.bt_used + (unsigned)s.fb_used;
+  s.c1 = s.n_c1 ? (uint64_t)t->base_n * (s.fb_used ? 8 : 4) : 0;
+  uint64_t sa = (uint64_t)t->step_m * t->step_ka, sb = (uint64_t)t->step_n * t->step_kb;
+  s.n_a1 = sa && t->depth_a1 >= 2 * sa ? 2 : 1;
+  s.n_b1 = sb && t->depth_b1 >= 2 * sb ? 2 : 1;
+  s.n_a2 = t->db_l0a >= 2 ? 2 : 1;
+  s.n_b2 = t->db_l0b >= 2 ? 2 : 1;
+  s.n_co1 = t->db_l0c >= 2 ? 2 : 1;
+  return s;
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a) { return a > 1 ? (x + a - 1) / a * a : x; }
+
+static uint64_t capacity(const sim_config *c, isa_mem m, uint64_t *align) {
+  switch (m) {
+    case ISA_MEM_L1: *align = c->buffers_l1_align_bytes; return c->buffers_l1_bytes;
+    case ISA_MEM_L0A: *align = c->buffers_l0a_align_bytes; return c->buffers_l0a_bytes;
+    case ISA_MEM_L0B: *align = c->buffers_l0b_align_bytes; return c->buffers_l0b_bytes;
+    case ISA_MEM_L0C: *align = c->buffers_l0c_align_bytes; return c->buffers_l0c_bytes;
+    case ISA_MEM_BT: *align = c->buffers_bt_align_bytes; return c->buffers_bt_bytes;
+    case ISA_MEM_FB: *align = c->buffers_fb_align_bytes; return c->buffers_fb_bytes;
+    default: *align = 1; return 0;
+  }
+}
+
+/* Every buffer's need, each slot rounded up to its buffer's alignment (al: all ones gives the
+ * bare footprint). */
+static void buffer_bytes(const rt_tiling_slots *s, const uint64_t al[ISA_MEM_COUNT], uint64_t need[ISA_MEM_COUNT]) {
+  memset(need, 0, sizeof(uint64_t) * ISA_MEM_COUNT);
+  need[ISA_MEM_L1] = align_up(s->a1, al[ISA_MEM_L1]) * s->n_a1 + align_up(s->b1, al[ISA_MEM_L1]) * s->n_b1 +
+                     align_up(s->c1, al[ISA_MEM_L1]) * s->n_c1;
+  need[ISA_MEM_L0A] = align_up(s->a2, al[ISA_MEM_L0A]) * s->n_a2;
+  need[ISA_MEM_L0B] = align_up(s->b2, al[ISA_MEM_L0B]) * s->n_b2;
+  need[ISA_MEM_L0C] = align_up(s->co1, al[ISA_MEM_L0C]) * s->n_co1;
+  need[ISA_MEM_BT] = s->bt_used ? align_up(s->bt, al[ISA_MEM_BT]) : 0;
+  need[ISA_MEM_FB] = s->fb_used ? align_up(s->fb, al[ISA_MEM_FB]) : 0;
+}
+
+void rt_tiling_footprint(const rt_matmul_types *ty, const rt_tiling *t, uint64_t bytes[ISA_MEM_COUNT]) {
+  uint64_t ones[ISA_MEM_COUNT];
+  for (int m = 0; m < ISA_MEM_COUNT; m++) ones[m] = 1;
+  rt_tiling_slots s = rt_tiling_slots_of(ty, t);
+  buffer_bytes(&s, ones, bytes);
+}
+
+/* The message for a buffer that does not fit: what fills it and which fields size it. */
+static cs_status buffer_error(const rt_matmul_types *ty, const rt_tiling *t, const rt_tiling_slots *s, isa_mem m,
+                              uint64_t need, uint64_t cap, const uint64_t al[ISA_MEM_COUNT], cs_err *err) {
+  const char *name = isa_mem_name(m);
+  switch (m) {
+    case ISA_MEM_L1: {
+      char c1[96] = "";
+      if (s->n_c1)
+        snprintf(c1, sizeof c1, " + C1 %u x %" PRIu64 " B (%s staging)", s->n_c1, align_up(s->c1, al[m]),
+                 s->bt_used && s->fb_used ? "bias and quant word" : s->bt_used ? "bias" : "quant word");
+      return cs_err_set(err, CS_EINVAL,
+                        "tiling: L1 needs %" PRIu64 " bytes but has %" PRIu64 ": A1 %u x %" PRIu64
+                        " B (depth_a1 %u = %u x step_m %u x step_ka %u blocks of base_m %u x base_k %u) + B1 %u x %" PRIu64
+                        " B (depth_b1 %u = %u x step_n %u x step_kb %u blocks of base_n %u x base_k %u)%s; lower "
+                        "depth_a1/depth_b1, step_ka/step_kb or the base sizes",
+                        need, cap, s->n_a1, align_up(s->a1, al[m]), t->depth_a1, s->n_a1, t->step_m, t->step_ka,
+                        t->base_m, t->base_k, s->n_b1, align_up(s->b1, al[m]), t->depth_b1, s->n_b1, t->step_n,
+                        t->step_kb, t->base_n, t->base_k, c1);
+    }
+    case ISA_MEM_L0A:
+    case ISA_MEM_L0B: {
+      bool a = m == ISA_MEM_L0A;
+      uint32_t base = a ? t->base_m : t->base_n, db = a ? t->db_l0a : t->db_l0b;
+      uint32_t padded = (uint32_t)round_up(base, (a ? ty->a_trans : !ty->b_trans) ? isa_dtype_c0(ty->a) : 16);
+      char pad[64] = "";
+      if (padded != base) snprintf(pad, sizeof pad, " (padded to %u, whole C0 x C0 squares)", padded);
+      return cs_err_set(err, CS_EINVAL,
+                        "tiling: %s needs %" PRIu64 " bytes but has %" PRIu64 ": %u x %" PRIu64 " B (%s %u; base_%s %u%s x "
+                        "base_k %u of %s); %slower base_%s or base_k",
+                        name, need, cap, a ? s->n_a2 : s->n_b2, align_up(a ? s->a2 : s->b2, al[m]), a ? "db_l0a" : "db_l0b",
+                        db, a ? "m" : "n", base, pad, t->base_k, isa_dtype_name(ty->a),
+                        db > 1 ? (a ? "set db_l0a = 1 or " : "set db_l0b = 1 or ") : "", a ? "m" : "n");
+    }
+    case ISA_MEM_L0C:
+      return cs_err_set(err, CS_EINVAL,
+                        "tiling: L0C needs %" PRIu64 " bytes but has %" PRIu64 ": %u x %" PRIu64
+                        " B (db_l0c %u; base_m %u x base_n %u of 4-byte accumulators); %slower base_m or base_n",
+                        need, cap, s->n_co1, align_up(s->co1, al[m]), t->db_l0c, t->base_m, t->base_n,
+                        t->db_l0c > 1 ? "set db_l0c = 1 or " : "");
+    case ISA_MEM_BT:
+      return cs_err_set(err, CS_EINVAL, "tiling: BT needs %" PRIu64 " bytes (base_n %u biases of 4 B) but has %" PRIu64
+                        "; lower base_n", need, t->base_n, cap);
+    default:
+      return cs_err_set(err, CS_EINVAL, "tiling: %s needs %" PRIu64 " bytes (base_n %u quant words of 8 B) but has %" PRIu64
+                        "; lower base_n", name, need, t->base_n, cap);
+  }
+}
+
+/* ---- legality ----------------------------------------------------------------------------- */
+
+/* Rows of one L2 round. */
+static uint32_t round_rows(const rt_tiling *t) { return (uint32_t)cdiv(t->m, t->l2_split ? t->l2_split : 1); }
+
+/* The layout rules of an NZ operand: the stored matrix (rows x cols) in whole fractals, and the
+ * blocks and tiles starting on fractal boundaries. */
+typedef struct nz_rule {
+  bool on;
+  const char *op, *field;
+  uint32_t value, align;
+  bool rows; /* the rule keeps whole 16-row fractals (else whole C0-wide column blocks) */
+} nz_rule;
+
+static cs_status check_nz(const rt_matmul_types *ty, const rt_tiling *t, cs_err *err) {
+  uint32_t c0 = isa_dtype_c0(ty->a);
+  bool a = ty->a_nz, b = ty->b_nz;
+  const nz_rule rules[] = {
+      /* A: stored M x K (column blocks along K), or transposed K x M (column blocks along M) */
+      {a, "A", "m", t->m, ty->a_trans ? c0 : 16, !ty->a_trans},
+      {a, "A", "k", t->ka, ty->a_trans ? 16 : c0, ty->a_trans},
+      {a, "A", "single_core_m", t->single_core_m, ty->a_trans ? c0 : 16, !ty->a_trans},
+      {a && t->l2_split > 1, "A", "the rows of an l2_split round", round_rows(t), ty->a_trans ? c0 : 16, !ty->a_trans},
+      {a && ty->a_trans, "A", "base_m", t->base_m, c0, false},
+      /* B: stored K x N (column blocks along N), or transposed N x K (column blocks along K) */
+      {b, "B", "n", t->n, ty->b_trans ? 16 : c0, ty->b_trans},
+      {b, "B", "k", t->kb, ty->b_trans ? c0 : 16, !ty->b_trans},
+      {b, "B", "single_core_n", t->single_core_n, ty->b_trans ? 16 : c0, ty->b_trans},
+      {b && !ty->b_trans, "B", "base_n", t->base_n, c0, false},
+  };
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+    if (rules[i].on && rules[i].value % rules[i].align)
+      return cs_err_set(err, CS_EINVAL, "tiling: %s = %u must be a multiple of %u with an NZ %s%s (whole %s)", rules[i].field,
+                        rules[i].value, rules[i].align, rules[i].op,
+                        (rules[i].op[0] == 'A' ? ty->a_trans : ty->b_trans) ? " stored transposed" : "",
+                        rules[i].rows ? "16-row fractals" : "C0-wide column blocks");
+  return CS_OK;
+}
+
+/* The ND limits of a GM -> L1 copy with ND -> NZ (isa nd2nz): a source row of at most 65535
+ * elements (Ascend's Ka / M / N / Kb <= 65535 rule) and at most 16384 rows per copy. */
+static cs_status check_nd(const rt_matmul_types *ty, const rt_tiling *t, cs_err *err) {
+  struct {
+    bool nd;
+    const char *op;
+    const char *row_name;
+    uint32_t row;
+    const char *rows_name;
+    uint64_t rows;
+  } c[2] = {
+      {!ty->a_nz, "A", ty->a_trans ? "m" : "k", ty->a_trans ? t->m : t->ka, ty->a_trans ? "step_ka * base_k" : "step_m * base_m",
+       ty->a_trans ? (uint64_t)t->step_ka * t->base_k : (uint64_t)t->step_m * t->base_m},
+      {!ty->b_nz, "B", ty->b_trans ? "k" : "n", ty->b_trans ? t->kb : t->n, ty->b_trans ? "step_n * base_n" : "step_kb * base_k",
+       ty->b_trans ? (uint64_t)t->step_n * t->base_n : (uint64_t)t->step_kb * t->base_k},
+  };
+  for (int i = 0; i < 2; i++) {
+    if (!c[i].nd) continue;
+    bool tr = i ? ty->b_trans : ty->a_trans;
+    if (c[i].row > 65535)
+      return cs_err_set(err, CS_EINVAL, "tiling: %s = %u: an ND %s%s has rows of %u elements, more than the 65535 a GM -> L1 "
+                        "copy reads", c[i].row_name, c[i].row, c[i].op, tr ? " stored transposed" : "", c[i].row);
+    if (c[i].rows > 16384)
+      return cs_err_set(err, CS_EINVAL, "tiling: %s = %" PRIu64 " rows of an ND %s%s in one L1 load; a GM -> L1 copy "
+                        "takes at most 16384", c[i].rows_name, c[i].rows, c[i].op, tr ? " stored transposed" : "");
+  }
+  return CS_OK;
+}
+
+cs_status rt_tiling_check(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, cs_err *err) {
+  if (ty->a != ty->b)
+    return cs_err_set(err, CS_EINVAL, "matmul: A is %s and B is %s; the cube multiplies equal types",
+                      isa_dtype_name(ty->a), isa_dtype_name(ty->b));
+  if (ty->a != ISA_INT8 && ty->a != ISA_INT4 && ty->a != ISA_FP16 && ty->a != ISA_BF16)
+    return cs_err_set(err, CS_EINVAL, "matmul: input type %s is not one the cube takes (int8, int4, fp16, bf16)",
+                      isa_dtype_name(ty->a));
+  if (rt_matmul_quant_mode(ty, false) == ISA_QUANT_COUNT)
+    return cs_err_set(err, CS_EINVAL, "matmul: %s inputs cannot produce %s output", isa_dtype_name(ty->a),
+                      isa_dtype_name(ty->c));
+  for (int i = 0; i < RT_TF_COUNT; i++) {
+    uint32_t v = rt_tiling_get(t, i);
+    if (v < fields[i].lo || v > fields[i].hi)
+      return cs_err_set(err, CS_EINVAL, "tiling: %s = %u is out of range [%u, %u]", fields[i].name, v, fields[i].lo,
+                        fields[i].hi);
+  }
+  uint32_t c0 = isa_dtype_c0(ty->a), k = t->ka;
+  if (t->ka != t->kb)
+    return cs_err_set(err, CS_EINVAL, "tiling: ka = %u and kb = %u differ; A's columns and B's rows are one K", t->ka, t->kb);
+  if (t->single_core_k != k)
+    return cs_err_set(err, CS_EINVAL, "tiling: single_core_k = %u but k = %u: like Ascend's Matmul, cubesim does not split "
+                      "K across cores", t->single_core_k, k);
+  uint32_t rows = round_rows(t);
+  if (cdiv(t->m, rows) != t->l2_split)
+    return cs_err_set(err, CS_EINVAL, "tiling: l2_split = %u leaves a round empty (m = %u in rounds of %u rows)", t->l2_split,
+                      t->m, rows);
+  if (t->single_core_m > rows)
+    return cs_err_set(err, CS_EINVAL, "tiling: single_core_m = %u is more than the %u rows of %s", t->single_core_m, rows,
+                      t->l2_split > 1 ? "an l2_split round" : "C");
+  if (t->single_core_n > t->n)
+    return cs_err_set(err, CS_EINVAL, "tiling: single_core_n = %u is more than the %u columns of C", t->single_core_n, t->n);
+  if (t->used_core_num > cfg->chip_cores)
+    return cs_err_set(err, CS_EINVAL, "tiling: used_core_num = %u but the chip has %" PRIu64 " cores (chip.cores)",
+                      t->used_core_num, cfg->chip_cores);
+  if (t->base_m % 16 || t->base_n % 16)
+    return cs_err_set(err, CS_EINVAL, "tiling: base_m = %u and base_n = %u must be multiples of 16 (whole fractals)",
+                      t->base_m, t->base_n);
+  if (t->base_k % c0)
+    return cs_err_set(err, CS_EINVAL, "tiling: base_k = %u must be a multiple of C0 = %u for %s", t->base_k, c0,
+                      isa_dtype_name(ty->a));
+  uint32_t lo = umin(t->step_ka, t->step_kb), hi = t->step_ka > t->step_kb ? t->step_ka : t->step_kb;
+  if (hi % lo)
+    return cs_err_set(err, CS_EINVAL, "tiling: step_ka = %u and step_kb = %u: the larger must be a multiple of the smaller",
+                      t->step_ka, t->step_kb);
+  if (t->step_m > 1 && (uint64_t)t->step_ka * t->base_k < k)
+    return cs_err_set(err, CS_EINVAL, "tiling: step_m = %u needs all of K in one L1 load of A (step_ka * base_k = %" PRIu64
+                      " < k = %u)", t->step_m, (uint64_t)t->step_ka * t->base_k, k);
+  if (t->step_n > 1 && (uint64_t)t->step_kb * t->base_k < k)
+    return cs_err_set(err, CS_EINVAL, "tiling: step_n = %u needs all of K in one L1 load of B (step_kb * base_k = %" PRIu64
+                      " < k = %u)", t->step_n, (uint64_t)t->step_kb * t->base_k, k);
+  uint64_t sa = (uint64_t)t->step_m * t->step_ka, sb = (uint64_t)t->step_n * t->step_kb;
+  if (t->depth_a1 != sa && t->depth_a1 != 2 * sa)
+    return cs_err_set(err, CS_EINVAL, "tiling: depth_a1 = %u must be step_m * step_ka = %" PRIu64 " (one L1 buffer) or %" PRIu64
+                      " (two)", t->depth_a1, sa, 2 * sa);
+  if (t->depth_b1 != sb && t->depth_b1 != 2 * sb)
+    return cs_err_set(err, CS_EINVAL, "tiling: depth_b1 = %u must be step_n * step_kb = %" PRIu64 " (one L1 buffer) or %" PRIu64
+                      " (two)", t->depth_b1, sb, 2 * sb);
+  if (t->is_bias != (uint32_t)ty->has_bias)
+    return cs_err_set(err, CS_EINVAL, "tiling: is_bias = %u but the matmul has %s", t->is_bias,
+                      ty->has_bias ? "a bias" : "no bias");
+  /* a transposing load moves C0 x C0 squares: tiles inside one L1 load start on them */
+  if (ty->a_trans && t->step_m > 1 && t->base_m % c0)
+    return cs_err_set(err, CS_EINVAL, "tiling: step_m = %u with a transposed A needs base_m a multiple of C0 = %u (got %u)",
+                      t->step_m, c0, t->base_m);
+  if (!ty->b_trans && t->step_n > 1 && t->base_n % c0)
+    return cs_err_set(err, CS_EINVAL, "tiling: step_n = %u with B not transposed needs base_n a multiple of C0 = %u (got %u)",
+                      t->step_n, c0, t->base_n);
+  if (ty->a == ISA_INT4) {
+    bool odd_rows = (!ty->a_trans && k % 2) || (ty->a_trans && t->m % 2) || (!ty->b_trans && !ty->b_nz && t->n % 2) ||
+                    (ty->b_trans && k % 2);
+    if (odd_rows)
+      return cs_err_set(err, CS_EINVAL, "matmul: int4 rows must be whole bytes: the stored row length (m %u, n %u, k %u) "
+                        "must be even", t->m, t->n, k);
+    if ((ty->a_trans && (t->single_core_m % 2 || rows % 2)) || (!ty->b_trans && !ty->b_nz && t->single_core_n % 2))
+      return cs_err_set(err, CS_EINVAL, "tiling: int4 blocks must start on whole bytes: single_core_%s = %u and the l2_split "
+                        "rounds must be even", ty->a_trans ? "m" : "n", ty->a_trans ? t->single_core_m : t->single_core_n);
+  }
+  if (t->unit_flag)
+    return cs_err_set(err, CS_EINVAL, "tiling: unit_flag = 1 is not available yet: this build's mmad and fixpipe have no "
+                      "unit_flag field");
+  cs_status st = check_nz(ty, t, err);
+  if (st == CS_OK) st = check_nd(ty, t, err);
+  if (st != CS_OK) return st;
+  rt_tiling_slots s = rt_tiling_slots_of(ty, t);
+  uint64_t al[ISA_MEM_COUNT], need[ISA_MEM_COUNT];
+  for (int m = 0; m < ISA_MEM_COUNT; m++) capacity(cfg, (isa_mem)m, &al[m]);
+  buffer_bytes(&s, al, need);
+  for (int m = 0; m < ISA_MEM_COUNT; m++) {
+    uint64_t a, cap = capacity(cfg, (isa_mem)m, &a);
+    if (need[m] > cap) return buffer_error(ty, t, &s, (isa_mem)m, need[m], cap, al, err);
+  }
+  return CS_OK;
+}
+
+/* ---- the schedule ------------------------------------------------------------------------- */
+
+/* Blocks along M and N in round r, and the round's first row and rows. */
+static void round_grid(const rt_tiling *t, uint32_t r, uint32_t *m0, uint32_t *rows, uint32_t *bm, uint32_t *bn) {
+  uint32_t per = round_rows(t);
+  *m0 = r * per;
+  *rows = umin(per, t->m - *m0);
+  *bm = (uint32_t)cdiv(*rows, t->single_core_m);
+  *bn = (uint32_t)cdiv(t->n, t->single_core_n);
+}
+
+uint64_t rt_tiling_block_count(const rt_tiling *t) {
+  uint64_t total = 0;
+  for (uint32_t r = 0; r < t->l2_split; r++) {
+    uint32_t m0, rows, bm, bn;
+    round_grid(t, r, &m0, &rows, &bm, &bn);
+    total += (uint64_t)bm * bn;
+  }
+  return total;
+}
+
+rt_rect rt_tiling_block(const rt_tiling *t, uint64_t i) {
+  rt_rect b = {0, 0, 0, 0};
+  for (uint32_t r = 0; r < t->l2_split; r++) {
+    uint32_t m0, rows, bm, bn;
+    round_grid(t, r, &m0, &rows, &bm, &bn);
+    uint64_t nb = (uint64_t)bm * bn;
+    if (i >= nb) {
+      i -= nb;
+      continue;
+    }
+    uint32_t mi = (uint32_t)(i % bm), ni = (uint32_t)(i / bm);
+    b.m0 = m0 + mi * t->single_core_m;
+    b.n0 = ni * t->single_core_n;
+    b.ml = umin(t->single_core_m, m0 + rows - b.m0);
+    b.nl = umin(t->single_core_n, t->n - b.n0);
+    return b;
+  }
+  return b;
+}
+
+uint64_t rt_tiling_tile_count(const rt_tiling *t, uint32_t ml, uint32_t nl) {
+  return cdiv(ml, t->base_m) * cdiv(nl, t->base_n);
+}
+
+rt_rect rt_tiling_tile(const rt_tiling *t, uint32_t ml, uint32_t nl, uint64_t i) {
+  uint64_t tm = cdiv(ml, t->base_m), tn = cdiv(nl, t->base_n);
+  uint64_t mi, ni;
+  if (t->iterate_order == 0) { /* groups of step_n columns; in each, groups of step_m rows */
+    uint64_t ng = i / (t->step_n * tm), r = i - ng * t->step_n * tm;
+    uint64_t gn = tn - ng * t->step_n < t->step_n ? tn - ng * t->step_n : t->step_n;
+    uint64_t mg = r / (t->step_m * gn), r2 = r - mg * t->step_m * gn;
+    mi = mg * t->step_m + r2 / gn;
+    ni = ng * t->step_n + r2 % gn;
+  } else { /* groups of step_m rows; in each, groups of step_n columns */
+    uint64_t mg = i / (t->step_m * tn), r = i - mg * t->step_m * tn;
+    uint64_t gm = tm - mg * t->step_m < t->step_m ? tm - mg * t->step_m : t->step_m;
+    uint64_t ng = r / (t->step_n * gm), r2 = r - ng * t->step_n * gm;
+    ni = ng * t->step_n + r2 / gm;
+    mi = mg * t->step_m + r2 % gm;
+  }
+  rt_rect r = {(uint32_t)mi * t->base_m, (uint32_t)ni * t->base_n, 0, 0};
+  r.ml = umin(t->base_m, ml - r.m0);
+  r.nl = umin(t->base_n, nl - r.n0);
+  return r;
+}
+
+void rt_sched_init(rt_sched *s, const rt_tiling *t, uint32_t ml, uint32_t nl, uint64_t first, uint64_t count,
+                   uint64_t stride) {
+  s->t = t;
+  s->ml = ml;
+  s->nl = nl;
+  s->first = first;
+  s->count = count;
+  s->stride = stride ? stride : 1;
+  uint64_t kstep = (uint64_t)umin(t->step_ka, t->step_kb) * t->base_k;
+  s->k_steps = (uint32_t)cdiv(t->ka, kstep);
+}
+
+uint64_t rt_sched_steps(const rt_sched *s) { return s->count * s->k_steps; }
+
+/* The L1 loads of step j of a tile: A rows of the tile's group of step_m tiles, K stretch of
+ * step_ka base_k (B likewise along N). */
+static void units_of(const rt_sched *s, const rt_rect *tile, uint32_t j, rt_rect *a, rt_rect *b) {
+  const rt_tiling *t = s->t;
+  uint32_t lo = umin(t->step_ka, t->step_kb);
+  uint32_t ga = t->step_m * t->base_m, gb = t->step_n * t->base_n;
+  uint64_t ka = (uint64_t)t->step_ka * t->base_k, kb = (uint64_t)t->step_kb * t->base_k;
+  a->m0 = tile->m0 / ga * ga;
+  a->ml = umin(ga, s->ml - a->m0);
+  a->n0 = (uint32_t)((uint64_t)j / (t->step_ka / lo) * ka);
+  a->nl = (uint32_t)(ka < t->ka - a->n0 ? ka : t->ka - a->n0);
+  b->n0 = tile->n0 / gb * gb;
+  b->nl = umin(gb, s->nl - b->n0);
+  b->m0 = (uint32_t)((uint64_t)j / (t->step_kb / lo) * kb);
+  b->ml = (uint32_t)(kb < t->ka - b->m0 ? kb : t->ka - b->m0);
+}
+
+static bool rect_eq(const rt_rect *x, const rt_rect *y) {
+  return x->m0 == y->m0 && x->n0 == y->n0 && x->ml == y->ml && x->nl == y->nl;
+}
+
+rt_step rt_sched_step(const rt_sched *s, uint64_t i) {
+  const rt_tiling *t = s->t;
+  rt_step st;
+  uint64_t ti = i / s->k_steps;
+  uint32_t j = (uint32_t)(i % s->k_steps);
+  st.tile = rt_tiling_tile(t, s->ml, s->nl, s->first + ti * s->stride);
+  uint64_t kstep = (uint64_t)umin(t->step_ka, t->step_kb) * t->base_k;
+  st.k0 = (uint32_t)(j * kstep);
+  st.kl = (uint32_t)(kstep < t->ka - st.k0 ? kstep : t->ka - st.k0);
+  st.first_k = j == 0;
+  st.last_k = j + 1 == s->k_steps;
+  units_of(s, &st.tile, j, &st.a_unit, &st.b_unit);
+  st.new_a = st.new_b = true;
+  if (i > 0) {
+    uint64_t pi = i - 1, pti = pi / s->k_steps;
+    rt_rect ptile = pti == ti ? st.tile : rt_tiling_tile(t, s->ml, s->nl, s->first + pti * s->stride);
+    rt_rect pa, pb;
+    units_of(s, &ptile, (uint32_t)(pi % s->k_steps), &pa, &pb);
+    st.new_a = !rect_eq(&pa, &st.a_unit);
+    st.new_b = !rect_eq(&pb, &st.b_unit);
+  }
+  return st;
+}
+
+/* ---- the analytic estimate ---------------------------------------------------------------- */
+
+/* Tiles of core 0 walked before the counts are extrapolated (the estimate must stay cheap for
+ * tens of thousands of candidates). */
+#define WALK_TILES 160
+
+/* What core 0 does, summed over the tiles walked. */
+typedef struct work {
+  double tiles, a_loads, b_loads, a_bytes, b_bytes, subs;  /* L1 loads; L0 sub-steps (mmads) */
+  double mte1_cycles, cube_cycles, fix_cycles, insns;
+  double l0_chain_a, l0_chain_b;                          /* single L0 buffers: load + mmad, serial */
+} work;
+
+/* Instructions of one queue hand-over (alloc's wait, enque's set, deque's wait, free's set). */
+#define FLAGS_PER_SLOT_USE 4.0
+
+/* Adds one tile (its whole K loop) to w; a_new / b_new: how many of its L1 loads of A / B are
+ * copies (the others are still in L1 from the tile before). */
+static void add_tile(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, const rt_rect *tile,
+                     double a_new, double b_new, double a_unit_bytes, double b_unit_bytes, work *w) {
+  uint32_t c0 = isa_dtype_c0(ty->a), k0 = (uint32_t)(cfg->cube_macs_per_cycle_fp16 / 256);
+  switch (ty->a) {
+    case ISA_INT8: k0 = (uint32_t)(cfg->cube_macs_per_cycle_int8 / 256); break;
+    case ISA_INT4: k0 = (uint32_t)(cfg->cube_macs_per_cycle_int4 / 256); break;
+    case ISA_BF16: k0 = (uint32_t)(cfg->cube_macs_per_cycle_bf16 / 256); break;
+    default: break;
+  }
+  uint32_t kiter = (uint32_t)cdiv(t->ka, t->base_k), ktail = t->ka - (kiter - 1) * t->base_k;
+  uint64_t mr = round_up(tile->ml, ty->a_trans ? c0 : 16), nr = round_up(tile->nl, ty->b_trans ? 16 : c0);
+  double cube = 0, mte1 = 0, chain_a = 0, chain_b = 0, loads = 0;
+  for (int tail = 0; tail < 2; tail++) { /* kiter - 1 full sub-steps, then the last one */
+    uint32_t kn = tail ? ktail : t->base_k;
+    double count = tail ? 1 : kiter - 1;
+    if (count <= 0) continue;
+    uint64_t kb = cdiv(kn, c0);
+    double a2 = (double)(kb * mr / 16 * 512), b2 = (double)(kb * nr / 16 * 512);
+    double la = ty->a_trans ? (double)kb : (double)cdiv(tile->ml, 16);
+    double lb = !ty->b_trans ? (double)kb : (double)cdiv(kb * cdiv(tile->nl, 16), 255);
+    double ca = ceil(a2 / la / (double)cfg->mte1_l0a_bytes_per_cycle) * la;
+    double cb = ceil(b2 / lb / (double)cfg->mte1_l0b_bytes_per_cycle) * lb;
+    double mm = (double)(cdiv(tile->ml, 16) * cdiv(tile->nl, 16) * cdiv(kn, k0) + cfg->cube_head_cycles);
+    cube += count * mm;
+    mte1 += count * (ca + cb);
+    chain_a += count * (ca + (double)cfg->mte1_latency_cycles + mm + (double)cfg->cube_latency_cycles);
+    chain_b += count * (cb + (double)cfg->mte1_latency_cycles + mm + (double)cfg->cube_latency_cycles);
+    loads += count * (la + lb + 1 + 2 * FLAGS_PER_SLOT_USE);
+  }
+  w->tiles += 1;
+  w->subs += kiter;
+  w->a_loads += a_new;
+  w->b_loads += b_new;
+  w->a_bytes += a_new * a_unit_bytes;
+  w->b_bytes += b_new * b_unit_bytes;
+  w->cube_cycles += cube;
+  w->mte1_cycles += mte1;
+  w->l0_chain_a += chain_a;
+  w->l0_chain_b += chain_b;
+  w->fix_cycles += (double)cdiv((uint64_t)tile->ml * tile->nl, cfg->fixpipe_elements_per_cycle);
+  double staged = (double)ty->has_bias + (double)rt_matmul_uses_words(ty);
+  w->insns += loads + (a_new + b_new) * (1 + FLAGS_PER_SLOT_USE) + 1 + FLAGS_PER_SLOT_USE +
+              staged * (2 + 2 * FLAGS_PER_SLOT_USE);
+}
+
+/* Walks core 0's tiles of one block (tiles first, first + stride, ...) into w, with the L1
+ * loads the schedule copies; stops after *budget tiles. */
+static void walk_block(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, const rt_rect *blk,
+                       uint64_t first, uint64_t stride, uint64_t *budget, work *w) {
+  uint64_t nt = rt_tiling_tile_count(t, blk->ml, blk->nl);
+  uint32_t k = t->ka;
+  uint64_t ka = (uint64_t)t->step_ka * t->base_k, kb = (uint64_t)t->step_kb * t->base_k;
+  bool a_full = ka >= k, b_full = kb >= k;
+  double a_chunks = (double)cdiv(k, ka), b_chunks = (double)cdiv(k, kb);
+  uint32_t ga = t->step_m * t->base_m, gb = t->step_n * t->base_n;
+  int64_t prev_ga = -1, prev_gb = -1;
+  size_t ea = isa_dtype_bits(ty->a);
+  for (uint64_t i = first; i < nt && *budget; i += stride, (*budget)--) {
+    rt_rect tile = rt_tiling_tile(t, blk->ml, blk->nl, i);
+    int64_t g_a = tile.m0 / ga, g_b = tile.n0 / gb;
+    uint32_t a_rows = umin(ga, blk->ml - (uint32_t)g_a * ga), b_cols = umin(gb, blk->nl - (uint32_t)g_b * gb);
+    /* bytes as copied: one chunk of the unit; the L1 padding is not read from GM */
+    double a_bytes = (double)a_rows * (double)(a_full ? k : ka) * (double)ea / 8;
+    double b_bytes = (double)b_cols * (double)(b_full ? k : kb) * (double)ea / 8;
+    double a_new = a_full ? (g_a != prev_ga) : a_chunks, b_new = b_full ? (g_b != prev_gb) : b_chunks;
+    add_tile(cfg, ty, t, &tile, a_new, b_new, a_bytes, b_bytes, w);
+    prev_ga = g_a;
+    prev_gb = g_b;
+  }
+}
+
+rt_estimate rt_tiling_estimate(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, uint32_t batch) {
+  rt_estimate e;
+  memset(&e, 0, sizeof e);
+  work w;
+  memset(&w, 0, sizeof w);
+  uint64_t P = t->used_core_num ? t->used_core_num : 1, blocks = rt_tiling_block_count(t);
+  uint64_t total_tiles = 0, core0_tiles = 0, budget = WALK_TILES;
+  if (batch == 0) batch = 1;
+  for (uint64_t b = 0; b < blocks; b++) {
+    rt_rect r = rt_tiling_block(t, b);
+    total_tiles += rt_tiling_tile_count(t, r.ml, r.nl);
+  }
+  total_tiles *= batch;
+  if (t->core_split == RT_SPLIT_BLOCK) {
+    for (uint64_t g = 0; g < blocks * batch; g += P) { /* core 0: blocks 0, P, 2P, ... */
+      rt_rect r = rt_tiling_block(t, g % blocks);
+      uint64_t nt = rt_tiling_tile_count(t, r.ml, r.nl);
+      core0_tiles += nt;
+      walk_block(cfg, ty, t, &r, 0, 1, &budget, &w);
+    }
+  } else { /* core 0: global tiles 0, P, 2P, ... over the blocks of every batch */
+    uint64_t off = 0;
+    for (uint64_t g = 0; g < blocks * batch; g++) {
+      rt_rect r = rt_tiling_block(t, g % blocks);
+      uint64_t nt = rt_tiling_tile_count(t, r.ml, r.nl), first = (P - off % P) % P;
+      if (first < nt) {
+        core0_tiles += (nt - first + P - 1) / P;
+        walk_block(cfg, ty, t, &r, first, P, &budget, &w);
+      }
+      off += nt;
+    }
+  }
+  double scale = w.tiles > 0 ? (double)core0_tiles / w.tiles : 0;
+  double cores = (double)(P < total_tiles ? P : total_tiles);
+  /* GM reads: each core's share of the L2 port, capped by its own MTE2 rate */
+  double l2_share = cfg->l2_enabled ? cfg->l2_gb_per_s * 1e3 / (double)cfg->chip_clock_mhz / cores : INFINITY;
+  double rate = fmin((double)cfg->mte2_gm_bytes_per_cycle, l2_share);
+  double lat2 = (double)(cfg->mte2_latency_cycles + cfg->l2_hit_latency_cycles);
+  double a_bytes = w.a_bytes * scale, b_bytes = w.b_bytes * scale;
+  double a_loads = w.a_loads * scale, b_loads = w.b_loads * scale;
+  e.mte2_cycles = (a_bytes + b_bytes) / rate;
+  e.mte1_cycles = w.mte1_cycles * scale;
+  e.cube_cycles = w.cube_cycles * scale;
+  e.fix_cycles = w.fix_cycles * scale;
+  double insns = w.insns * scale;
+  e.scalar_cycles = insns * (double)cfg->scalar_dispatch_cycles;
+  rt_tiling_slots s = rt_tiling_slots_of(ty, t);
+  double cyc = fmax(fmax(e.mte2_cycles, e.mte1_cycles), fmax(e.cube_cycles, fmax(e.fix_cycles, e.scalar_cycles)));
+  /* one L1 buffer: the next copy waits until MTE1 has read the current one */
+  if (s.n_a1 == 1) cyc = fmax(cyc, a_bytes / rate + a_loads * lat2 + e.mte1_cycles);
+  if (s.n_b1 == 1) cyc = fmax(cyc, b_bytes / rate + b_loads * lat2 + e.mte1_cycles);
+  if (s.n_a1 == 1 && s.n_b1 == 1) cyc = fmax(cyc, e.mte2_cycles + (a_loads + b_loads) * lat2 + e.mte1_cycles);
+  /* one L0A / L0B buffer: load and mmad alternate */
+  if (s.n_a2 == 1) cyc = fmax(cyc, w.l0_chain_a * scale);
+  if (s.n_b2 == 1) cyc = fmax(cyc, w.l0_chain_b * scale);
+  /* one L0C buffer: a tile's fixpipe and the next tile's mmads alternate */
+  double tiles = w.tiles * scale;
+  if (s.n_co1 == 1)
+    cyc = fmax(cyc, e.cube_cycles + e.fix_cycles +
+                        tiles * (double)(cfg->cube_latency_cycles + cfg->fixpipe_latency_cycles + cfg->l2_hit_latency_cycles));
+  /* filling the pipeline (the first loads) and draining it (the last fixpipe) */
+  double first_tile = tiles > 0 ? (e.cube_cycles + e.fix_cycles) / tiles : 0;
+  cyc += (a_loads + b_loads > 0 ? (a_bytes + b_bytes) / (a_loads + b_loads) / rate : 0) + lat2 + first_tile / 4;
+  /* the chip: every read through the L2 port, what L2 cannot keep from HBM */
+  double e_bytes = (double)isa_dtype_bits(ty->a) / 8;
+  double reads = (a_bytes + b_bytes) / (core0_tiles ? (double)core0_tiles : 1) * (double)total_tiles;
+  double a_total = (double)t->m * t->ka * e_bytes * batch, b_total = (double)t->ka * t->n * e_bytes * batch;
+  double c_round = (double)round_rows(t) * t->n * (double)isa_dtype_bytes(ty->c, 1);
+  double set = a_total / t->l2_split + b_total + c_round; /* one round's working set */
+  double hbm = a_total + b_total * (set > (double)cfg->l2_bytes ? t->l2_split : 1);
+  if (set > (double)cfg->l2_bytes) /* beyond L2 the reuse between the rounds' blocks is lost in part */
+    hbm += (reads - a_total - b_total) * (1 - (double)cfg->l2_bytes / set) / 4;
+  double hbm_rate = cfg->gm_hbm_gb_per_s * 1e3 / (double)cfg->chip_clock_mhz;
+  if (cfg->l2_enabled) cyc = fmax(cyc, reads / (cfg->l2_gb_per_s * 1e3 / (double)cfg->chip_clock_mhz));
+  cyc = fmax(cyc, (cfg->l2_enabled ? hbm : reads) / hbm_rate);
+  e.cycles = cyc;
+  e.instructions = (uint64_t)(insns / (core0_tiles ? (double)core0_tiles : 1) * (double)total_tiles);
+  return e;
+}
+
+/* ---- the search --------------------------------------------------------------------------- */
+
+/* Per-core choices kept from the first stage for the second (placements). */
+#define STAGE1_KEEP 8
+
+typedef struct search {
+  const sim_config *cfg;
+  const rt_matmul_types *ty;
+  uint32_t batch;
+  const rt_tiling *start;
+  rt_tiling_mask given;
+  rt_tiling_choice *out;
+  unsigned max, n;
+} search;
+
+/* Forces the given fields and the ones that follow from the shape and types. */
+static void settle(const search *s, rt_tiling *t) {
+  for (int i = 0; i < RT_TF_COUNT; i++)
+    if (s->given & ((rt_tiling_mask)1 << i)) rt_tiling_set(t, i, rt_tiling_get(s->start, i));
+  t->m = s->start->m;
+  t->n = s->start->n;
+  t->ka = s->start->ka;
+  t->kb = s->start->kb;
+  t->single_core_k = t->ka;
+  t->is_bias = s->ty->has_bias;
+}
+
+/* Whether estimate x ranks before y: fewer cycles, and within 0.1 % fewer instructions (less
+ * work for the scalar unit, and for the simulator). */
+static bool better(const rt_estimate *x, const rt_estimate *y) {
+  if (fabs(x->cycles - y->cycles) <= 1e-3 * fmax(x->cycles, y->cycles)) return x->instructions < y->instructions;
+  return x->cycles < y->cycles;
+}
+
+/* Inserts a legal candidate into the sorted list (no repeats; the list keeps the best max). */
+static void offer(search *s, const rt_tiling *t) {
+  if (rt_tiling_check(s->cfg, s->ty, t, NULL) != CS_OK) return;
+  for (unsigned i = 0; i < s->n; i++)
+    if (memcmp(&s->out[i].t, t, sizeof *t) == 0) return;
+  rt_estimate e = rt_tiling_estimate(s->cfg, s->ty, t, s->batch);
+  unsigned pos = s->n;
+  while (pos > 0 && better(&e, &s->out[pos - 1].est)) pos--;
+  if (pos >= s->max) return;
+  unsigned last = s->n < s->max ? s->n : s->max - 1;
+  memmove(&s->out[pos + 1], &s->out[pos], (last - pos) * sizeof *s->out);
+  s->out[pos].t = *t;
+  s->out[pos].est = e;
+  if (s->n < s->max) s->n++;
+}
+
+static bool given(const search *s, int f) { return (s->given >> f) & 1; }
+
+/* Values tried for a base size: powers of two from `lo` up to `cap`, and the dimension itself
+ * (rounded up to `lo`) when it is smaller than the largest. */
+static unsigned base_options(uint32_t dim, uint32_t lo, uint32_t cap, uint32_t *out) {
+  unsigned n = 0;
+  uint32_t fit = (uint32_t)round_up(dim, lo);
+  for (uint32_t v = lo; v <= cap && n < 12; v *= 2) {
+    if (v >= fit) {
+      out[n++] = fit;
+      return n;
+    }
+    out[n++] = v;
+  }
+  return n;
+}
+
+/* The placement of the first stage: base tiles dealt round-robin to every core, whole rows. */
+static void default_placement(const search *s, rt_tiling *t) {
+  t->core_split = RT_SPLIT_ROUND_ROBIN;
+  t->iterate_order = 1;
+  t->l2_split = 1;
+  t->single_core_m = t->m;
+  t->single_core_n = t->n;
+  uint64_t tiles = rt_tiling_tile_count(t, t->m, t->n) * (s->batch ? s->batch : 1);
+  t->used_core_num = (uint32_t)(tiles < s->cfg->chip_cores ? tiles : s->cfg->chip_cores);
+}
+
+/* Stage 1: the per-core choices (base sizes, L0 and L1 buffers, steps) under the default
+ * placement. */
+static void stage1(search *s) {
+  const sim_config *cfg = s->cfg;
+  const rt_matmul_types *ty = s->ty;
+  uint32_t c0 = isa_dtype_c0(ty->a), k = s->start->ka;
+  uint32_t bm[12], bn[12], bk[12];
+  unsigned nbm = given(s, RT_TF_base_m) ? (bm[0] = s->start->base_m, 1) : base_options(s->start->m, 16, 512, bm);
+  unsigned nbn = given(s, RT_TF_base_n) ? (bn[0] = s->start->base_n, 1) : base_options(s->start->n, 16, 512, bn);
+  unsigned nbk = given(s, RT_TF_base_k) ? (bk[0] = s->start->base_k, 1) : base_options(k, c0, 32 * c0, bk);
+  for (unsigned i = 0; i < nbm; i++)
+    for (unsigned j = 0; j < nbn; j++)
+      for (unsigned q = 0; q < nbk; q++) {
+        rt_tiling t = *s->start;
+        t.base_m = bm[i];
+        t.base_n = bn[j];
+        t.base_k = bk[q];
+        /* L0: two buffers each where they fit */
+        uint64_t al, l0a = capacity(cfg, ISA_MEM_L0A, &al), l0b = capacity(cfg, ISA_MEM_L0B, &al);
+        uint64_t l0c = capacity(cfg, ISA_MEM_L0C, &al);
+        t.db_l0a = t.db_l0b = t.db_l0c = 1;
+        t.step_m = t.step_n = t.step_ka = t.step_kb = 1;
+        rt_tiling_slots sl = rt_tiling_slots_of(ty, &t);
+        t.db_l0a = 2 * align_up(sl.a2, cfg->buffers_l0a_align_bytes) <= l0a ? 2 : 1;
+        t.db_l0b = 2 * align_up(sl.b2, cfg->buffers_l0b_align_bytes) <= l0b ? 2 : 1;
+        t.db_l0c = 2 * align_up(sl.co1, cfg->buffers_l0c_align_bytes) <= l0c ? 2 : 1;
+        uint32_t kiter = (uint32_t)cdiv(k, t.base_k);
+        uint32_t steps[10];
+        unsigned ns = 0;
+        for (uint32_t v = 1; v < kiter && v <= 64 && ns < 9; v *= 2) steps[ns++] = v;
+        steps[ns++] = kiter; /* all of K */
+        for (unsigned x = 0; x < ns; x++)
+          for (unsigned y = 0; y < ns; y++) {
+            uint32_t ska = given(s, RT_TF_step_ka) ? s->start->step_ka : steps[x];
+            uint32_t skb = given(s, RT_TF_step_kb) ? s->start->step_kb : steps[y];
+            if ((given(s, RT_TF_step_ka) && x) || (given(s, RT_TF_step_kb) && y)) continue;
+            uint32_t hi = ska > skb ? ska : skb, lo = ska < skb ? ska : skb;
+            if (hi % lo) continue;
+            for (uint32_t sm = 1; sm <= 8; sm *= 2)
+              for (uint32_t sn = 1; sn <= 8; sn *= 2) {
+                if ((sm > 1 && (uint64_t)ska * t.base_k < k) || (sn > 1 && (uint64_t)skb * t.base_k < k)) continue;
+                t.step_ka = ska;
+                t.step_kb = skb;
+                t.step_m = sm;
+                t.step_n = sn;
+                default_placement(s, &t);
+                settle(s, &t);
+                /* L1: two buffers each where they fit */
+                for (int two = 1; two >= 0; two--) {
+                  t.depth_a1 = t.step_m * t.step_ka * (two ? 2 : 1);
+                  t.depth_b1 = t.step_n * t.step_kb * (two ? 2 : 1);
+                  settle(s, &t);
+                  unsigned before = s->n;
+                  offer(s, &t);
+                  if (s->n > before || rt_tiling_check(cfg, ty, &t, NULL) == CS_OK) break;
+                }
+              }
+          }
+      }
+}
+
+/* Stage 2: placements (block grids or round-robin, walk order, L2 rounds) of the best per-core
+ * choices. */
+static void stage2(search *s, const rt_tiling_choice *keep, unsigned nkeep) {
+  unsigned cores = (unsigned)s->cfg->chip_cores;
+  for (unsigned c = 0; c < nkeep; c++)
+    for (uint32_t l2 = 1; l2 <= 4; l2 *= 2)
+      for (uint32_t order = 0; order < 2; order++) {
+        rt_tiling t = keep[c].t;
+        t.l2_split = l2;
+        t.iterate_order = order;
+        uint32_t rows = (uint32_t)cdiv(t.m, l2);
+        if (cdiv(t.m, rows) != l2) continue;
+        /* round-robin over whole rounds */
+        t.core_split = RT_SPLIT_ROUND_ROBIN;
+        t.single_core_m = rows;
+        t.single_core_n = t.n;
+        uint64_t tiles = rt_tiling_tile_count(&t, rows, t.n) * l2 * (s->batch ? s->batch : 1);
+        t.used_core_num = (uint32_t)(tiles < cores ? tiles : cores);
+        settle(s, &t);
+        offer(s, &t);
+        /* blocks: mb x nb grids of at most the cores, sizes even or in whole base tiles */
+        t.core_split = RT_SPLIT_BLOCK;
+        for (uint32_t mb = 1; mb <= cores && mb <= rows; mb++) {
+          uint32_t nb = cores / mb;
+          if (nb > t.n) nb = t.n;
+          for (int aligned = 0; aligned < 2; aligned++) {
+            t = keep[c].t;
+            t.l2_split = l2;
+            t.iterate_order = order;
+            t.core_split = RT_SPLIT_BLOCK;
+            uint32_t scm = (uint32_t)cdiv(rows, mb), scn = (uint32_t)cdiv(t.n, nb);
+            if (aligned) {
+              scm = (uint32_t)round_up(scm, t.base_m);
+              scn = (uint32_t)round_up(scn, t.base_n);
+              if (scm > rows) scm = rows;
+              if (scn > t.n) scn = t.n;
+            }
+            t.single_core_m = scm;
+            t.single_core_n = scn;
+            uint64_t blocks = rt_tiling_block_count(&t) * (s->batch ? s->batch : 1);
+            t.used_core_num = (uint32_t)(blocks < cores ? blocks : cores);
+            settle(s, &t);
+            offer(s, &t);
+          }
+        }
+      }
+}
+
+cs_status rt_tiling_search(const sim_config *cfg, const rt_matmul_types *ty, uint32_t batch, const rt_tiling *start,
+                           rt_tiling_mask given_fields, rt_tiling_choice *out, unsigned max, unsigned *count,
+                           cs_err *err) {
+  *count = 0;
+  if (max == 0) return CS_OK;
+  /* the simplest candidate: its verdict explains a search that finds nothing */
+  rt_tiling base = *start;
+  search s0 = {cfg, ty, batch, start, given_fields, NULL, 0, 0};
+  base.base_m = base.base_n = 16;
+  base.base_k = isa_dtype_c0(ty->a);
+  base.step_m = base.step_n = base.step_ka = base.step_kb = base.depth_a1 = base.depth_b1 = 1;
+  base.db_l0a = base.db_l0b = base.db_l0c = 1;
+  base.unit_flag = 0;
+  if (base.ka) default_placement(&s0, &base);
+  settle(&s0, &base);
+  rt_tiling_choice keep[STAGE1_KEEP];
+  search s = {cfg, ty, batch, start, given_fields, keep, STAGE1_KEEP, 0};
+  if (start->ka && start->m && start->n) stage1(&s);
+  if (s.n == 0) {
+    cs_status st = rt_tiling_check(cfg, ty, &base, err);
+    if (st != CS_OK) return st;
+    s.n = 0;
+    offer(&s, &base);
+  }
+  search s2 = {cfg, ty, batch, start, given_fields, out, max, 0};
+  for (unsigned i = 0; i < s.n; i++) offer(&s2, &keep[i].t); /* stage 1's own placement competes too */
+  stage2(&s2, keep, s.n);
+  *count = s2.n;
+  return CS_OK;
+}
