@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kernels/kn_op.h"
+#include "runtime/rt_tiling.h"
 #include "support/kn_test.h"
 #include "support/ref_num.h"
 #include "support/rng.h"
@@ -273,12 +274,19 @@ static uint32_t mm_expected(const mm_case *c, const mm_data *d, size_t e) {
 }
 
 /* Runs case c: every element against mm_expected, the operator's reference, and the notes (the
- * S-bit warning, then the bf16 rounding note; `literal`, when given, is the exact text). */
-static void run_case_notes(const mm_case *c, const char *literal) {
+ * S-bit warning, then the bf16 rounding note; `literal`, when given, is the exact text).
+ * `attrs`, when given, are more attributes as NAME=VALUE strings, NULL-terminated. */
+static void run_case_attrs(const mm_case *c, const char *literal, const char *const *attrs) {
   kt_runner r;
   kt_init(&r, c->op, 0);
   mm_data d;
   mm_build(&r, c, &d);
+  for (size_t i = 0; attrs && attrs[i]; i++) {
+    char name[64];
+    const char *eq = strchr(attrs[i], '=');
+    snprintf(name, sizeof name, "%.*s", (int)(eq - attrs[i]), attrs[i]);
+    kt_set_attr(&r, name, eq + 1);
+  }
   if (kn_ctx_run(r.ctx, &r.err) != CS_OK) fail_msg("run: %s", r.err.msg);
   const kn_tensor *out = kn_ctx_output(r.ctx, "c");
   assert_non_null(out);
@@ -319,6 +327,7 @@ static void run_case_notes(const mm_case *c, const char *literal) {
   kt_free(&r);
 }
 
+static void run_case_notes(const mm_case *c, const char *literal) { run_case_attrs(c, literal, NULL); }
 static void run_case(const mm_case *c) { run_case_notes(c, NULL); }
 
 /* ---- matmul ---------------------------------------------------------------------------------- */
@@ -379,6 +388,78 @@ static void test_matmul_batch_tails_tiling(void **state) {
       {"matmul", ISA_INT4, ISA_INT32, 1, false, BIAS_N, 38, 50, 300, false, true, false, Q_NONE, OFF_NONE, W_PLAIN, false, false, "16", "16", "64", "2", 4010},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
+}
+
+/* Random tilings x shapes x types x layouts, every field drawn (docs/KERNELS.md, "Tiling"), on the
+ * 4-core chip of these tests: the outputs are the independent reference's, bit for bit. A draw
+ * the chip cannot take (rt_tiling_check says why) is drawn again. */
+static void test_matmul_random_tilings_are_bit_exact(void **state) {
+  (void)state;
+  sim_config cfg;
+  sim_config_defaults(&cfg);
+  cfg.chip_cores = 4;
+  uint64_t st = 77;
+  const isa_dtype ins[4] = {ISA_FP16, ISA_BF16, ISA_INT8, ISA_INT4};
+  unsigned runs = 0;
+  for (unsigned v = 0; runs < 48 && v < 4000; v++) {
+    isa_dtype in = ins[v % 4];
+    bool integer = in == ISA_INT8 || in == ISA_INT4;
+    uint32_t c0 = isa_dtype_c0(in);
+    mm_case c = {"matmul", in, integer ? ISA_INT32 : ISA_FP16, 1, false, rng_lcg(&st) & 1 ? BIAS_N : BIAS_NONE,
+                 (uint32_t)rng_lcg_int(&st, 1, 70), (uint32_t)rng_lcg_int(&st, 1, 70), (uint32_t)rng_lcg_int(&st, 1, 200),
+                 (rng_lcg(&st) & 1) != 0, (rng_lcg(&st) & 1) != 0, false, Q_NONE, OFF_NONE, W_PLAIN, false, false,
+                 NO_TILING, 9000 + v};
+    if (in == ISA_INT4) { /* int4 rows must be whole bytes */
+      c.m += c.m % 2;
+      c.n += c.n % 2;
+      c.k += c.k % 2;
+    }
+    rt_matmul_types ty = {in, in, c.out, c.bias != BIAS_NONE, c.ta, c.tb, false, false};
+    rt_tiling t;
+    memset(&t, 0, sizeof t);
+    t.m = c.m;
+    t.n = c.n;
+    t.ka = t.kb = t.single_core_k = c.k;
+    t.is_bias = ty.has_bias;
+    t.core_split = (uint32_t)(rng_lcg(&st) & 1);
+    t.l2_split = (uint32_t)rng_lcg_int(&st, 1, 3);
+    uint32_t rows = (c.m + t.l2_split - 1) / t.l2_split;
+    t.single_core_m = (uint32_t)rng_lcg_int(&st, 1, (int)rows);
+    t.single_core_n = (uint32_t)rng_lcg_int(&st, 1, (int)c.n);
+    t.used_core_num = (uint32_t)rng_lcg_int(&st, 1, 4);
+    t.base_m = 16 * (uint32_t)rng_lcg_int(&st, 1, 4);
+    t.base_n = 16 * (uint32_t)rng_lcg_int(&st, 1, 4);
+    t.base_k = c0 * (uint32_t)rng_lcg_int(&st, 1, 3);
+    uint32_t kiter = (c.k + t.base_k - 1) / t.base_k;
+    t.step_ka = rng_lcg(&st) % 3 == 0 ? kiter : (uint32_t)rng_lcg_int(&st, 1, 4);
+    t.step_kb = rng_lcg(&st) % 3 == 0 ? kiter : (uint32_t)rng_lcg_int(&st, 1, 4);
+    t.step_m = t.step_ka >= kiter ? (uint32_t)rng_lcg_int(&st, 1, 3) : 1;
+    t.step_n = t.step_kb >= kiter ? (uint32_t)rng_lcg_int(&st, 1, 3) : 1;
+    t.depth_a1 = t.step_m * t.step_ka * (uint32_t)rng_lcg_int(&st, 1, 2);
+    t.depth_b1 = t.step_n * t.step_kb * (uint32_t)rng_lcg_int(&st, 1, 2);
+    t.iterate_order = (uint32_t)(rng_lcg(&st) & 1);
+    t.db_l0a = (uint32_t)rng_lcg_int(&st, 1, 2);
+    t.db_l0b = (uint32_t)rng_lcg_int(&st, 1, 2);
+    t.db_l0c = (uint32_t)rng_lcg_int(&st, 1, 2);
+    if (rt_tiling_check(&cfg, &ty, &t, NULL) != CS_OK) continue;
+    if (t.core_split == RT_SPLIT_BLOCK && t.used_core_num > rt_tiling_block_count(&t)) continue;
+    char text[RT_TF_COUNT][48];
+    const char *attrs[RT_TF_COUNT + 1];
+    int na = 0;
+    for (int i = 0; i < RT_TF_COUNT; i++) {
+      const rt_tiling_field *f = rt_tiling_field_at(i);
+      if (!f->attr) continue;
+      uint32_t x = rt_tiling_get(&t, i);
+      if (f->names) snprintf(text[na], sizeof text[na], "%s=%s", f->name, x ? "round_robin" : "block");
+      else snprintf(text[na], sizeof text[na], "%s=%u", f->name, x);
+      attrs[na] = text[na];
+      na++;
+    }
+    attrs[na] = NULL;
+    run_case_attrs(&c, NULL, attrs);
+    runs++;
+  }
+  assert_int_equal(runs, 48);
 }
 
 /* ---- matmul_quant: fp32 L0C -> int8 / uint8 ---------------------------------------------------- */
@@ -593,6 +674,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_bf16_from_fp32_npy),
       cmocka_unit_test(test_matmul_int8_and_int4),
       cmocka_unit_test(test_matmul_batch_tails_tiling),
+      cmocka_unit_test(test_matmul_random_tilings_are_bit_exact),
       cmocka_unit_test(test_matmul_quant_words_scales_offsets),
       cmocka_unit_test(test_matmul_quant_s_bit_warning),
       cmocka_unit_test(test_matmul_requant_words_scales_offsets),
