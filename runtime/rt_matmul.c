@@ -357,6 +357,7 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
   fp.nz2nd_en = 1;
   fp.dst_stride = t->n;
   fp.nd_num = 1;
+  fp.unit_flag = t->unit_flag ? 3 : 0;
 
   held ha = {mm->qa1, 0}, hb = {mm->qb1, 0};
   uint64_t next_a = 0, next_b = 0;
@@ -393,6 +394,9 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
       p.n = tile->nl;
       p.k = kn;
       p.init_c = cur.first_k && kk0 == 0;
+      /* UnitFlag (Ascend's MmadParams.unitFlag): 2 while more mmads follow into this C, 3 on the
+       * last, which the fixpipe (unit_flag 3) follows in 512-byte units */
+      if (t->unit_flag) p.unit_flag = cur.last_k && kk0 + kn >= cur.kl ? 3 : 2;
       bool with_bias = mm->ty.has_bias && p.init_c;
       rt_mmad(ctx, co1, a2, b2, with_bias ? &bt : NULL, p);
       rt_free(mm->qa2, a2);

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/cs_json_read.h"
+#include "base/cs_jsonr.h"
 
 /* x rounded up to a multiple of a, and x / a rounded up. */
 static uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
@@ -79,44 +79,34 @@ static const char *const unmodelled[] = {
     "CLayoutInfoG", "CLayoutInfoS2", "BatchNum",    "mxTypePara",
 };
 
-typedef struct json_in {
-  const char *where;
-  rt_tiling *t;
-  rt_tiling_mask found;
-  char *ignored;
-  size_t ignored_bytes;
-} json_in;
-
-/* An integer written as a JSON number: no fraction or exponent. */
-static bool json_int(const cs_json_member *m, int64_t *v) {
-  if (m->kind != CS_JSON_NUMBER) return false;
-  const char *p = m->text;
-  bool neg = *p == '-';
-  if (neg) p++;
-  uint64_t x = 0;
-  for (; *p; p++) {
-    if (*p < '0' || *p > '9' || x > (UINT64_C(1) << 40)) return false;
-    x = x * 10 + (uint64_t)(*p - '0');
+/* A member's value as words for a message: "a string", the number as written, "true", ... */
+static const char *json_shown(const cs_jvalue *v) {
+  switch (cs_jtype_of(v)) {
+    case CS_JNUMBER: return cs_jnumber_text(v);
+    case CS_JSTRING: return "a string";
+    case CS_JBOOL: return "true or false";
+    case CS_JNULL: return "null";
+    default: return "an object or array";
   }
-  *v = neg ? -(int64_t)x : (int64_t)x;
-  return true;
 }
 
-static cs_status json_member(void *arg, const cs_json_member *m, cs_err *err) {
-  json_in *in = arg;
-  int i = -1;
-  for (int k = 0; k < RT_TF_COUNT && i < 0; k++)
-    if (strcmp(fields[k].camel, m->key) == 0) i = k;
-  int64_t v = 0;
-  if (i < 0) {
+/* Member i of the object: a field of the tiling, an unmodelled TCubeTiling field, or an error. */
+static cs_status json_member(const char *where, const cs_jvalue *obj, size_t i, rt_tiling *t, rt_tiling_mask *found,
+                             char *ignored, size_t ignored_bytes, cs_err *err) {
+  const char *key = cs_jkey_at(obj, i);
+  const cs_jvalue *v = cs_jat(obj, i);
+  int f = -1;
+  for (int k = 0; k < RT_TF_COUNT && f < 0; k++)
+    if (strcmp(fields[k].camel, key) == 0) f = k;
+  int64_t x = 0;
+  if (f < 0) {
     for (size_t k = 0; k < sizeof unmodelled / sizeof unmodelled[0]; k++) {
-      if (strcmp(unmodelled[k], m->key) != 0) continue;
-      if (!json_int(m, &v))
-        return cs_err_set(err, CS_EINVAL, "%s:%u:%u: %s: expected an integer, got %s", in->where, m->line, m->column, m->key,
-                          m->kind == CS_JSON_STRING ? "a string" : m->text[0] ? m->text : "true, false or null");
-      if (v != 0) {
-        size_t used = strlen(in->ignored);
-        snprintf(in->ignored + used, in->ignored_bytes - used, "%s%s", used ? ", " : "", m->key);
+      if (strcmp(unmodelled[k], key) != 0) continue;
+      if (!cs_ji64(v, &x))
+        return cs_err_set(err, CS_EINVAL, "%s: %s: expected an integer, got %s", where, key, json_shown(v));
+      if (x != 0) {
+        size_t used = strlen(ignored);
+        snprintf(ignored + used, ignored_bytes - used, "%s%s", used ? ", " : "", key);
       }
       return CS_OK;
     }
@@ -124,28 +114,26 @@ static cs_status json_member(void *arg, const cs_json_member *m, cs_err *err) {
     size_t used = 0;
     for (int k = 0; k < RT_TF_COUNT && used < sizeof known; k++)
       used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "", fields[k].camel);
-    return cs_err_set(err, CS_EINVAL, "%s:%u:%u: unknown TCubeTiling field \"%s\" (cubesim reads %s)", in->where,
-                      m->key_line, m->key_column, m->key, known);
+    return cs_err_set(err, CS_EINVAL, "%s: unknown TCubeTiling field \"%s\" (cubesim reads %s)", where, key, known);
   }
-  const rt_tiling_field *f = &fields[i];
-  if (f->names && m->kind == CS_JSON_STRING) {
-    if (strcmp(m->text, "block") == 0) v = RT_SPLIT_BLOCK;
-    else if (strcmp(m->text, "round_robin") == 0) v = RT_SPLIT_ROUND_ROBIN;
-    else
-      return cs_err_set(err, CS_EINVAL, "%s:%u:%u: %s: \"%s\" is not one of %s", in->where, m->line, m->column, f->camel,
-                        m->text, f->names);
-  } else if (i == RT_TF_is_bias && (m->kind == CS_JSON_TRUE || m->kind == CS_JSON_FALSE)) {
-    v = m->kind == CS_JSON_TRUE;
-  } else if (!json_int(m, &v)) {
-    return cs_err_set(err, CS_EINVAL, "%s:%u:%u: %s: expected an integer%s, got %s", in->where, m->line, m->column, f->camel,
-                      f->names ? " or a name (" RT_CORE_SPLIT_NAMES ")" : "",
-                      m->kind == CS_JSON_STRING ? "a string" : m->kind == CS_JSON_NUMBER ? m->text : "true, false or null");
+  const rt_tiling_field *fd = &fields[f];
+  bool b;
+  if (fd->names && cs_jis(v, CS_JSTRING)) {
+    const char *name = cs_jstring(v);
+    if (strcmp(name, "block") == 0) x = RT_SPLIT_BLOCK;
+    else if (strcmp(name, "round_robin") == 0) x = RT_SPLIT_ROUND_ROBIN;
+    else return cs_err_set(err, CS_EINVAL, "%s: %s: \"%s\" is not one of %s", where, fd->camel, name, fd->names);
+  } else if (f == RT_TF_is_bias && cs_jbool(v, &b)) {
+    x = b;
+  } else if (!cs_ji64(v, &x)) {
+    return cs_err_set(err, CS_EINVAL, "%s: %s: expected an integer%s, got %s", where, fd->camel,
+                      fd->names ? " or a name (" RT_CORE_SPLIT_NAMES ")" : f == RT_TF_is_bias ? " or true/false" : "",
+                      json_shown(v));
   }
-  if (v < f->lo || v > f->hi)
-    return cs_err_set(err, CS_EINVAL, "%s:%u:%u: %s = %" PRId64 " is out of range [%u, %u]", in->where, m->line, m->column,
-                      f->camel, v, f->lo, f->hi);
-  rt_tiling_set(in->t, i, (uint32_t)v);
-  in->found |= (rt_tiling_mask)1 << i;
+  if (x < fd->lo || x > fd->hi)
+    return cs_err_set(err, CS_EINVAL, "%s: %s = %" PRId64 " is out of range [%u, %u]", where, fd->camel, x, fd->lo, fd->hi);
+  rt_tiling_set(t, f, (uint32_t)x);
+  *found |= (rt_tiling_mask)1 << f;
   return CS_OK;
 }
 
@@ -154,9 +142,18 @@ cs_status rt_tiling_read_json(const char *text, size_t len, const char *where, r
   char none[1];
   if (!ignored || !ignored_bytes) ignored = none, ignored_bytes = sizeof none;
   ignored[0] = '\0';
-  json_in in = {where, t, 0, ignored, ignored_bytes};
-  cs_status st = cs_json_read_flat(text, len, where, json_member, &in, err);
-  *found = in.found;
+  *found = 0;
+  cs_jerror je;
+  cs_jdoc *doc = cs_jparse(text, len, &je);
+  if (!doc) return cs_err_set(err, CS_EINVAL, "%s:%u:%u: %s", where, je.line, je.column, je.msg);
+  const cs_jvalue *root = cs_jroot(doc);
+  cs_status st = CS_OK;
+  if (!cs_jis(root, CS_JOBJECT))
+    st = cs_err_set(err, CS_EINVAL, "%s: a TCubeTiling is a JSON object of its fields, not %s", where,
+                    cs_jtype_name(cs_jtype_of(root)));
+  for (size_t i = 0; st == CS_OK && i < cs_jcount(root); i++)
+    st = json_member(where, root, i, t, found, ignored, ignored_bytes, err);
+  cs_jfree(doc);
   return st;
 }
 
@@ -448,9 +445,6 @@ cs_status rt_tiling_check(const sim_config *cfg, const rt_matmul_types *ty, cons
       return cs_err_set(err, CS_EINVAL, "tiling: int4 blocks must start on whole bytes: single_core_%s = %u and the l2_split "
                         "rounds must be even", ty->a_trans ? "m" : "n", ty->a_trans ? t->single_core_m : t->single_core_n);
   }
-  if (t->unit_flag)
-    return cs_err_set(err, CS_EINVAL, "tiling: unit_flag = 1 is not available yet: this build's mmad and fixpipe have no "
-                      "unit_flag field");
   cs_status st = check_nz(ty, t, err);
   if (st == CS_OK) st = check_nd(ty, t, err);
   if (st != CS_OK) return st;
@@ -899,52 +893,57 @@ static void stage1(search *s) {
       }
 }
 
-/* Stage 2: placements (block grids or round-robin, walk order, L2 rounds) of the best per-core
- * choices. */
-static void stage2(search *s, const rt_tiling_choice *keep, unsigned nkeep) {
+/* The placements of one per-core choice with the walk order, L2 rounds and UnitFlag set:
+ * round-robin over whole rounds, and blocks of mb x nb grids of at most the cores, sized evenly
+ * or in whole base tiles. */
+static void placements(search *s, const rt_tiling *keep, uint32_t l2, uint32_t order, uint32_t uf) {
   unsigned cores = (unsigned)s->cfg->chip_cores;
-  for (unsigned c = 0; c < nkeep; c++)
-    for (uint32_t l2 = 1; l2 <= 4; l2 *= 2)
-      for (uint32_t order = 0; order < 2; order++) {
-        rt_tiling t = keep[c].t;
-        t.l2_split = l2;
-        t.iterate_order = order;
-        uint32_t rows = (uint32_t)cdiv(t.m, l2);
-        if (cdiv(t.m, rows) != l2) continue;
-        /* round-robin over whole rounds */
-        t.core_split = RT_SPLIT_ROUND_ROBIN;
-        t.single_core_m = rows;
-        t.single_core_n = t.n;
-        uint64_t tiles = rt_tiling_tile_count(&t, rows, t.n) * l2 * (s->batch ? s->batch : 1);
-        t.used_core_num = (uint32_t)(tiles < cores ? tiles : cores);
-        settle(s, &t);
-        offer(s, &t);
-        /* blocks: mb x nb grids of at most the cores, sizes even or in whole base tiles */
-        t.core_split = RT_SPLIT_BLOCK;
-        for (uint32_t mb = 1; mb <= cores && mb <= rows; mb++) {
-          uint32_t nb = cores / mb;
-          if (nb > t.n) nb = t.n;
-          for (int aligned = 0; aligned < 2; aligned++) {
-            t = keep[c].t;
-            t.l2_split = l2;
-            t.iterate_order = order;
-            t.core_split = RT_SPLIT_BLOCK;
-            uint32_t scm = (uint32_t)cdiv(rows, mb), scn = (uint32_t)cdiv(t.n, nb);
-            if (aligned) {
-              scm = (uint32_t)round_up(scm, t.base_m);
-              scn = (uint32_t)round_up(scn, t.base_n);
-              if (scm > rows) scm = rows;
-              if (scn > t.n) scn = t.n;
-            }
-            t.single_core_m = scm;
-            t.single_core_n = scn;
-            uint64_t blocks = rt_tiling_block_count(&t) * (s->batch ? s->batch : 1);
-            t.used_core_num = (uint32_t)(blocks < cores ? blocks : cores);
-            settle(s, &t);
-            offer(s, &t);
-          }
-        }
+  uint64_t batch = s->batch ? s->batch : 1;
+  rt_tiling t = *keep;
+  t.l2_split = l2;
+  t.iterate_order = order;
+  t.unit_flag = uf;
+  uint32_t rows = (uint32_t)cdiv(t.m, l2);
+  if (cdiv(t.m, rows) != l2) return;
+  t.core_split = RT_SPLIT_ROUND_ROBIN;
+  t.single_core_m = rows;
+  t.single_core_n = t.n;
+  uint64_t tiles = rt_tiling_tile_count(&t, rows, t.n) * l2 * batch;
+  t.used_core_num = (uint32_t)(tiles < cores ? tiles : cores);
+  settle(s, &t);
+  offer(s, &t);
+  for (uint32_t mb = 1; mb <= cores && mb <= rows; mb++) {
+    uint32_t nb = cores / mb;
+    if (nb > t.n) nb = t.n;
+    for (int aligned = 0; aligned < 2; aligned++) {
+      rt_tiling b = *keep;
+      b.l2_split = l2;
+      b.iterate_order = order;
+      b.unit_flag = uf;
+      b.core_split = RT_SPLIT_BLOCK;
+      uint32_t scm = (uint32_t)cdiv(rows, mb), scn = (uint32_t)cdiv(b.n, nb);
+      if (aligned) {
+        scm = (uint32_t)round_up(scm, b.base_m);
+        scn = (uint32_t)round_up(scn, b.base_n);
+        if (scm > rows) scm = rows;
+        if (scn > b.n) scn = b.n;
       }
+      b.single_core_m = scm;
+      b.single_core_n = scn;
+      uint64_t blocks = rt_tiling_block_count(&b) * batch;
+      b.used_core_num = (uint32_t)(blocks < cores ? blocks : cores);
+      settle(s, &b);
+      offer(s, &b);
+    }
+  }
+}
+
+/* Stage 2: the placements of the best per-core choices. */
+static void stage2(search *s, const rt_tiling_choice *keep, unsigned nkeep) {
+  for (unsigned c = 0; c < nkeep; c++)
+    for (uint32_t uf = 0; uf < 2; uf++)
+      for (uint32_t l2 = 1; l2 <= 4; l2 *= 2)
+        for (uint32_t order = 0; order < 2; order++) placements(s, &keep[c].t, l2, order, uf);
 }
 
 cs_status rt_tiling_search(const sim_config *cfg, const rt_matmul_types *ty, uint32_t batch, const rt_tiling *start,

@@ -345,6 +345,27 @@ static void test_matmul_tiling_round_robin(void **state) {
   mm_free(&r);
 }
 
+/* UnitFlag: the mmads of a tile carry 2, its last one 3, and the fixpipe 3 (Ascend's values). */
+static void test_matmul_tiling_unit_flag(void **state) {
+  (void)state;
+  for (int on = 0; on < 2; on++) {
+    const char *uf[] = {on ? "unit_flag=1" : "unit_flag=0", NULL};
+    run r = mm_run(1, 128, 128, 128, uf); /* 2 x 2 tiles, 4 mmads each */
+    size_t len, mmads = 0, fix = 0;
+    const isa_insn *s = stream(&r, 0, &len);
+    for (size_t i = 0; i < len; i++) {
+      if (s[i].op == ISA_OP_MMAD) assert_int_equal(s[i].u.mmad.unit_flag, on ? (mmads++ % 4 == 3 ? 3 : 2) : 0);
+      if (s[i].op == ISA_OP_FIXPIPE) {
+        assert_int_equal(s[i].u.fixpipe.unit_flag, on ? 3 : 0);
+        fix++;
+      }
+    }
+    assert_int_equal(fix, 4);
+    if (on) assert_int_equal(mmads, 16);
+    mm_free(&r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul_tiling_step_ka_sizes_the_copies_of_a),
@@ -354,6 +375,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_tiling_blocks_per_core),
       cmocka_unit_test(test_matmul_tiling_l2_split_rounds),
       cmocka_unit_test(test_matmul_tiling_round_robin),
+      cmocka_unit_test(test_matmul_tiling_unit_flag),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
