@@ -302,6 +302,110 @@ typedef struct bad_case {
   const char *want; /* the whole stderr; %s: the temporary directory */
 } bad_case;
 
+/* --tiling FILE.json: a TCubeTiling in Ascend's camelCase names sets the tiling attributes (M, N
+ * and Ka the shape of the generated inputs, isBias has_bias); --attr overrides its fields; --json
+ * echoes the tiling the run used, which --tiling reads back into the same run. */
+static void test_cli_run_tiling_file(void **state) {
+  (void)state;
+  tmp t;
+  tmp_init(&t);
+  const char *path = tmp_path(&t, 0, "tiling.json");
+  tf_write_text(path, "{\"usedCoreNum\": 4, \"M\": 96, \"N\": 128, \"Ka\": 64, \"Kb\": 64, \"singleCoreM\": 48,\n"
+                      " \"singleCoreN\": 64, \"singleCoreK\": 64, \"baseM\": 32, \"baseN\": 64, \"baseK\": 32,\n"
+                      " \"depthA1\": 4, \"depthB1\": 2, \"stepM\": 1, \"stepN\": 1, \"stepKa\": 2, \"stepKb\": 1,\n"
+                      " \"iterateOrder\": 0, \"isBias\": 1, \"dbL0A\": 2, \"dbL0B\": 1, \"dbL0C\": 2,\n"
+                      " \"unitFlag\": 0, \"coreSplit\": \"block\", \"shareMode\": 0, \"transLength\": 4096, \"BatchNum\": 0}\n");
+  cr_result r = cr_run("run", "matmul", "--tiling", path, "--attr", "l2_split=2", "--attr", "single_core_m=24", "--check",
+                       "--json", "--set", "chip.cores=8", NULL);
+  if (r.status) fail_msg("%s", r.err);
+  char note[512];
+  snprintf(note, sizeof note, "cubesim run: note: --tiling %s: fields cubesim does not model, ignored: transLength\n", path);
+  assert_string_equal(r.err, note);
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+  const cs_jvalue *root = cs_jroot(doc);
+  assert_int_equal(je_u64(root, "inputs.a.shape[0]"), 96);
+  assert_int_equal(je_u64(root, "inputs.a.shape[1]"), 64);
+  assert_int_equal(je_u64(root, "inputs.bias.shape[0]"), 128);
+  assert_int_equal(je_u64(root, "check.mismatches"), 0);
+  const struct {
+    const char *key;
+    uint64_t v;
+  } want[] = {{"usedCoreNum", 4}, {"M", 96},       {"N", 128},    {"Ka", 64},     {"singleCoreM", 24}, {"singleCoreN", 64},
+              {"baseM", 32},     {"depthA1", 4},   {"stepKa", 2}, {"stepKb", 1},  {"iterateOrder", 0}, {"isBias", 1},
+              {"dbL0A", 2},      {"dbL0B", 1},     {"dbL0C", 2},  {"l2Split", 2}, {"unitFlag", 0}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    char key[64];
+    snprintf(key, sizeof key, "tiling.%s", want[i].key);
+    assert_int_equal(je_u64(root, key), want[i].v);
+  }
+  assert_string_equal(cs_jget_string(root, "tiling.coreSplit"), "block");
+  uint64_t cycles = je_u64(root, "total_cycles");
+  /* the echo, written back as a file, runs the same */
+  const cs_jvalue *tl = cs_jget(root, "tiling");
+  char text[2048] = "{";
+  size_t used = 1;
+  for (size_t i = 0; i < cs_jcount(tl); i++) {
+    const cs_jvalue *v = cs_jat(tl, i);
+    if (cs_jis(v, CS_JSTRING))
+      used += (size_t)snprintf(text + used, sizeof text - used, "%s\"%s\": \"%s\"", i ? ", " : "", cs_jkey_at(tl, i),
+                               cs_jstring(v));
+    else
+      used += (size_t)snprintf(text + used, sizeof text - used, "%s\"%s\": %s", i ? ", " : "", cs_jkey_at(tl, i),
+                               cs_jnumber_text(v));
+  }
+  snprintf(text + used, sizeof text - used, "}");
+  const char *echo = tmp_path(&t, 1, "echo.json");
+  tf_write_text(echo, text);
+  cs_jfree(doc);
+  cr_free(&r);
+  r = cr_run("run", "matmul", "--tiling", echo, "--json", "--set", "chip.cores=8", NULL);
+  cr_assert_ok(&r);
+  doc = je_parse(r.out, strlen(r.out));
+  assert_int_equal(je_u64(cs_jroot(doc), "total_cycles"), cycles);
+  assert_int_equal(je_u64(cs_jroot(doc), "tiling.singleCoreM"), 24);
+  cs_jfree(doc);
+  cr_free(&r);
+  /* the text summary prints it on one line */
+  r = cr_run("run", "matmul", "--tiling", echo, "--set", "chip.cores=8", NULL);
+  cr_assert_ok(&r);
+  cr_assert_contains(r.out, "\ntiling: base 32 x 64 x 32; L1 A 4 blocks (step_m 1 x step_ka 2), B 2 (step_n 1 x step_kb 1); "
+                            "L0 buffers A 2, B 1, C 2; blocks 24 x 64 on 4 cores; iterate_order 0, l2_split 2, "
+                            "unit_flag 0\n");
+  cr_free(&r);
+  /* errors: one line each */
+  const char *bad = tmp_path(&t, 2, "bad.json");
+  tf_write_text(bad, "{\"baseM\": 128, \"stepK\": 2}");
+  char want_bad[1024], missing[256];
+  snprintf(want_bad, sizeof want_bad,
+           "cubesim run: error: %s: unknown TCubeTiling field \"stepK\" (cubesim reads usedCoreNum, M, N, Ka, Kb, "
+           "singleCoreM, singleCoreN, singleCoreK, baseM, baseN, baseK, depthA1, depthB1, stepM, stepN, stepKa, stepKb, "
+           "iterateOrder, isBias, dbL0A, dbL0B, dbL0C, l2Split, unitFlag, coreSplit)\n",
+           bad);
+  r = cr_run("run", "matmul", "--tiling", bad, NULL);
+  assert_int_equal(r.status, 2);
+  assert_string_equal(r.err, want_bad);
+  assert_string_equal(r.out, "");
+  cr_free(&r);
+  snprintf(missing, sizeof missing, "cubesim run: error: --tiling %s/none.json: cannot open it\n", t.dir);
+  char none[200];
+  snprintf(none, sizeof none, "%s/none.json", t.dir);
+  r = cr_run("run", "matmul", "--tiling", none, NULL);
+  assert_int_equal(r.status, cs_status_exit_code(CS_EIO));
+  assert_string_equal(r.err, missing);
+  cr_free(&r);
+  /* a tiling for another shape than the inputs given */
+  seed_files sf;
+  seed_init(&sf);
+  r = cr_run("run", "linear", SEED_INS(sf), "--tiling", path, NULL);
+  assert_int_equal(r.status, 2);
+  char both[1024];
+  snprintf(both, sizeof both, "%scubesim run: error: attribute m = 96 but the inputs have m = 2\n", note);
+  assert_string_equal(r.err, both);
+  cr_free(&r);
+  tmp_free(&sf.t);
+  tmp_free(&t);
+}
+
 static void test_cli_run_bad_inputs(void **state) {
   (void)state;
   seed_files s;
@@ -554,6 +658,7 @@ int main(void) {
       cmocka_unit_test(test_cli_run_check),
       cmocka_unit_test(test_cli_run_trace),
       cmocka_unit_test(test_cli_run_generated_inputs),
+      cmocka_unit_test(test_cli_run_tiling_file),
       cmocka_unit_test(test_cli_run_bad_inputs),
       cmocka_unit_test(test_cli_kernels_lists_every_kernel),
       cmocka_unit_test(test_cli_run_real_binary),
