@@ -21,7 +21,7 @@ typedef struct cli_io {
   X(config, "show the resolved chip configuration (defaults, or a YAML file over them)") \
   X(exec, "run a text program of instructions on the simulated chip") \
   X(kernels, "list the kernels and operators of cubesim run, with their inputs and attributes") \
-  X(quant, "pack a float scale/offset into the fixpipe quant word, or explain a word") \
+  X(quant, "pack, explain, check and compare fixpipe quant words (one, or .npy tensors)") \
   X(run, "run a kernel or operator (ATB Linear, ONNX, TensorFlow, DirectML) on the simulated chip") \
   X(version, "print the version of cubesim") \
   /* one row per command, in alphabetical order; each row ends with a backslash */

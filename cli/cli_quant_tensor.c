@@ -5,7 +5,6 @@
  * line and exit status 2, never a partial table. check exits 0 when a packer variant explains
  * every word and 1 when none does; diff exits 0 when the tensors are equal and 1 when they
  * differ (as cmp(1) does). */
-#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +16,6 @@
 #include "base/cs_parse.h"
 #include "cli/cli.h"
 #include "cli/cli_quant.h"
-#include "isa/isa_num.h"
 #include "isa/isa_quant.h"
 #include "isa/isa_quant_tools.h"
 

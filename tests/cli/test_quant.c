@@ -431,8 +431,8 @@ static void test_cli_quant_binary_end_to_end(void **state) {
   /* The command is listed in the top-level help. */
   out = cr_shell(CUBESIM_BINARY " --help", &status);
   assert_int_equal(status, 0);
-  cr_assert_contains(out, "  quant      pack a float scale/offset into the fixpipe quant word, or "
-                     "explain a word\n");
+  cr_assert_contains(out, "  quant      pack, explain, check and compare fixpipe quant words (one, "
+                     "or .npy tensors)\n");
   free(out);
 }
 
