@@ -55,7 +55,7 @@ static void show_text(FILE *f, const sim_config *c, const sim_config_derived *d,
     for (size_t i = 0; i < sim_config_param_count(); i++) {
       const sim_param_info *p = sim_config_param(i);
       if ((int)p->section_id != s) continue;
-      char v[96], def[80];
+      char v[112], def[80];
       pretty_value(c, i, v, sizeof v);
       fprintf(f, "  %-28s %-22s %-15s %s%s", p->path, v, p->unit,
               p->assumption ? "[assumption] " : "", p->description);
@@ -216,7 +216,7 @@ static void show_markdown(FILE *f, const sim_config *c, const sim_config_derived
     for (size_t i = 0; i < sim_config_param_count(); i++) {
       const sim_param_info *p = sim_config_param(i);
       if ((int)p->section_id != s) continue;
-      char v[96], range[96], def[80];
+      char v[112], range[96], def[80];
       pretty_value(c, i, v, sizeof v);
       sim_config_param_range_text(i, range, sizeof range);
       fprintf(f, "| `%s` | `%s`", p->path, v);

@@ -214,7 +214,7 @@ static cs_status parse_addr(char *value, const isa_field_desc *f, const isa_text
                       f->name, value);
   *colon = '\0';
   char *off = colon + 1;
-  uint32_t mem;
+  uint32_t mem = 0;
   cs_status st = parse_enum(value, f->name, &mem_names, mem_from, ISA_MEM_COUNT, &mem, err);
   *colon = ':';
   if (st != CS_OK) return st;
@@ -258,7 +258,7 @@ static cs_status parse_field(char *value, const isa_field_desc *f, const isa_tex
                              isa_insn *in, size_t *col_shift, cs_err *err) {
   void *p = isa_field_ptr(in, f);
   uint64_t v;
-  uint32_t u;
+  uint32_t u = 0;
   cs_status st;
   switch (f->kind) {
     case ISA_FK_ADDR: return parse_addr(value, f, syms, p, col_shift, err);
