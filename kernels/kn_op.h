@@ -189,7 +189,7 @@ typedef struct kn_compare {
   uint64_t mismatches;   /* elements whose bits differ */
   uint64_t first_index;  /* first mismatch (flat index) */
   double max_abs_diff;   /* numerically, over mismatches */
-  char first[160];       /* "output[1, 2]: got 28 (0x4f00), expected 28.5 (0x4f20)" */
+  char first[256];       /* "output[1, 2]: got 28 (0x4f00), expected 28.5 (0x4f20)" */
 } kn_compare;
 cs_status kn_compare_tensors(const kn_tensor *got, const kn_tensor *want, kn_compare *cmp,
                              cs_err *err);
