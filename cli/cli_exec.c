@@ -322,7 +322,7 @@ static int run_exec(cli_io *io, exec_args *a) {
   sim_config cfg;
   sim_config_derived d;
   if (st == CS_OK) st = sim_config_resolve(a->config, &cfg, &d, &e);
-  sim_options so = {a->timing_only};
+  sim_options so = {a->timing_only, ISA_KERNEL_AUTO};
   if (st == CS_OK) st = sim_create(&cfg, &so, &s, &e);
   if (st == CS_OK) st = sim_program_link(p, s, &e);
   for (size_t i = 0; st == CS_OK && i < a->nin; i++) st = load_input(s, &a->ins[i], a->timing_only, &e);

@@ -448,13 +448,18 @@ typedef struct isa_env {
  * modes, ...). Alignment and bounds depend on the machine: sim/ checks them from the ranges. */
 bool isa_insn_check(const isa_insn *in, isa_fault *f);
 
+typedef struct isa_host isa_host; /* isa/isa_kernel.h */
+
 /* The machine's memories as the functional model sees them: `ptr` returns the host address of
  * `bytes` bytes at `off` in `mem`. The caller guarantees every range of the instruction is in
- * bounds (sim/ checks before calling isa_insn_exec), so ptr cannot fail. */
+ * bounds (sim/ checks before calling isa_insn_exec), so ptr cannot fail. `host` is the
+ * workspace of the hot loops (isa/isa_kernel.h); NULL: the best kernel, with scratch memory
+ * allocated per instruction. */
 typedef struct isa_mach {
   void *ctx;
   uint8_t *(*ptr)(void *ctx, isa_mem mem, uint64_t off, uint64_t bytes);
   isa_env env;
+  isa_host *host;
 } isa_mach;
 
 /* Applies the instruction's functional effect. */

@@ -72,7 +72,8 @@ static uint32_t to_bf16(float y, bool saturation) {
 /* ReLU as max(x, 0) on fp32: IEEE maxNum, so -0.0 and NaN give +0. */
 static float relu_f32(float x, bool relu) { return relu && !(x > 0.0f) ? 0.0f : x; }
 
-uint32_t isa_fixpipe_conv_apply(const isa_fixpipe_conv *c, uint32_t x_bits) {
+/* isa_fixpipe_conv_apply's body, inlined into the row loops of exec. */
+static inline uint32_t conv_apply(const isa_fixpipe_conv *c, uint32_t x_bits) {
   int32_t xi = (int32_t)x_bits;
   float xf = isa_f32_from_bits(x_bits);
   switch ((isa_quant_mode)c->mode) {
@@ -93,6 +94,8 @@ uint32_t isa_fixpipe_conv_apply(const isa_fixpipe_conv *c, uint32_t x_bits) {
     default: return 0;
   }
 }
+
+uint32_t isa_fixpipe_conv_apply(const isa_fixpipe_conv *c, uint32_t x_bits) { return conv_apply(c, x_bits); }
 
 uint32_t isa_fixpipe_convert_elem(isa_quant_mode mode, isa_dtype l0c_dtype, uint64_t word,
                                   bool relu, uint32_t x_bits, bool saturation) {
@@ -280,6 +283,29 @@ void isa_sem_fixpipe_work(const isa_insn *in, isa_work *w) {
   w->dtype = p->out_dtype;
 }
 
+/* Converts the first w elements of one L0C row (x) into row (es bytes each), column jj by
+ * conv[jj]. NoQuant without ReLU keeps the bits: a copy. Otherwise one loop per output size, so
+ * each store has a constant size. */
+static void convert_row(const isa_fixpipe_conv *conv, const uint8_t *x, uint8_t *row, uint32_t w, uint64_t es) {
+  if (conv[0].mode == ISA_QUANT_NO_QUANT && !conv[0].relu) {
+    memcpy(row, x, (size_t)w * L0C_ELEM_BYTES); /* both little-endian 4-byte elements */
+    return;
+  }
+  switch (es) {
+    case 1:
+      for (uint32_t jj = 0; jj < w; jj++) row[jj] = (uint8_t)conv_apply(&conv[jj], isa_le_load32(x + jj * L0C_ELEM_BYTES));
+      break;
+    case 2:
+      for (uint32_t jj = 0; jj < w; jj++)
+        isa_le_store(row + 2 * jj, conv_apply(&conv[jj], isa_le_load32(x + jj * L0C_ELEM_BYTES)), 2);
+      break;
+    default:
+      for (uint32_t jj = 0; jj < w; jj++)
+        isa_le_store(row + 4 * jj, conv_apply(&conv[jj], isa_le_load32(x + jj * L0C_ELEM_BYTES)), 4);
+      break;
+  }
+}
+
 void isa_sem_fixpipe_exec(const isa_insn *in, const isa_mach *m) {
   const isa_fmt_fixpipe *p = &in->u.fixpipe;
   fp_geom g = geom_of(p);
@@ -322,10 +348,7 @@ void isa_sem_fixpipe_exec(const isa_insn *in, const isa_mach *m) {
         else
           row = m->ptr(m->ctx, dmem,
                        matrix + ((uint64_t)cb * p->dst_stride + i) * BLOCK_COLS * es, w * es);
-        const uint8_t *x = src + (uint64_t)i * L0C_ROW_BYTES;
-        for (uint32_t jj = 0; jj < w; jj++)
-          isa_le_store(row + jj * es, isa_fixpipe_conv_apply(&conv[jj], isa_le_load32(x + jj * L0C_ELEM_BYTES)),
-                       es);
+        convert_row(conv, src + (uint64_t)i * L0C_ROW_BYTES, row, w, es);
       }
     }
   }

@@ -11,7 +11,8 @@
 
 #include <string.h>
 
-#include "isa/isa_num.h"
+#include "isa/isa_hot.h"
+
 
 #define LOAD2D_FRACTAL_BYTES 512u
 #define LOAD2D_FRACTAL_ROWS 16u
@@ -70,22 +71,31 @@ void isa_sem_load2d_work(const isa_insn *in, isa_work *w) {
   w->bytes = (uint64_t)p->repeat_times * fractals_per_repeat(p) * LOAD2D_FRACTAL_BYTES;
 }
 
-/* dst = src^T for a row-major c0 x c0 square of `bits`-bit elements (rows of 32 bytes). */
-static void transpose_square(uint8_t *dst, const uint8_t *src, unsigned c0, unsigned bits) {
-  if (bits == 4) {
-    for (unsigned r = 0; r < c0; r++)
-      for (unsigned c = 0; c < c0; c++) isa_int4_set(dst, r * c0 + c, isa_int4_get(src, c * c0 + r));
-    return;
+/* The portable square transpose of isa/isa_hot.h, one loop per element size so every move has
+ * a constant size. Elements are moved as bytes, whatever the host's order. */
+void isa_load2d_transpose_scalar(uint8_t *dst, const uint8_t *src, unsigned bits) {
+  if (bits == 16) { /* 16 x 16 */
+    for (unsigned r = 0; r < 16; r++)
+      for (unsigned c = 0; c < 16; c++) memcpy(dst + (r * 16 + c) * 2, src + (c * 16 + r) * 2, 2);
+  } else if (bits == 8) { /* 32 x 32 */
+    for (unsigned r = 0; r < 32; r++)
+      for (unsigned c = 0; c < 32; c++) dst[r * 32 + c] = src[c * 32 + r];
+  } else { /* 64 x 64 nibbles, element 0 of a byte in its low nibble: dst (r, c) = src (c, r) */
+    for (unsigned r = 0; r < 64; r++) {
+      unsigned shift = 4 * (r % 2); /* src (c, r) is in byte c·32 + r/2 */
+      for (unsigned b = 0; b < 32; b++) {
+        unsigned lo = src[(2 * b) * 32 + r / 2] >> shift & 0xFu, hi = src[(2 * b + 1) * 32 + r / 2] >> shift & 0xFu;
+        dst[r * 32 + b] = (uint8_t)(lo | hi << 4);
+      }
+    }
   }
-  size_t s = bits / 8;
-  for (unsigned r = 0; r < c0; r++)
-    for (unsigned c = 0; c < c0; c++) memcpy(dst + (r * c0 + c) * s, src + (c * c0 + r) * s, s);
 }
 
 void isa_sem_load2d_exec(const isa_insn *in, const isa_mach *m) {
   const isa_fmt_load2d *p = &in->u.load2d;
   uint64_t q = fractals_per_repeat(p), bytes = q * LOAD2D_FRACTAL_BYTES;
-  unsigned c0 = isa_dtype_c0((isa_dtype)p->dtype), bits = isa_dtype_bits((isa_dtype)p->dtype);
+  unsigned bits = isa_dtype_bits((isa_dtype)p->dtype);
+  const isa_hot *hot = isa_hot_for(m->host);
   for (uint64_t i = 0; i < p->repeat_times; i++) {
     uint64_t src_off = p->src.off + (p->start_index + i * p->src_stride) * LOAD2D_FRACTAL_BYTES;
     const uint8_t *s = m->ptr(m->ctx, (isa_mem)p->src.mem, src_off, bytes);
@@ -94,7 +104,7 @@ void isa_sem_load2d_exec(const isa_insn *in, const isa_mach *m) {
       continue;
     }
     uint8_t square[4 * LOAD2D_FRACTAL_BYTES]; /* q <= 4 */
-    transpose_square(square, s, c0, bits);
+    hot->transpose(square, s, bits);
     for (uint64_t j = 0; j < q; j++)
       memcpy(m->ptr(m->ctx, (isa_mem)p->dst.mem, dst_fractal(p, q, i, j), LOAD2D_FRACTAL_BYTES),
              square + j * LOAD2D_FRACTAL_BYTES, LOAD2D_FRACTAL_BYTES);

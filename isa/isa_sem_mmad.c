@@ -2,20 +2,23 @@
  * the BT bias row (docs/ISA.md §mmad).
  *
  * This is the hot loop of the whole simulator: every MAC of every GEMM runs through it. exec
- * decodes the A and B fractals once per instruction into plain arrays (A row-major m × k; B by
- * 16-column blocks, [nb][k][16]) and computes C one 16-column block and one row at a time: 16
- * local accumulators run over the whole k loop, the B block stays in L1 across rows,
- * and the innermost loop has a fixed trip count of 16, which compilers vectorise even at -O2.
- * Without scratch memory, exec falls back to isa_sem_mmad_exec_direct (same results).
+ * decodes the instruction into a job (isa/isa_hot.h: int4 operands unpacked to int8, the
+ * bias row, a scratch area from the core's workspace, isa/isa_kernel.h) and hands it to the
+ * kernel of the host's instruction set: isa_hot_scalar.c everywhere, isa_hot_x86.c for AVX2
+ * and AVX-512. Every kernel gives the same bits. Without scratch memory, exec falls back to
+ * isa_sem_mmad_exec_direct (same results again). This file also holds what the kernels share:
+ * the float operands as doubles with their exponent ranges, and the exact block sums of the
+ * blocks whose range is too wide for a plain double dot product.
  *
  * Integer inputs: |Σ_κ A·B| ≤ 4095 · 2^14 < 2^31, so one instruction's dot products are exact in
  * int32; only adding them to C or to the bias wraps (modulo 2^32, done in uint32).
  *
  * Float inputs follow docs/ISA.md's order: per k-block the 16 products are summed exactly and
- * rounded once to fp32, then added to the fp32 accumulator, blocks in increasing k. The exact sum
+ * rounded once to fp32, then added to the fp32 accumulator, blocks in increasing k. Most blocks
+ * are exact as plain double dot products (isa/isa_hot.h). Otherwise the exact sum
  * splits every product p on a grid 2^G into hi + lo (split_magic); the his and the los each sum
- * exactly in double, and round_pair_f32 rounds hi_sum + lo_sum to fp32 exactly. The split is exact
- * whenever a block's products span at most 98 binary orders, which fp16 always does (products in
+ * exactly in double, and round_pair_f32 rounds hi_sum + lo_sum to fp32 exactly. The split is
+ * exact whenever a block's products span at most 98 binary orders, which fp16 always does (products in
  * [2^-48, 2^32)); wider bf16 blocks and blocks with Inf/NaN go through isa_mmad_exact_sum_f32,
  * which falls back to a wide fixed-point accumulator. NaNs are made canonical once, when C is
  * stored: NaN is sticky under addition, so that equals canonicalising after every addition.
@@ -30,11 +33,10 @@
 #include <string.h>
 
 #include "isa/isa_fparith.h"
+#include "isa/isa_kernel.h"
+#include "isa/isa_hot.h"
 #include "isa/isa_num.h"
 
-#define FRACTAL_BYTES 512u    /* L0A / L0B fractal: 16 rows x 32 bytes */
-#define C_FRACTAL_BYTES 1024u /* L0C fractal: 16 x 16 four-byte elements */
-#define FRACTAL_ROWS 16u      /* rows of every fractal: the M and N granularity */
 #define BIAS_ELEM_BYTES 4u    /* BT holds int32 or fp32 */
 #define F32_SIGN_BIT 0x80000000u
 #define F32_INF_BITS 0x7F800000u
@@ -64,37 +66,41 @@ static mm_shape shape_of(const isa_fmt_mmad *p) {
   s.m = p->m;
   s.n = p->n;
   s.k = p->k;
-  s.mb = ceil_div(p->m, FRACTAL_ROWS);
-  s.nb = ceil_div(p->n, FRACTAL_ROWS);
+  s.mb = ceil_div(p->m, ISA_MM_ROWS);
+  s.nb = ceil_div(p->n, ISA_MM_ROWS);
   s.kb = ceil_div(p->k, s.k0);
   return s;
 }
 
 /* Element number, from the start of A, of A(i, κ) in Zz: fractals row-major, rows inside. */
 static size_t a_index(const mm_shape *s, uint32_t i, uint32_t kk) {
-  return (((size_t)(i / FRACTAL_ROWS) * s->kb + kk / s->k0) * FRACTAL_ROWS + i % FRACTAL_ROWS) *
+  return (((size_t)(i / ISA_MM_ROWS) * s->kb + kk / s->k0) * ISA_MM_ROWS + i % ISA_MM_ROWS) *
              s->k0 + kk % s->k0;
 }
 
 /* B(κ, j) in Zn: fractals row-major over K, each column-major (column j%16 is one fractal row). */
 static size_t b_index(const mm_shape *s, uint32_t kk, uint32_t j) {
-  return (((size_t)(kk / s->k0) * s->nb + j / FRACTAL_ROWS) * FRACTAL_ROWS + j % FRACTAL_ROWS) *
+  return (((size_t)(kk / s->k0) * s->nb + j / ISA_MM_ROWS) * ISA_MM_ROWS + j % ISA_MM_ROWS) *
              s->k0 + kk % s->k0;
 }
 
 /* C(i, j) in Nz with 16 x 16 fractals: column blocks, each mb fractals of rows. */
 static size_t c_index(const mm_shape *s, uint32_t i, uint32_t j) {
-  return (((size_t)(j / FRACTAL_ROWS) * s->mb + i / FRACTAL_ROWS) * FRACTAL_ROWS +
-          i % FRACTAL_ROWS) * FRACTAL_ROWS + j % FRACTAL_ROWS;
+  return (((size_t)(j / ISA_MM_ROWS) * s->mb + i / ISA_MM_ROWS) * ISA_MM_ROWS +
+          i % ISA_MM_ROWS) * ISA_MM_ROWS + j % ISA_MM_ROWS;
 }
 
 static int32_t int_elem(const uint8_t *base, isa_dtype dt, size_t idx) {
   return dt == ISA_INT4 ? isa_int4_get(base, idx) : (int8_t)base[idx];
 }
 
-static double float_elem(const uint8_t *base, isa_dtype dt, size_t idx) {
-  uint16_t h = (uint16_t)(base[2 * idx] | base[2 * idx + 1] << 8);
+/* An fp16 / bf16 value from its bits, exactly. */
+static double float_of_raw(isa_dtype dt, uint16_t h) {
   return dt == ISA_FP16 ? isa_f16_to_f32(h) : isa_bf16_to_f32(h);
+}
+
+static double float_elem(const uint8_t *base, isa_dtype dt, size_t idx) {
+  return float_of_raw(dt, (uint16_t)isa_le_load(base + 2 * idx, 2));
 }
 
 /* The operands' host memory, fetched once per instruction. */
@@ -105,9 +111,9 @@ typedef struct mm_ops {
 
 static mm_ops operands(const isa_fmt_mmad *p, const mm_shape *s, const isa_mach *m) {
   mm_ops o;
-  o.a = m->ptr(m->ctx, ISA_MEM_L0A, p->a.off, (uint64_t)s->mb * s->kb * FRACTAL_BYTES);
-  o.b = m->ptr(m->ctx, ISA_MEM_L0B, p->b.off, (uint64_t)s->kb * s->nb * FRACTAL_BYTES);
-  o.c = m->ptr(m->ctx, ISA_MEM_L0C, p->dst.off, (uint64_t)s->mb * s->nb * C_FRACTAL_BYTES);
+  o.a = m->ptr(m->ctx, ISA_MEM_L0A, p->a.off, (uint64_t)s->mb * s->kb * ISA_MM_FRACTAL_BYTES);
+  o.b = m->ptr(m->ctx, ISA_MEM_L0B, p->b.off, (uint64_t)s->kb * s->nb * ISA_MM_FRACTAL_BYTES);
+  o.c = m->ptr(m->ctx, ISA_MEM_L0C, p->dst.off, (uint64_t)s->mb * s->nb * ISA_MM_C_FRACTAL_BYTES);
   o.bias = p->bias_en ? m->ptr(m->ctx, ISA_MEM_BT, p->bias.off, (uint64_t)s->n * BIAS_ELEM_BYTES)
                       : NULL;
   return o;
@@ -301,154 +307,96 @@ float isa_mmad_exact_sum_f32(const double *terms, size_t count) {
   return wide_sum_f32(terms, count);
 }
 
-/* ---- the fast paths --------------------------------------------------------------------- */
+/* ---- what every kernel shares (isa/isa_hot.h) ------------------------------------- */
 
-/* Range of a set of fp16/bf16 values held in doubles, for choosing the split grid. */
-typedef struct span {
-  int emax;     /* largest exponent floor(log2|v|) over the non-zero values */
-  int qmin;     /* smallest ulp exponent (of the source format) over the non-zero values */
-  bool nonzero; /* some value is non-zero */
-  bool special; /* some value is Inf or NaN */
-} span;
+static int float_bias(isa_dtype dt) { return dt == ISA_FP16 ? 15 : 127; }
 
-static void span_add(span *sp, double v, isa_dtype dt) {
-  if (v == 0.0) return;
-  if (!isfinite(v)) {
-    sp->special = true;
-    return;
-  }
-  uint64_t b;
-  memcpy(&b, &v, sizeof b);
-  /* fp16/bf16: normal doubles */
-  int e = (int)((b >> ISA_F64_EXP_SHIFT) & ISA_F64_EXP_MASK) - ISA_F64_EXP_BIAS;
-  /* ulp exponent in the source format: fp16 10 mantissa bits, emin -14; bf16 7 and -126 */
-  int q = dt == ISA_FP16 ? (e > -14 ? e : -14) - 10 : (e > -126 ? e : -126) - 7;
-  if (!sp->nonzero || e > sp->emax) sp->emax = e;
-  if (!sp->nonzero || q < sp->qmin) sp->qmin = q;
-  sp->nonzero = true;
+isa_mm_float_ops isa_mm_float_ops_carve(const isa_mm_float_job *j) {
+  isa_mm_float_ops o;
+  uint8_t *at = j->scratch;
+  o.a_stride = (size_t)j->kb * ISA_MM_K0_FLOAT;
+  o.b_stride = (size_t)j->nb * ISA_MM_ROWS;
+  o.a = (double *)(void *)at;
+  at += isa_mm_align64((size_t)j->mb * ISA_MM_ROWS * o.a_stride * sizeof(double));
+  o.b = (double *)(void *)at;
+  at += isa_mm_align64((size_t)j->kb * ISA_MM_K0_FLOAT * o.b_stride * sizeof(double));
+  o.aspan = (isa_mm_span *)(void *)at;
+  at += isa_mm_align64((size_t)j->mb * (ISA_MM_ROWS / ISA_MM_SPAN_ROWS) * j->kb * sizeof(isa_mm_span));
+  o.bspan = (isa_mm_span *)(void *)at;
+  return o;
 }
 
-/* The split constant of one block from the spans of its A row and B column block: products
- * are multiples of 2^(qa+qb) below 2^(ea+eb+2). */
-static bool split_grid(const span *sa, const span *sb, double *magic) {
-  return split_magic(sa->emax + sb->emax + 2, sa->qmin + sb->qmin, magic);
-}
-
-/* Integer inputs. Returns false (C untouched) when scratch memory is not available.
- * B is decoded by 16-column blocks, [nb][k][16] (zero columns j >= n): for one block and one row
- * of A, 16 local accumulators run over the whole κ loop while the block (k x 32 bytes) stays in
- * L1 across the rows; the fixed trip count of 16 vectorises even at -O2. */
-static bool exec_int(const isa_fmt_mmad *p, const mm_shape *s, const mm_ops *o) {
-  size_t m = s->m, n = s->n, k = s->k;
-  int16_t *ad = malloc(m * k * sizeof *ad);
-  int16_t *bd = calloc((size_t)s->nb * k * FRACTAL_ROWS, sizeof *bd);
-  bool ok = ad && bd;
-  if (ok) {
-    for (uint32_t i = 0; i < m; i++)
-      for (uint32_t kk = 0; kk < k; kk++) ad[i * k + kk] = (int16_t)int_elem(o->a, s->dt, a_index(s, i, kk));
-    for (uint32_t kk = 0; kk < k; kk++)
-      for (uint32_t j = 0; j < n; j++)
-        bd[((size_t)(j / FRACTAL_ROWS) * k + kk) * FRACTAL_ROWS + j % FRACTAL_ROWS] =
-            (int16_t)int_elem(o->b, s->dt, b_index(s, kk, j));
-    for (uint32_t jb = 0; jb < s->nb; jb++) {
-      const int16_t *bblk = bd + (size_t)jb * k * FRACTAL_ROWS;
-      for (uint32_t i = 0; i < s->mb * FRACTAL_ROWS; i++) {
-        int32_t acc[FRACTAL_ROWS] = {0};
-        if (i < m) {
-          const int16_t *arow = ad + (size_t)i * k;
-          for (size_t kk = 0; kk < k; kk++) {
-            int16_t av = arow[kk];
-            const int16_t *brow = bblk + kk * FRACTAL_ROWS;
-            for (size_t jj = 0; jj < FRACTAL_ROWS; jj++) acc[jj] += (int32_t)av * brow[jj];
-          }
+void isa_mm_float_prepare_scalar(const isa_mm_float_job *j, const isa_mm_float_ops *o) {
+  unsigned mant = isa_mm_mant_bits(j->dt);
+  uint16_t raw[ISA_MM_ROWS * ISA_MM_K0_FLOAT]; /* the values a span covers, zero outside the shape */
+  for (uint32_t g = 0; g < j->mb * (ISA_MM_ROWS / ISA_MM_SPAN_ROWS); g++)
+    for (uint32_t blk = 0; blk < j->kb; blk++) {
+      for (uint32_t r = 0; r < ISA_MM_SPAN_ROWS; r++) {
+        uint32_t i = g * ISA_MM_SPAN_ROWS + r;
+        const uint8_t *row = j->a + ((size_t)(i / ISA_MM_ROWS) * j->kb + blk) * ISA_MM_FRACTAL_BYTES +
+                             (size_t)(i % ISA_MM_ROWS) * 32;
+        for (uint32_t t = 0; t < ISA_MM_K0_FLOAT; t++) {
+          bool valid = i < j->m && blk * ISA_MM_K0_FLOAT + t < j->k;
+          uint16_t h = valid ? (uint16_t)isa_le_load(row + 2 * t, 2) : 0;
+          raw[r * ISA_MM_K0_FLOAT + t] = h;
+          o->a[i * o->a_stride + blk * ISA_MM_K0_FLOAT + t] = float_of_raw(j->dt, h);
         }
-        for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) {
-          uint32_t j = jb * FRACTAL_ROWS + jj;
-          isa_le_store(o->c + c_index(s, i, j) * 4, start_bits(p, s, o, i, j) + (uint32_t)acc[jj], 4);
+      }
+      o->aspan[(size_t)g * j->kb + blk] = isa_mm_span_of(raw, ISA_MM_SPAN_ROWS * ISA_MM_K0_FLOAT, mant);
+    }
+  for (uint32_t blk = 0; blk < j->kb; blk++)
+    for (uint32_t jb = 0; jb < j->nb; jb++) {
+      const uint8_t *frac = j->b + ((size_t)blk * j->nb + jb) * ISA_MM_FRACTAL_BYTES;
+      for (uint32_t c = 0; c < ISA_MM_ROWS; c++)
+        for (uint32_t t = 0; t < ISA_MM_K0_FLOAT; t++) {
+          uint32_t col = jb * ISA_MM_ROWS + c;
+          bool valid = col < j->n && blk * ISA_MM_K0_FLOAT + t < j->k;
+          uint16_t h = valid ? (uint16_t)isa_le_load(frac + c * 32 + 2 * t, 2) : 0;
+          raw[c * ISA_MM_K0_FLOAT + t] = h;
+          o->b[((size_t)blk * ISA_MM_K0_FLOAT + t) * o->b_stride + col] = float_of_raw(j->dt, h);
+        }
+      o->bspan[(size_t)blk * j->nb + jb] = isa_mm_span_of(raw, ISA_MM_ROWS * ISA_MM_K0_FLOAT, mant);
+    }
+}
+
+void isa_mm_float_slow_block(const isa_mm_float_job *j, const isa_mm_float_ops *o, uint32_t i0, uint32_t rows,
+                         uint32_t jb0, uint32_t njb, uint32_t kb, float *out, size_t ldo) {
+  int bias = float_bias(j->dt), mant = (int)isa_mm_mant_bits(j->dt);
+  for (uint32_t r = 0; r < rows; r++) {
+    uint32_t i = i0 + r;
+    const double *arow = o->a + (size_t)i * o->a_stride + (size_t)kb * ISA_MM_K0_FLOAT;
+    isa_mm_span sa = o->aspan[(size_t)(i / ISA_MM_SPAN_ROWS) * j->kb + kb];
+    for (uint32_t jb = jb0; jb < jb0 + njb; jb++) {
+      float *dst = out + r * ldo + (size_t)(jb - jb0) * ISA_MM_ROWS;
+      const double *bb = o->b + (size_t)kb * ISA_MM_K0_FLOAT * o->b_stride + (size_t)jb * ISA_MM_ROWS;
+      isa_mm_span sb = o->bspan[(size_t)kb * j->nb + jb];
+      uint32_t valid = i >= j->m ? 0 : j->n - jb * ISA_MM_ROWS < ISA_MM_ROWS ? j->n - jb * ISA_MM_ROWS : ISA_MM_ROWS;
+      bool zero = !sa.special && !sb.special && (sa.emax < sa.emin || sb.emax < sb.emin);
+      double magic;
+      if (zero || valid == 0) {
+        for (uint32_t c = 0; c < ISA_MM_ROWS; c++) dst[c] = 0.0f;
+      } else if (!sa.special && !sb.special &&
+                 split_magic(sa.emax + sb.emax - 2 * bias + 2, sa.emin + sb.emin - 2 * bias - 2 * mant,
+                             &magic)) {
+        double hs[ISA_MM_ROWS] = {0}, ls[ISA_MM_ROWS] = {0};
+        for (uint32_t t = 0; t < ISA_MM_K0_FLOAT; t++)
+          for (uint32_t c = 0; c < ISA_MM_ROWS; c++) {
+            double prod = arow[t] * bb[t * o->b_stride + c];
+            double hi = (prod + magic) - magic;
+            hs[c] += hi;
+            ls[c] += prod - hi;
+          }
+        for (uint32_t c = 0; c < ISA_MM_ROWS; c++) dst[c] = c < valid ? round_pair_f32(hs[c], ls[c]) : 0.0f;
+      } else {
+        for (uint32_t c = 0; c < ISA_MM_ROWS; c++) {
+          double terms[ISA_MM_K0_FLOAT];
+          for (uint32_t t = 0; t < ISA_MM_K0_FLOAT; t++) terms[t] = arow[t] * bb[t * o->b_stride + c];
+          /* no product reaches the padding, whatever A holds (Inf * 0 would be NaN) */
+          dst[c] = c < valid ? isa_mmad_exact_sum_f32(terms, ISA_MM_K0_FLOAT) : 0.0f;
         }
       }
     }
   }
-  free(ad);
-  free(bd);
-  return ok;
-}
-
-/* Float inputs. Returns false (C untouched) when scratch memory is not available. Same blocking
- * as exec_int; the span of every (row of A, k-block) and every (k-block, column block of B)
- * is computed once to choose each block's split grid. */
-static bool exec_float(const isa_fmt_mmad *p, const mm_shape *s, const mm_ops *o) {
-  size_t m = s->m, n = s->n, kb = s->kb, kp = kb * s->k0, nb = s->nb;
-  double *ad = calloc(m * kp, sizeof *ad); /* κ >= k stays zero, in A and in B */
-  double *bd = calloc(nb * kp * FRACTAL_ROWS, sizeof *bd);
-  span *aspan = calloc(m * kb, sizeof *aspan);
-  span *bspan = calloc(kb * nb, sizeof *bspan);
-  bool ok = ad && bd && aspan && bspan;
-  if (ok) {
-    for (uint32_t i = 0; i < m; i++)
-      for (uint32_t kk = 0; kk < s->k; kk++) {
-        double v = float_elem(o->a, s->dt, a_index(s, i, kk));
-        ad[i * kp + kk] = v;
-        span_add(&aspan[i * kb + kk / s->k0], v, s->dt);
-      }
-    for (uint32_t kk = 0; kk < s->k; kk++)
-      for (uint32_t j = 0; j < n; j++) {
-        double v = float_elem(o->b, s->dt, b_index(s, kk, j));
-        bd[((size_t)(j / FRACTAL_ROWS) * kp + kk) * FRACTAL_ROWS + j % FRACTAL_ROWS] = v;
-        span_add(&bspan[(kk / s->k0) * nb + j / FRACTAL_ROWS], v, s->dt);
-      }
-    for (uint32_t jb = 0; jb < nb; jb++) {
-      const double *bblk = bd + (size_t)jb * kp * FRACTAL_ROWS;
-      uint32_t valid_cols = n - jb * FRACTAL_ROWS < FRACTAL_ROWS ? n - jb * FRACTAL_ROWS : FRACTAL_ROWS;
-      for (uint32_t i = 0; i < s->mb * FRACTAL_ROWS; i++) {
-        float acc[FRACTAL_ROWS];
-        for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++)
-          acc[jj] = isa_f32_from_bits(start_bits(p, s, o, i, jb * FRACTAL_ROWS + jj));
-        for (uint32_t blk = 0; i < m && blk < kb; blk++) {
-          const double *ablk = ad + i * kp + (size_t)blk * s->k0;
-          const double *bb = bblk + (size_t)blk * s->k0 * FRACTAL_ROWS;
-          const span *sa = &aspan[i * kb + blk], *sb = &bspan[blk * nb + jb];
-          double magic;
-          if (!sa->special && !sb->special && (!sa->nonzero || !sb->nonzero)) {
-            for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) acc[jj] += 0.0f; /* products ±0: +0 */
-          } else if (!sa->special && !sb->special && split_grid(sa, sb, &magic)) {
-            double hs[FRACTAL_ROWS] = {0}, ls[FRACTAL_ROWS] = {0};
-            for (uint32_t t = 0; t < s->k0; t++) {
-              double av = ablk[t];
-              const double *brow = bb + (size_t)t * FRACTAL_ROWS;
-              for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) {
-                double prod = av * brow[jj];
-                double hi = (prod + magic) - magic;
-                hs[jj] += hi;
-                ls[jj] += prod - hi;
-              }
-            }
-            for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) acc[jj] += round_pair_f32(hs[jj], ls[jj]);
-          } else {
-            double terms[16];
-            for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) {
-              if (jj >= valid_cols) {
-                acc[jj] += 0.0f; /* no products reach the padding, whatever A holds */
-                continue;
-              }
-              for (uint32_t t = 0; t < s->k0; t++) terms[t] = ablk[t] * bb[(size_t)t * FRACTAL_ROWS + jj];
-              acc[jj] += isa_mmad_exact_sum_f32(terms, s->k0);
-            }
-          }
-        }
-        if (i >= m) /* rows i >= m of A: a zero sum */
-          for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++) acc[jj] += 0.0f;
-        for (uint32_t jj = 0; jj < FRACTAL_ROWS; jj++)
-          isa_le_store(o->c + c_index(s, i, jb * FRACTAL_ROWS + jj) * 4, isa_f32_bits(isa_f32_canon(acc[jj])),
-                       4);
-      }
-    }
-  }
-  free(ad);
-  free(bd);
-  free(aspan);
-  free(bspan);
-  return ok;
 }
 
 /* ---- the family ------------------------------------------------------------------------- */
@@ -483,9 +431,9 @@ bool isa_sem_mmad_check(const isa_insn *in, isa_fault *f) {
 size_t isa_sem_mmad_ranges(const isa_insn *in, isa_range *out) {
   const isa_fmt_mmad *p = &in->u.mmad;
   mm_shape s = shape_of(p);
-  uint64_t a_bytes = (uint64_t)s.mb * s.kb * FRACTAL_BYTES;
-  uint64_t b_bytes = (uint64_t)s.kb * s.nb * FRACTAL_BYTES;
-  uint64_t c_bytes = (uint64_t)s.mb * s.nb * C_FRACTAL_BYTES;
+  uint64_t a_bytes = (uint64_t)s.mb * s.kb * ISA_MM_FRACTAL_BYTES;
+  uint64_t b_bytes = (uint64_t)s.kb * s.nb * ISA_MM_FRACTAL_BYTES;
+  uint64_t c_bytes = (uint64_t)s.mb * s.nb * ISA_MM_C_FRACTAL_BYTES;
   size_t r = 0;
   out[r++] = (isa_range){ISA_MEM_L0A, 0, p->a.off, a_bytes, a_bytes, 1};
   out[r++] = (isa_range){ISA_MEM_L0B, 0, p->b.off, b_bytes, b_bytes, 1};
@@ -514,8 +462,8 @@ void isa_sem_mmad_exec_direct(const isa_insn *in, const isa_mach *m) {
   const isa_fmt_mmad *p = &in->u.mmad;
   mm_shape s = shape_of(p);
   mm_ops o = operands(p, &s, m);
-  for (uint32_t i = 0; i < s.mb * FRACTAL_ROWS; i++)
-    for (uint32_t j = 0; j < s.nb * FRACTAL_ROWS; j++) {
+  for (uint32_t i = 0; i < s.mb * ISA_MM_ROWS; i++)
+    for (uint32_t j = 0; j < s.nb * ISA_MM_ROWS; j++) {
       uint32_t acc = start_bits(p, &s, &o, i, j);
       bool valid = i < s.m && j < s.n;
       if (!s.is_float) {
@@ -540,10 +488,68 @@ void isa_sem_mmad_exec_direct(const isa_insn *in, const isa_mach *m) {
     }
 }
 
+/* int4 fractals unpacked to int8 ones: int4 fractal f (16 rows of 64 values) becomes int8
+ * fractals 2f' and 2f' + 1 holding values 0..31 and 32..63 of each row, where f' numbers the
+ * fractals with twice as many k-blocks (Zz: outer = row block, Zn: outer = k-block). */
+static void unpack_int4(const uint8_t *src, uint8_t *dst, uint32_t outer, uint32_t inner,
+                        uint32_t kb, bool zz) {
+  for (uint32_t x = 0; x < outer; x++)
+    for (uint32_t y = 0; y < inner; y++) {
+      /* Zz: x = row block, y = k-block; Zn: x = k-block, y = column block */
+      uint32_t blk = zz ? y : x;
+      size_t f = zz ? (size_t)x * kb + y : (size_t)x * inner + y;
+      size_t lo = zz ? (size_t)x * 2 * kb + 2 * blk : (size_t)2 * blk * inner + y;
+      size_t hi = zz ? lo + 1 : lo + inner;
+      const uint8_t *s = src + f * ISA_MM_FRACTAL_BYTES;
+      for (uint32_t r = 0; r < ISA_MM_ROWS; r++)
+        for (uint32_t byte = 0; byte < 32; byte++) { /* values 2·byte (low nibble) and 2·byte + 1 */
+          uint8_t two = s[r * 32 + byte];
+          uint8_t *d = dst + (byte < 16 ? lo : hi) * ISA_MM_FRACTAL_BYTES + r * 32 + 2 * (byte % 16);
+          d[0] = (uint8_t)(((two & 0xFu) ^ 8u) - 8u); /* sign-extended nibbles */
+          d[1] = (uint8_t)(((two >> 4) ^ 8u) - 8u);
+        }
+    }
+}
+
 void isa_sem_mmad_exec(const isa_insn *in, const isa_mach *m) {
   const isa_fmt_mmad *p = &in->u.mmad;
   mm_shape s = shape_of(p);
   mm_ops o = operands(p, &s, m);
-  bool done = s.is_float ? exec_float(p, &s, &o) : exec_int(p, &s, &o);
-  if (!done) isa_sem_mmad_exec_direct(in, m); /* no scratch memory: the slow path */
+  const isa_hot *hot = isa_hot_for(m->host);
+  /* the scratch: the bias row, int4 operands unpacked, then the kernel's own */
+  size_t bias_bytes = p->bias_en ? isa_mm_align64((size_t)s.nb * ISA_MM_ROWS * 4) : 0;
+  size_t a8_bytes = (size_t)s.mb * 2 * s.kb * ISA_MM_FRACTAL_BYTES, b8_bytes = (size_t)2 * s.kb * s.nb * ISA_MM_FRACTAL_BYTES;
+  size_t unpack_bytes = s.dt == ISA_INT4 ? a8_bytes + b8_bytes : 0;
+  isa_mm_float_job fj = {s.dt, s.m, s.n, s.k, s.mb, s.nb, s.kb, o.a, o.b, o.c, {!p->init_c, NULL}, NULL};
+  isa_mm_int_job ij = {s.m, s.n, s.k, s.mb, s.nb, s.dt == ISA_INT4 ? 2 * s.kb : s.kb, o.a, o.b, o.c,
+                   {!p->init_c, NULL}, NULL};
+  size_t bytes = bias_bytes + unpack_bytes + (s.is_float ? ISA_MM_FLOAT_SCRATCH_BYTES(&fj) : ISA_MM_INT_SCRATCH_BYTES(&ij));
+  uint8_t *scratch = m->host ? isa_host_scratch(m->host, bytes) : aligned_alloc(64, isa_mm_align64(bytes));
+  if (!scratch) { /* no memory: the path that needs none */
+    isa_sem_mmad_exec_direct(in, m);
+    return;
+  }
+  uint8_t *at = scratch;
+  if (p->bias_en) {
+    uint32_t *row = (uint32_t *)(void *)at;
+    for (uint32_t j = 0; j < s.nb * ISA_MM_ROWS; j++)
+      row[j] = j < s.n ? isa_le_load32(o.bias + (size_t)j * BIAS_ELEM_BYTES) : 0u;
+    fj.start.bias = ij.start.bias = row;
+    at += bias_bytes;
+  }
+  if (s.is_float) {
+    fj.scratch = at;
+    hot->mmad_float(&fj);
+  } else {
+    if (s.dt == ISA_INT4) {
+      unpack_int4(o.a, at, s.mb, s.kb, s.kb, true);
+      unpack_int4(o.b, at + a8_bytes, s.kb, s.nb, s.kb, false);
+      ij.a = at;
+      ij.b = at + a8_bytes;
+      at += unpack_bytes;
+    }
+    ij.scratch = at;
+    hot->mmad_int(&ij);
+  }
+  if (!m->host) free(scratch);
 }

@@ -178,6 +178,10 @@ void isa_sem_nd2nz_exec(const isa_insn *in, const isa_mach *m) {
         uint64_t dst_off = p->dst.off + elem_bytes(p, t * p->dst_nz_matrix_stride) +
                            (b * p->dst_nz_c0_stride + r * p->dst_nz_n_stride) * ND2NZ_BLOCK_BYTES;
         uint8_t *blk = m->ptr(m->ctx, (isa_mem)p->dst.mem, dst_off, ND2NZ_BLOCK_BYTES);
+        if (bytes == ND2NZ_BLOCK_BYTES) { /* a whole block: a move of constant size */
+          memcpy(blk, row + b * ND2NZ_BLOCK_BYTES, ND2NZ_BLOCK_BYTES);
+          continue;
+        }
         memcpy(blk, row + b * ND2NZ_BLOCK_BYTES, bytes);
         memset(blk + bytes, 0, ND2NZ_BLOCK_BYTES - bytes);
       }

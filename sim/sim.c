@@ -51,6 +51,10 @@ cs_status sim_create(const sim_config *cfg, const sim_options *opt, sim **out, c
         return st;
       }
     }
+    if (!s->timing_only && (st = isa_host_create(opt ? opt->kernel : ISA_KERNEL_AUTO, &c->host, err)) != CS_OK) {
+      sim_destroy(s);
+      return st;
+    }
   }
   *out = s;
   return CS_OK;
@@ -60,6 +64,7 @@ void sim_destroy(sim *s) {
   if (!s) return;
   for (unsigned i = 0; s->cores && i < s->ncores; i++) {
     for (int m = 0; m < ISA_MEM_COUNT; m++) sim_buf_free(&s->cores[i].bufs[m]);
+    isa_host_destroy(s->cores[i].host);
     free(s->cores[i].stream);
   }
   free(s->cores);
@@ -160,7 +165,7 @@ cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
     return CS_EFAULT;
   }
   if (!c->owner->timing_only) {
-    isa_mach m = {c, mach_ptr, {c->owner->cfg.chip_fixpipe_saturation}};
+    isa_mach m = {c, mach_ptr, {c->owner->cfg.chip_fixpipe_saturation}, c->host};
     isa_insn_exec(in, &m);
   }
   if (append(c, in) != CS_OK) {

@@ -17,6 +17,7 @@
 
 #include "base/cs_status.h"
 #include "isa/isa_insn.h"
+#include "isa/isa_kernel.h"
 #include "sim/sim_config.h"
 #include "sim/sim_stats.h"
 
@@ -25,7 +26,8 @@ typedef struct sim_core sim_core;
 typedef struct sim_trace sim_trace;
 
 typedef struct sim_options {
-  bool timing_only; /* no data: buffers are bounds-checked but store nothing */
+  bool timing_only;  /* no data: buffers are bounds-checked but store nothing */
+  isa_kernel kernel; /* the functional model's hot loops (isa/isa_kernel.h); AUTO: the best */
 } sim_options;
 
 /* A kernel fault: the isa fault plus where it happened. */

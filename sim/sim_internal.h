@@ -9,6 +9,7 @@ struct sim_core {
   sim *owner;
   unsigned index;
   sim_buf bufs[ISA_MEM_COUNT]; /* on-chip buffers; bufs[ISA_MEM_GM] is unused (chip GM) */
+  isa_host *host;              /* the functional model's workspace (NULL when timing-only) */
   isa_insn *stream;
   size_t len, cap;
   bool faulted;

@@ -1,5 +1,6 @@
 /* Tests of isa/isa_sem_load2d (load_l0a, load_l0b): checks, ranges, work, and exec with and
- * without transpose against a reference written from the words of docs/ISA.md §load2d. */
+ * without transpose, with every kernel the host supports, against a reference written from the
+ * words of docs/ISA.md §load2d. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "isa/isa_insn.h"
+#include "isa/isa_kernel.h"
 #include "support/insn_build.h"
 #include "support/insn_check.h"
 #include "support/isa_testmach.h"
@@ -215,7 +217,14 @@ static void test_load2d_exec_random_against_reference(void **state) {
   assert_true(want && l1_before && rset && wset && got_r && got_w);
   uint64_t rng = 77;
   unsigned transposed = 0;
-  for (int it = 0; it < 500; it++) {
+  /* the iterations take turns with every kernel the host supports (isa/isa_kernel.h) */
+  isa_host *hosts[ISA_KERNEL_COUNT];
+  int nhosts = 0;
+  for (int k = ISA_KERNEL_SCALAR; k < ISA_KERNEL_COUNT; k++)
+    if (isa_kernel_supported((isa_kernel)k))
+      assert_int_equal(isa_host_create((isa_kernel)k, &hosts[nhosts++], NULL), CS_OK);
+  for (int it = 0; it < 500 * nhosts; it++) {
+    itm_set_host(t, hosts[it % nhosts]);
     load_args a;
     a.op = rng_lcg_below(&rng, 2) ? ISA_OP_LOAD_L0B : ISA_OP_LOAD_L0A;
     a.t = load_types[rng_lcg_below(&rng, sizeof load_types / sizeof load_types[0])];
@@ -240,7 +249,10 @@ static void test_load2d_exec_random_against_reference(void **state) {
 
     isa_fault f;
     if (!itm_run(t, &in, &f)) fail_msg("iteration %d: %s", it, f.msg);
-    assert_memory_equal(itm_mem(t, dm), want, BUF_BYTES);
+    if (memcmp(itm_mem(t, dm), want, BUF_BYTES) != 0)
+      fail_msg("iteration %d, kernel %s: %s %s transpose %u differs from the reference", it,
+               isa_kernel_name(isa_host_kernel(hosts[it % nhosts])), isa_op_info(a.op)->mnemonic,
+               isa_dtype_name(a.t), a.transpose);
     assert_memory_equal(itm_mem(t, ISA_MEM_L1), l1_before, BUF_BYTES);
 
     isa_range r[ISA_MAX_RANGES];
@@ -257,7 +269,8 @@ static void test_load2d_exec_random_against_reference(void **state) {
     unsigned q = a.transpose ? isa_dtype_c0(a.t) / 16 : 1;
     assert_int_equal(w.bytes, (uint64_t)a.repeat * q * FRACTAL);
   }
-  assert_true(transposed > 150);
+  assert_true(transposed > 150 * (unsigned)nhosts);
+  for (int h = 0; h < nhosts; h++) isa_host_destroy(hosts[h]);
   free(want);
   free(l1_before);
   free(rset);

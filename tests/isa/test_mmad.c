@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "isa/isa_insn.h"
+#include "isa/isa_kernel.h"
 #include "isa/isa_mmad.h"
 #include "support/isa_testmach.h"
 #include "support/packed.h"
@@ -225,19 +226,24 @@ static void reference(const prob *p, uint32_t *out) {
 
 /* ---- running ---------------------------------------------------------------------------- */
 
-/* Runs the problem through itm_run, then again through the allocation-free path, and compares
- * both with the reference. */
+/* Runs the problem through itm_run with every kernel the host supports (isa/isa_kernel.h), then
+ * through the allocation-free path, and compares each with the reference. */
 static void run_and_compare(const prob *p, uint64_t *seed) {
   size_t cn = (size_t)p->mb * p->nb * 256;
   uint32_t *want = malloc(cn * sizeof *want);
   assert_non_null(want);
   reference(p, want);
   isa_insn in = prob_insn(p);
-  for (int path = 0; path < 2; path++) {
+  for (int path = ISA_KERNEL_SCALAR; path <= ISA_KERNEL_COUNT; path++) {
+    bool direct = path == ISA_KERNEL_COUNT;
+    if (!direct && !isa_kernel_supported((isa_kernel)path)) continue;
     isa_testmach *t = new_machine();
     prob_load(p, t, seed);
     isa_fault f;
-    if (path == 0) {
+    isa_host *host = NULL;
+    if (!direct) {
+      assert_int_equal(isa_host_create((isa_kernel)path, &host, NULL), CS_OK);
+      itm_set_host(t, host);
       assert_true(itm_run(t, &in, &f));
     } else {
       assert_true(isa_insn_check(&in, &f));
@@ -252,8 +258,9 @@ static void run_and_compare(const prob *p, uint64_t *seed) {
         if (got != exp)
           fail_msg("%s m=%u n=%u k=%u init_c=%d bias=%d path=%s: C(%u,%u) = 0x%08x, want 0x%08x",
                    isa_dtype_name(p->dt), p->m, p->n, p->k, p->init_c, p->bias_en,
-                   path ? "direct" : "exec", i, j, got, exp);
+                   direct ? "direct" : isa_kernel_name((isa_kernel)path), i, j, got, exp);
       }
+    isa_host_destroy(host);
     itm_destroy(t);
   }
   free(want);

@@ -21,6 +21,7 @@ struct isa_testmach {
   uint8_t *cover[ISA_MEM_COUNT];  /* itm_run: ITM_COVER_* of the instruction's ranges */
   bool running;
   isa_env env;
+  isa_host *host; /* NULL: the default kernel */
 };
 
 static uint8_t *itm_ptr(void *ctx, isa_mem m, uint64_t off, uint64_t bytes) {
@@ -68,11 +69,13 @@ void itm_destroy(isa_testmach *t) {
 }
 
 isa_mach itm_mach(isa_testmach *t, isa_env env) {
-  isa_mach m = {t, itm_ptr, env};
+  isa_mach m = {t, itm_ptr, env, t->host};
   return m;
 }
 
 void itm_set_env(isa_testmach *t, isa_env env) { t->env = env; }
+
+void itm_set_host(isa_testmach *t, isa_host *host) { t->host = host; }
 
 uint8_t *itm_mem(isa_testmach *t, isa_mem m) { return t->mem[m]; }
 

@@ -27,6 +27,9 @@ void itm_destroy(isa_testmach *t);
 isa_mach itm_mach(isa_testmach *t, isa_env env);
 /* The environment itm_run uses. */
 void itm_set_env(isa_testmach *t, isa_env env);
+/* The kernel workspace itm_mach and itm_run give the instruction (isa/isa_kernel.h; NULL, the
+ * default: the best kernel, scratch allocated per instruction). Not owned. */
+void itm_set_host(isa_testmach *t, isa_host *host);
 
 /* Host address of memory m, and its size in bytes. */
 uint8_t *itm_mem(isa_testmach *t, isa_mem m);
