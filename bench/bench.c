@@ -1,23 +1,34 @@
 /* bench — how fast the simulator itself runs on this host, printed in one run
- * (`cmake --build build --target bench`):
+ * (`cmake --build build --target bench`, or `cubesim_bench [section...]`):
  *
- *   1. functional model: a 2048^3 matmul on one simulated core, per input type, in GMAC/s of the
- *      record phase (the functional model) and of the whole run (record + timing replay);
- *   2. the same shape through the host's OpenBLAS cblas_sgemm on one thread, and the ratios
- *      (skipped with a note when the build found no OpenBLAS);
- *   3. timing-only: instructions per second and bytes of host memory per instruction;
- *   4. traces: bytes per instruction of each trace format and the slowdown of writing it.
+ *   timing      timing-only: instructions per second and bytes of host memory per instruction;
+ *   functional  a 2048^3 matmul on one simulated core, per input type, in GMAC/s of the record
+ *               phase (the functional model) and of the whole run (record + timing replay),
+ *               against the same shape through the host's OpenBLAS cblas_sgemm on one thread
+ *               (skipped with a note when the build found no OpenBLAS);
+ *   kernels     one mmad instruction alone, with each kernel the host supports (isa/isa_kernel.h);
+ *   trace       bytes per instruction of each trace format, and the slowdown of writing it.
  *
- * Wall-clock figures are noisy on a shared machine: compare the ratios printed in one run, not
- * figures across runs or machines. The README's speed table comes from this output.
+ * Every measurement runs in a process of its own (the bench runs itself with --case), so none
+ * inherits another's warm heap, and peak memory is its own. A functional run is measured twice
+ * in its process: cold (as `cubesim run` sees it, first touches of fresh host memory included)
+ * and warm (the same run again). Times are CPU seconds of the process (the simulator is
+ * single-threaded; OpenBLAS is told to use one thread); they still vary on a shared machine
+ * (caches, memory bandwidth): compare the ratios printed in one run, not figures across runs or
+ * machines. The README's speed table comes from this output.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "isa/isa_kernel.h"
+#include "isa/isa_num.h"
+#include "isa/isa_text.h"
 #include "kernels/kn_op.h"
 #include "sim/sim.h"
 #include "sim/sim_trace.h"
@@ -30,9 +41,11 @@
 #define TIMING_SIZE 8192u /* timing-only fp16 matmul on the configured cores */
 #define TRACE_SIZE 2048u  /* traced timing-only fp16 matmul */
 
+/* CPU seconds of this process: on a machine shared with other work, wall-clock time counts
+ * theirs too. Everything measured runs on this one thread (OpenBLAS is told to use one). */
 static double now_s(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -126,8 +139,9 @@ static double sgemm_macs_per_s(unsigned n, const char **core) {
 #endif
 }
 
-/* Section 3: timing-only throughput and memory. Runs first, so the peak RSS it reads is its own. */
-static int bench_timing_only(const sim_config *cfg) {
+/* ---- timing: timing-only throughput and memory ------------------------------------------- */
+
+static int case_timing(const sim_config *cfg) {
   run_figures r;
   double rss0 = peak_rss_bytes();
   run_spec sp = {"matmul", "fp16", TIMING_SIZE, 0, true, NULL};
@@ -136,52 +150,114 @@ static int bench_timing_only(const sim_config *cfg) {
   double record = r.run_s - r.replay_s;
   printf("timing-only fp16 matmul %u^3 on %u cores: %llu instructions, %.2f s (record %.2f s, replay %.2f s)\n",
          TIMING_SIZE, (unsigned)cfg->chip_cores, (unsigned long long)r.insns, r.run_s, record, r.replay_s);
-  printf("  %.3g instructions/s (record %.3g/s, replay %.3g/s); peak memory +%.0f MiB = %.0f bytes per instruction\n\n",
+  printf("  %.3g instructions/s (record %.3g/s, replay %.3g/s); peak memory +%.0f MiB = %.0f bytes per instruction\n",
          (double)r.insns / r.run_s, (double)r.insns / record, (double)r.insns / r.replay_s, rss / (1 << 20),
          rss / (double)r.insns);
   return 0;
 }
 
-/* Section 1 and 2. */
-static int bench_functional(const sim_config *cfg) {
-  static const char *const dtypes[] = {"int8", "int4", "fp16", "bf16"};
-  const char *core = NULL;
-  double blas = sgemm_macs_per_s(FUNC_SIZE, &core);
-  printf("functional matmul %u^3 on one core (GMAC/s: record = the functional model; run = record + replay)\n",
-         FUNC_SIZE);
-  if (blas > 0)
-    printf("OpenBLAS %s cblas_sgemm, one thread, same shape: %.1f GMAC/s\n", core ? core : "", blas / 1e9);
-  else
-    printf("OpenBLAS: not found when this bench was built (libopenblas-dev); no ratios\n");
-  printf("%-6s %10s %10s %12s %12s", "dtype", "run s", "replay s", "record GMAC/s", "run GMAC/s");
-  if (blas > 0) printf(" %16s %16s", "record / sgemm", "run / sgemm");
-  printf("\n");
-  for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++) {
-    run_figures r;
-    run_spec sp = {"matmul", dtypes[i], FUNC_SIZE, 1, false, NULL};
-    if (run_op(cfg, &sp, &r)) return 1;
-    double rec = (double)r.macs / (r.run_s - r.replay_s), run = (double)r.macs / r.run_s;
-    printf("%-6s %10.3f %10.3f %12.2f %12.2f", dtypes[i], r.run_s, r.replay_s, rec / 1e9, run / 1e9);
-    if (blas > 0) printf("       1/%-8.2f       1/%-8.2f", blas / rec, blas / run);
-    printf("\n");
-  }
+/* ---- functional: one core, per input type ----------------------------------------------- */
+
+#define FUNC_HEADER "%-6s %9s %9s %9s %9s %9s"
+
+/* One row: the run cold, then again warm; blas: sgemm's MAC rate (0: none). */
+static int case_functional(const sim_config *cfg, const char *dtype, double blas) {
+  run_figures cold, warm;
+  run_spec sp = {"matmul", dtype, FUNC_SIZE, 1, false, NULL};
+  if (run_op(cfg, &sp, &cold) || run_op(cfg, &sp, &warm) || run_op(cfg, &sp, &warm)) return 1;
+  double rec_cold = (double)cold.macs / (cold.run_s - cold.replay_s);
+  double rec_warm = (double)warm.macs / (warm.run_s - warm.replay_s);
+  printf("%-6s %9.3f %9.3f %9.2f %9.2f %9.2f", dtype, cold.run_s, cold.replay_s, rec_cold / 1e9,
+         rec_warm / 1e9, (double)cold.macs / cold.run_s / 1e9);
+  if (blas > 0) printf("   1/%-7.2f 1/%-7.2f", blas / rec_cold, blas / rec_warm);
   printf("\n");
   return 0;
 }
 
-/* Section 4: the same timing-only run without and with a trace of each format. */
-static int bench_traces(const sim_config *cfg) {
-  run_figures base;
+/* ---- kernels: the mmad instruction alone ------------------------------------------------ */
+
+/* A flat host memory per buffer, for running single instructions outside a simulator. */
+typedef struct flat_mach {
+  uint8_t *mem[ISA_MEM_COUNT];
+} flat_mach;
+
+static uint8_t *flat_ptr(void *ctx, isa_mem mem, uint64_t off, uint64_t bytes) {
+  (void)bytes;
+  return ((flat_mach *)ctx)->mem[mem] + off;
+}
+
+#define FLAT_BYTES (256u * 1024u)
+
+/* GMAC/s of one mmad of the matmul kernels' shape (128 x 256, one L0 k-tile) run repeatedly. */
+static double mmad_rate(isa_kernel kernel, isa_dtype dt, flat_mach *fm) {
+  isa_host *host;
+  cs_err err;
+  if (isa_host_create(kernel, &host, &err) != CS_OK) return 0;
+  char text[160];
+  snprintf(text, sizeof text, "mmad dst=L0C:0 a=L0A:0 b=L0B:0 dtype=%s m=128 n=256 k=%u init_c=0",
+           isa_dtype_name(dt), 4 * isa_dtype_c0(dt)); /* four k-blocks: 64 fp16, 128 int8, 256 int4 */
+  isa_insn in;
+  if (isa_asm_line(text, &in, &err) != CS_OK) {
+    isa_host_destroy(host);
+    fail(&err);
+    return 0;
+  }
+  isa_mach m = {fm, flat_ptr, {true}, host};
+  uint64_t macs = 0;
+  double t0 = now_s(), t = t0;
+  while (t - t0 < 0.2) {
+    for (int r = 0; r < 8; r++) isa_insn_exec(&in, &m);
+    macs += 8ull * in.u.mmad.m * in.u.mmad.n * in.u.mmad.k;
+    t = now_s();
+  }
+  isa_host_destroy(host);
+  return (double)macs / (t - t0);
+}
+
+static int case_kernels(void) {
+  static const isa_dtype dts[] = {ISA_INT8, ISA_INT4, ISA_FP16, ISA_BF16};
+  flat_mach fm;
+  for (int b = 0; b < ISA_MEM_COUNT; b++)
+    if (!(fm.mem[b] = calloc(1, FLAT_BYTES))) return 1;
+  printf("one mmad 128 x 256 x (4 k-blocks), repeated (GMAC/s of CPU time)\n%-6s", "dtype");
+  for (int k = ISA_KERNEL_SCALAR; k < ISA_KERNEL_COUNT; k++)
+    if (isa_kernel_supported((isa_kernel)k)) printf(" %12s", isa_kernel_name((isa_kernel)k));
+  printf("\n");
+  for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+    /* operands as the matmul's generated inputs: integers of any value, floats uniform in
+     * [-1, 1) rounded to the type */
+    uint64_t seed = 1;
+    for (int b = ISA_MEM_L0A; b <= ISA_MEM_L0B; b++)
+      for (size_t i = 0; i < FLAT_BYTES; i += 2) {
+        float f = (float)(kn_rng_unit(&seed) * 2 - 1);
+        uint16_t v = dts[d] == ISA_FP16   ? isa_f32_to_f16(f)
+                     : dts[d] == ISA_BF16 ? isa_f32_to_bf16(f)
+                                          : (uint16_t)kn_rng_next(&seed);
+        fm.mem[b][i] = (uint8_t)v, fm.mem[b][i + 1] = (uint8_t)(v >> 8);
+      }
+    printf("%-6s", isa_dtype_name(dts[d]));
+    for (int k = ISA_KERNEL_SCALAR; k < ISA_KERNEL_COUNT; k++)
+      if (isa_kernel_supported((isa_kernel)k)) printf(" %12.2f", mmad_rate((isa_kernel)k, dts[d], &fm) / 1e9);
+    printf("\n");
+  }
+  printf("\n");
+  for (int b = 0; b < ISA_MEM_COUNT; b++) free(fm.mem[b]);
+  return 0;
+}
+
+/* ---- trace: bytes per instruction and slowdown, per format -------------------------------- */
+
+/* The same timing-only run without and then with a trace (after a first run that warms the
+ * heap, so both timed runs find it alike). */
+static int case_trace(const sim_config *cfg, const char *format) {
+  run_figures warmup, base, r;
   run_spec sp = {"matmul", "fp16", TRACE_SIZE, 0, true, NULL};
-  if (run_op(cfg, &sp, &base)) return 1;
-  printf("traces of a timing-only fp16 matmul %u^3 on %u cores (%llu instructions, %.3f s without a trace)\n",
-         TRACE_SIZE, (unsigned)cfg->chip_cores, (unsigned long long)base.insns, base.run_s);
+  if (run_op(cfg, &sp, &warmup) || run_op(cfg, &sp, &base)) return 1;
   const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
   char path[4096];
-  snprintf(path, sizeof path, "%s/cubesim-bench-%ld.json", dir, (long)getpid());
+  snprintf(path, sizeof path, "%s/cubesim-bench-%ld.%s", dir, (long)getpid(), format);
   cs_err err;
   if (sim_trace_open(path, cfg, &sp.trace, &err) != CS_OK) return fail(&err);
-  run_figures r;
   int rc = run_op(cfg, &sp, &r);
   if (sim_trace_close(sp.trace, rc == 0, &err) != CS_OK) return fail(&err);
   if (rc) return 1;
@@ -190,18 +266,124 @@ static int bench_traces(const sim_config *cfg) {
   if (f && fseek(f, 0, SEEK_END) == 0) bytes = ftell(f);
   if (f) fclose(f);
   remove(path);
-  printf("  %-8s %8.1f bytes per instruction, run %.2fx the time without a trace\n", "json",
-         (double)bytes / (double)r.insns, r.run_s / base.run_s);
+  printf("  %-16s %10.1f bytes per instruction, run %.2fx the time without a trace (%.3f s)\n", format,
+         (double)bytes / (double)r.insns, r.run_s / base.run_s, base.run_s);
   return 0;
 }
 
-int main(void) {
+/* ---- the driver ------------------------------------------------------------------------------ */
+
+/* Runs `self --case args...` and waits for it; its output goes where ours goes. */
+static int spawn_case(const char *self, const char *const *args) {
+  char *argv[8];
+  int n = 0;
+  argv[n++] = (char *)self;
+  argv[n++] = "--case";
+  for (; *args && n < 7; args++) argv[n++] = (char *)*args;
+  argv[n] = NULL;
+  fflush(stdout);
+  pid_t pid;
+  extern char **environ;
+  if (posix_spawn(&pid, self, NULL, NULL, argv, environ) != 0) {
+    fprintf(stderr, "bench: cannot run %s\n", self);
+    return 1;
+  }
+  int status;
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
+  return 0;
+}
+
+static const char *const func_dtypes[] = {"int8", "int4", "fp16", "bf16"};
+static const char *const trace_formats[] = {"json"};
+
+static int section_timing(const char *self, const sim_config *cfg) {
+  (void)cfg;
+  const char *args[] = {"timing", NULL};
+  int rc = spawn_case(self, args);
+  printf("\n");
+  return rc;
+}
+
+static int section_functional(const char *self, const sim_config *cfg) {
+  (void)cfg;
+  const char *core = NULL;
+  double blas = sgemm_macs_per_s(FUNC_SIZE, &core);
+  printf("functional matmul %u^3 on one core; GMAC/s of CPU time: record = the functional model (cold: first\n"
+         "run in its process, warm: the same again), run = record + replay\n",
+         FUNC_SIZE);
+  if (blas > 0)
+    printf("OpenBLAS %s cblas_sgemm, one thread, same shape: %.1f GMAC/s\n", core ? core : "", blas / 1e9);
+  else
+    printf("OpenBLAS: not found when this bench was built (libopenblas-dev); no ratios\n");
+  printf(FUNC_HEADER, "dtype", "run s", "replay s", "rec cold", "rec warm", "run");
+  if (blas > 0) printf("   %-9s %-9s", "cold/sgemm", "warm/sgemm");
+  printf("\n");
+  char rate[32];
+  snprintf(rate, sizeof rate, "%.6g", blas);
+  for (size_t i = 0; i < sizeof func_dtypes / sizeof func_dtypes[0]; i++) {
+    const char *args[] = {"functional", func_dtypes[i], rate, NULL};
+    if (spawn_case(self, args)) return 1;
+  }
+  printf("\n");
+  return 0;
+}
+
+static int section_kernels(const char *self, const sim_config *cfg) {
+  (void)cfg;
+  const char *args[] = {"kernels", NULL};
+  return spawn_case(self, args);
+}
+
+static int section_trace(const char *self, const sim_config *cfg) {
+  printf("traces of a timing-only fp16 matmul %u^3 on %u cores\n", TRACE_SIZE, (unsigned)cfg->chip_cores);
+  for (size_t i = 0; i < sizeof trace_formats / sizeof trace_formats[0]; i++) {
+    const char *args[] = {"trace", trace_formats[i], NULL};
+    if (spawn_case(self, args)) return 1;
+  }
+  return 0;
+}
+
+/* The sections by name: `cubesim_bench [section...]` runs only those (default: all). */
+static const struct {
+  const char *name;
+  int (*run)(const char *self, const sim_config *cfg);
+} sections[] = {{"timing", section_timing},
+                {"functional", section_functional},
+                {"kernels", section_kernels},
+                {"trace", section_trace}};
+
+/* A child's measurement: `--case timing`, `--case functional DTYPE SGEMM_RATE`, `--case kernels`,
+ * `--case trace FORMAT`. */
+static int run_case(int argc, char **argv, const sim_config *cfg) {
+  if (argc >= 1 && strcmp(argv[0], "timing") == 0) return case_timing(cfg);
+  if (argc >= 3 && strcmp(argv[0], "functional") == 0) return case_functional(cfg, argv[1], strtod(argv[2], NULL));
+  if (argc >= 1 && strcmp(argv[0], "kernels") == 0) return case_kernels();
+  if (argc >= 2 && strcmp(argv[0], "trace") == 0) return case_trace(cfg, argv[1]);
+  fprintf(stderr, "bench: unknown case\n");
+  return 2;
+}
+
+int main(int argc, char **argv) {
   sim_config cfg;
   sim_config_derived d;
   cs_err err;
   if (sim_config_resolve(NULL, &cfg, &d, &err) != CS_OK) return fail(&err);
+  if (argc >= 2 && strcmp(argv[1], "--case") == 0) return run_case(argc - 2, argv + 2, &cfg);
+  size_t count = sizeof sections / sizeof sections[0];
+  for (int a = 1; a < argc; a++) {
+    size_t s = 0;
+    while (s < count && strcmp(argv[a], sections[s].name) != 0) s++;
+    if (s == count) {
+      fprintf(stderr, "bench: unknown section '%s' (timing, functional, kernels, trace)\n", argv[a]);
+      return 2;
+    }
+  }
   printf("cubesim bench on the built-in %s (%u cores, %u MHz)\n\n", cfg.chip_name, (unsigned)cfg.chip_cores,
          (unsigned)cfg.chip_clock_mhz);
-  if (bench_timing_only(&cfg) || bench_functional(&cfg) || bench_traces(&cfg)) return 1;
+  for (size_t s = 0; s < count; s++) {
+    bool wanted = argc == 1;
+    for (int a = 1; a < argc; a++) wanted |= strcmp(argv[a], sections[s].name) == 0;
+    if (wanted && sections[s].run(argv[0], &cfg)) return 1;
+  }
   return 0;
 }
