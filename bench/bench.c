@@ -10,9 +10,9 @@
  *   trace       bytes per instruction of each trace format, and the slowdown of writing it.
  *
  * Every measurement runs in a process of its own (the bench runs itself with --case), so none
- * inherits another's warm heap, and peak memory is its own. A functional run is measured twice
- * in its process: cold (as `cubesim run` sees it, first touches of fresh host memory included)
- * and warm (the same run again). Times are CPU seconds of the process (the simulator is
+ * inherits another's warm heap, and peak memory is its own. A functional run is measured cold
+ * (as `cubesim run` sees it: first touches of fresh host memory included, a page fault per 4 KiB
+ * that a virtual machine makes dear) and warm (its third run in the process). Times are CPU seconds of the process (the simulator is
  * single-threaded; OpenBLAS is told to use one thread); they still vary on a shared machine
  * (caches, memory bandwidth): compare the ratios printed in one run, not figures across runs or
  * machines. The README's speed table comes from this output.
@@ -160,7 +160,8 @@ static int case_timing(const sim_config *cfg) {
 
 #define FUNC_HEADER "%-6s %9s %9s %9s %9s %9s"
 
-/* One row: the run cold, then again warm; blas: sgemm's MAC rate (0: none). */
+/* One row: the run cold, then twice more, the last one warm (the first runs leave glibc's heap
+ * ready for the sizes the run allocates); blas: sgemm's MAC rate (0: none). */
 static int case_functional(const sim_config *cfg, const char *dtype, double blas) {
   run_figures cold, warm;
   run_spec sp = {"matmul", dtype, FUNC_SIZE, 1, false, NULL};
@@ -309,7 +310,7 @@ static int section_functional(const char *self, const sim_config *cfg) {
   const char *core = NULL;
   double blas = sgemm_macs_per_s(FUNC_SIZE, &core);
   printf("functional matmul %u^3 on one core; GMAC/s of CPU time: record = the functional model (cold: first\n"
-         "run in its process, warm: the same again), run = record + replay\n",
+         "run in its process, warm: its third run), run = record + replay, cold\n",
          FUNC_SIZE);
   if (blas > 0)
     printf("OpenBLAS %s cblas_sgemm, one thread, same shape: %.1f GMAC/s\n", core ? core : "", blas / 1e9);
