@@ -12,10 +12,10 @@
  * Every measurement runs in a process of its own (the bench runs itself with --case), so none
  * inherits another's warm heap, and peak memory is its own. A functional run is measured cold
  * (as `cubesim run` sees it: first touches of fresh host memory included, a page fault per 4 KiB
- * that a virtual machine makes dear) and warm (its third run in the process). Times are CPU seconds of the process (the simulator is
- * single-threaded; OpenBLAS is told to use one thread); they still vary on a shared machine
- * (caches, memory bandwidth): compare the ratios printed in one run, not figures across runs or
- * machines. The README's speed table comes from this output.
+ * that a virtual machine makes dear) and warm (its third run in the process). Times are CPU
+ * seconds of the process (the simulator is single-threaded; OpenBLAS is told to use one thread);
+ * they still vary on a shared machine (caches, memory bandwidth): compare the ratios printed in
+ * one run, not figures across runs or machines. The README's speed table comes from this output.
  */
 #include <stdio.h>
 #include <stdlib.h>
