@@ -275,11 +275,11 @@ static bool parse_string(parser *p, const char **out, size_t *out_len) {
         case 'r': o[n++] = '\r'; break;
         case 't': o[n++] = '\t'; break;
         case 'u': {
-          unsigned cp;
+          unsigned cp = 0; /* read_u4 sets it; -O3 cannot tell */
           if (!read_u4(p, &cp)) return false;
           if (cp >= 0xDC00 && cp <= 0xDFFF) return fail(p, at, "unpaired low surrogate in \\u escape");
           if (cp >= 0xD800 && cp <= 0xDBFF) {
-            unsigned lo;
+            unsigned lo = 0;
             if (p->len - p->pos < 2 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u')
               return fail(p, at, "unpaired high surrogate in \\u escape");
             p->pos += 2;
