@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/cs_out.h"
+
 /* The data bytes are copied as they are: cubesim runs on little-endian hosts only. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "cs_npy assumes a little-endian host"
@@ -443,85 +445,64 @@ static cs_status build_header(cs_npy_dtype dtype, int ndim, const size_t *shape,
   return CS_OK;
 }
 
-static int write_all(int fd, const void *data, size_t n) {
-  const unsigned char *p = data;
-  while (n > 0) {
-    ssize_t k = write(fd, p, n);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    p += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
-
-cs_status cs_npy_write(const char *path, cs_npy_dtype dtype, int ndim, const size_t *shape,
-                       const void *data, cs_err *err) {
+/* The checks and the header of a write; *head is malloc'd. */
+static cs_status prepare_write(const char *name, cs_npy_dtype dtype, int ndim, const size_t *shape,
+                               const void *data, unsigned char **head, size_t *head_bytes,
+                               size_t *data_bytes, cs_err *err) {
   if ((unsigned)dtype >= CS_NPY_DTYPE_COUNT)
-    return cs_err_set(err, CS_EINVAL, "%s: unknown dtype %d", path, (int)dtype);
+    return cs_err_set(err, CS_EINVAL, "%s: unknown dtype %d", name, (int)dtype);
   if (ndim < 0 || ndim > CS_NPY_MAX_DIMS)
-    return cs_err_set(err, CS_EINVAL, "%s: %d dimensions (cubesim writes 0 to %d)", path, ndim,
+    return cs_err_set(err, CS_EINVAL, "%s: %d dimensions (cubesim writes 0 to %d)", name, ndim,
                       CS_NPY_MAX_DIMS);
   size_t count = 1;
   for (int i = 0; i < ndim; i++) {
     if (shape[i] && count > SIZE_MAX / shape[i])
-      return cs_err_set(err, CS_EINVAL, "%s: the shape's element count overflows", path);
+      return cs_err_set(err, CS_EINVAL, "%s: the shape's element count overflows", name);
     count *= shape[i];
   }
   size_t item = dtype_rows[dtype].bytes;
   if (count > SIZE_MAX / item)
-    return cs_err_set(err, CS_EINVAL, "%s: the shape's byte count overflows", path);
-  size_t data_bytes = count * item;
-  if (data_bytes && !data)
-    return cs_err_set(err, CS_EINVAL, "%s: no data given for %zu elements", path, count);
+    return cs_err_set(err, CS_EINVAL, "%s: the shape's byte count overflows", name);
+  *data_bytes = count * item;
+  if (*data_bytes && !data)
+    return cs_err_set(err, CS_EINVAL, "%s: no data given for %zu elements", name, count);
+  return build_header(dtype, ndim, shape, head, head_bytes, err);
+}
 
+cs_status cs_npy_fwrite(FILE *f, const char *name, cs_npy_dtype dtype, int ndim,
+                        const size_t *shape, const void *data, cs_err *err) {
   unsigned char *head;
-  size_t head_bytes;
-  cs_status st = build_header(dtype, ndim, shape, &head, &head_bytes, err);
+  size_t head_bytes, data_bytes;
+  cs_status st = prepare_write(name, dtype, ndim, shape, data, &head, &head_bytes, &data_bytes, err);
   if (st != CS_OK) return st;
-
-  /* A fresh name next to the target (same file system, so rename is atomic); O_EXCL never
-   * reuses a stranger's file. Mode 0666 lets the umask decide, as for any new file. */
-  size_t tmp_bytes = strlen(path) + 48;
-  char *tmp = malloc(tmp_bytes);
-  if (!tmp) {
-    free(head);
-    return cs_err_set(err, CS_ENOMEM, "%s: out of memory", path);
-  }
-  int fd = -1;
-  for (unsigned attempt = 0; attempt < 100 && fd < 0; attempt++) {
-    snprintf(tmp, tmp_bytes, "%s.%ld-%u.npy.tmp", path, (long)getpid(), attempt);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) {
-    st = cs_err_set(err, CS_EIO, "%s: cannot write: cannot create the temporary file %s: %s",
-                    path, tmp, strerror(errno));
-    free(head);
-    free(tmp);
-    return st;
-  }
-  const char *failed = NULL;
-  int saved_errno = 0;
-  if (write_all(fd, head, head_bytes) != 0 || write_all(fd, data, data_bytes) != 0) {
-    failed = "write";
-    saved_errno = errno;
-  }
-  if (close(fd) != 0 && !failed) {
-    failed = "close";
-    saved_errno = errno;
-  }
-  if (!failed && rename(tmp, path) != 0) {
-    failed = "rename the temporary file onto it";
-    saved_errno = errno;
-  }
-  if (failed) {
-    unlink(tmp);
-    st = cs_err_set(err, CS_EIO, "%s: cannot %s: %s", path, failed, strerror(saved_errno));
-  }
+  if (fwrite(head, 1, head_bytes, f) != head_bytes ||
+      (data_bytes && fwrite(data, 1, data_bytes, f) != data_bytes))
+    st = cs_err_set(err, CS_EIO, "%s: cannot write: %s", name, strerror(errno));
   free(head);
-  free(tmp);
   return st;
+}
+
+typedef struct npy_job {
+  const char *path;
+  cs_npy_dtype dtype;
+  int ndim;
+  const size_t *shape;
+  const void *data;
+} npy_job;
+
+static cs_status fill_npy(FILE *f, void *ctx, cs_err *err) {
+  const npy_job *j = ctx;
+  return cs_npy_fwrite(f, j->path, j->dtype, j->ndim, j->shape, j->data, err);
+}
+
+cs_status cs_npy_write(const char *path, cs_npy_dtype dtype, int ndim, const size_t *shape,
+                       const void *data, cs_err *err) {
+  /* the checks come first, so a bad call leaves no file behind */
+  unsigned char *head;
+  size_t head_bytes, data_bytes;
+  cs_status st = prepare_write(path, dtype, ndim, shape, data, &head, &head_bytes, &data_bytes, err);
+  if (st != CS_OK) return st;
+  free(head);
+  npy_job j = {path, dtype, ndim, shape, data};
+  return cs_out_write_file("", path, fill_npy, &j, err);
 }

@@ -7,14 +7,15 @@
  *
  * cubesim reads little-endian numeric arrays in C order and nothing else: a Fortran-order or
  * big-endian file, an unknown dtype, a data size that disagrees with the shape (truncated file,
- * or extra bytes) are CS_EFORMAT errors naming the file and the problem. Writing goes to a
- * temporary file in the target's directory that is renamed over the target, so a failed write
- * never leaves a partial file.
+ * or extra bytes) are CS_EFORMAT errors naming the file and the problem. Writing goes through
+ * base/cs_out (a temporary file renamed over a regular target, a device or FIFO written in
+ * place), so a failed write never leaves a partial file.
  */
 #ifndef CS_NPY_H
 #define CS_NPY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/cs_status.h"
 
@@ -70,8 +71,12 @@ cs_status cs_npy_parse(const void *bytes, size_t n_bytes, const char *name, cs_n
 void cs_npy_free(cs_npy *a);
 
 /* Writes count = prod(shape) elements of dtype from data (may be NULL when count is 0) to path,
- * as format 1.0 (2.0 if the header does not fit 1.0). Atomic: temporary file, then rename. */
+ * as format 1.0 (2.0 if the header does not fit 1.0), through a cs_out set of its own. */
 cs_status cs_npy_write(const char *path, cs_npy_dtype dtype, int ndim, const size_t *shape,
                        const void *data, cs_err *err);
+/* The same into a stream (an output of a larger cs_out set); name is used in messages. Write
+ * errors the stream keeps for later are found by the set's commit. */
+cs_status cs_npy_fwrite(FILE *f, const char *name, cs_npy_dtype dtype, int ndim,
+                        const size_t *shape, const void *data, cs_err *err);
 
 #endif

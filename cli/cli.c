@@ -1,6 +1,7 @@
 /* cli — subcommand dispatch and argument helpers. */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -24,6 +25,17 @@ static void usage(FILE *f) {
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
 
+/* A command's exit status, or 2 when its results did not all reach io->out: what was printed
+ * is flushed now, so a full disk or a closed pipe behind stdout is not mistaken for success. */
+static int results_written(cli_io *io, const char *cmd, int rc) {
+  errno = 0;
+  if (fflush(io->out) == 0 && !ferror(io->out)) return rc;
+  int e = errno ? errno : EIO;
+  fprintf(io->err, "cubesim %s: error: cannot write the results to standard output: %s\n", cmd,
+          strerror(e));
+  return rc ? rc : cs_status_exit_code(CS_EIO);
+}
+
 int cli_main(cli_io *io, int argc, char **argv) {
   if (argc < 2) {
     usage(io->err);
@@ -32,10 +44,11 @@ int cli_main(cli_io *io, int argc, char **argv) {
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "help") == 0) {
     usage(io->out);
-    return 0;
+    return results_written(io, "help", 0);
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(io, argc - 1, argv + 1);
+    if (strcmp(argv[1], commands[i].name) == 0)
+      return results_written(io, argv[1], commands[i].fn(io, argc - 1, argv + 1));
   fprintf(io->err, "cubesim: error: unknown command '%s' (cubesim --help lists them)\n", argv[1]);
   return 2;
 }

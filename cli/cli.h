@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "base/cs_out.h"
 #include "base/cs_status.h"
 
 typedef struct cli_io {
@@ -30,8 +31,16 @@ typedef struct cli_io {
 CLI_COMMAND_TABLE(CLI_COMMAND_DECL)
 #undef CLI_COMMAND_DECL
 
-/* Entry point of the command line (main() only forwards to it). */
+/* Entry point of the command line (main() only forwards to it). A command whose results could
+ * not all be written to io->out (a full disk, a closed pipe) fails with exit status 2. */
 int cli_main(cli_io *io, int argc, char **argv);
+
+/* The hooks every command passes to cs_out_set_create, so that the signal handlers of
+ * cli_temps_install remove the temporary files of the outputs (cli/cli_temps.c). */
+const cs_out_hooks *cli_temps_hooks(void);
+/* Installs the handlers of SIGHUP, SIGINT and SIGTERM (remove the temporary files, exit
+ * 128 + signal) and ignores SIGPIPE. Called by main(), not by tests running cli_main. */
+void cli_temps_install(void);
 
 /* If argv[*i] is `--name VALUE` or `--name=VALUE`: sets *value, advances *i past what it used and
  * returns 1. Returns 0 if argv[*i] is another argument, -1 (with a message in err) if the option

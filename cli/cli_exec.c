@@ -1,13 +1,11 @@
 /* cli_exec — `cubesim exec PROGRAM.s`: run a text program of instructions (docs/PROGRAM.md) on
  * the simulated chip, with its tensors read from and written to .npy files. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/cs_json.h"
 #include "base/cs_npy.h"
@@ -52,6 +50,7 @@ typedef struct binding {
   char name[SIM_PROG_NAME_BYTES];
   const char *path;
   const sim_prog_tensor *t;
+  cs_out *out;      /* --out: where it goes */
 } binding;
 
 typedef struct exec_args {
@@ -60,6 +59,7 @@ typedef struct exec_args {
   size_t nin, nout;
   const char *config, *trace, *dump, *csv;
   bool timing_only, allow_hazards, json;
+  cs_out *trace_out, *dump_out, *csv_out; /* in the run's output set */
 } exec_args;
 
 static cs_status split_binding(const char *opt, const char *v, binding *b, cs_err *err) {
@@ -210,6 +210,9 @@ static cs_status load_input(sim *s, const binding *b, bool timing_only, cs_err *
 }
 
 static cs_status write_output(sim *s, const binding *b, cs_err *err) {
+  FILE *out;
+  cs_status st = cs_out_stream(b->out, &out, err);
+  if (st != CS_OK) return st;
   const sim_prog_tensor *t = b->t;
   const uint8_t *src = sim_gm_ptr(s, t->addr, t->bytes);
   if (!src)
@@ -236,34 +239,41 @@ static cs_status write_output(sim *s, const binding *b, cs_err *err) {
     }
     data = conv;
   }
-  cs_status st = cs_npy_write(b->path, npy_type(t->dtype), t->ndim, shape, data, err);
+  st = cs_npy_fwrite(out, b->path, npy_type(t->dtype), t->ndim, shape, data, err);
   free(conv);
   if (st != CS_OK) cs_err_prefix(err, "--out %s", b->arg);
   return st;
 }
 
-/* The recorded streams as a program, written under a temporary name and renamed. */
-static cs_status dump_streams(const sim_program *p, sim *s, const char *path, cs_err *err) {
-  size_t n = strlen(path) + 32;
-  char *tmp = malloc(n);
-  if (!tmp) return cs_err_set(err, CS_ENOMEM, "--dump-stream: no host memory");
-  snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    cs_status st = cs_err_set(err, CS_EIO, "--dump-stream: cannot write %s: %s", tmp, strerror(errno));
-    free(tmp);
-    return st;
+/* The recorded streams as a program. */
+static cs_status dump_streams(const sim_program *p, sim *s, cs_out *out, cs_err *err) {
+  FILE *f;
+  cs_status st = cs_out_stream(out, &f, err);
+  if (st == CS_OK) st = sim_program_write_streams(f, p->file, p->tensors, p->ntensors, s, err);
+  if (st != CS_OK) cs_err_prefix(err, "--dump-stream %s", cs_out_path(out));
+  return st;
+}
+
+/* Validates and reserves every output file before any work (base/cs_out: nothing is replaced
+ * until the commit at the end). */
+static cs_status add_outputs(exec_args *a, cs_out_set *set, cs_err *err) {
+  cs_status st = CS_OK;
+  if (a->trace) st = cs_out_add(set, "--trace", a->trace, &a->trace_out, err);
+  for (size_t i = 0; st == CS_OK && i < a->nout; i++) {
+    char what[SIM_PROG_NAME_BYTES + 8];
+    snprintf(what, sizeof what, "--out %s", a->outs[i].name);
+    st = cs_out_add(set, what, a->outs[i].path, &a->outs[i].out, err);
   }
-  cs_status st = sim_program_write_streams(f, p->file, p->tensors, p->ntensors, s, err);
-  if (fclose(f) != 0 && st == CS_OK)
-    st = cs_err_set(err, CS_EIO, "cannot write %s: %s", tmp, strerror(errno));
-  if (st == CS_OK && rename(tmp, path) != 0)
-    st = cs_err_set(err, CS_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-  if (st != CS_OK) {
-    unlink(tmp);
-    cs_err_prefix(err, "--dump-stream %s", path);
-  }
-  free(tmp);
+  if (st == CS_OK && a->dump) st = cs_out_add(set, "--dump-stream", a->dump, &a->dump_out, err);
+  if (st == CS_OK && a->csv) st = cs_out_add(set, "--csv", a->csv, &a->csv_out, err);
+  return st;
+}
+
+/* The per-core CSV summary. */
+static cs_status write_csv(const sim *s, const sim_result *res, cs_out *out, cs_err *err) {
+  FILE *f;
+  cs_status st = cs_out_stream(out, &f, err);
+  if (st == CS_OK) trc_summary_csv(s, res, f);
   return st;
 }
 
@@ -274,11 +284,10 @@ static cs_status replay(const exec_args *a, const sim_program *p, sim *s, sim_re
                         cli_io *io, cs_err *err) {
   sim_trace *tr = NULL;
   cs_status st;
-  if (a->trace) {
-    st = sim_trace_open(a->trace, sim_get_config(s), &tr, err);
+  if (a->trace_out) {
+    st = sim_trace_open_out(a->trace_out, sim_get_config(s), &tr, err);
     if (st != CS_OK) {
       memset(res, 0, sizeof *res);
-      cs_err_prefix(err, "--trace %s", a->trace);
       return st;
     }
   }
@@ -289,7 +298,6 @@ static cs_status replay(const exec_args *a, const sim_program *p, sim *s, sim_re
     cs_status st2 = sim_trace_close(tr, st == CS_OK, &e2);
     if (st == CS_OK && st2 != CS_OK) {
       *err = e2;
-      cs_err_prefix(err, "--trace %s", a->trace);
       return st2;
     }
   }
@@ -322,6 +330,9 @@ static int run_exec(cli_io *io, exec_args *a) {
   sim_config cfg;
   sim_config_derived d;
   if (st == CS_OK) st = sim_config_resolve(a->config, &cfg, &d, &e);
+  cs_out_set *outputs = NULL;
+  if (st == CS_OK) st = cs_out_set_create(cli_temps_hooks(), &outputs, &e);
+  if (st == CS_OK) st = add_outputs(a, outputs, &e);
   sim_options so = {a->timing_only, ISA_KERNEL_AUTO};
   if (st == CS_OK) st = sim_create(&cfg, &so, &s, &e);
   if (st == CS_OK) st = sim_program_link(p, s, &e);
@@ -332,8 +343,9 @@ static int run_exec(cli_io *io, exec_args *a) {
     have_result = true;
   }
   for (size_t i = 0; st == CS_OK && i < a->nout; i++) st = write_output(s, &a->outs[i], &e);
-  if (st == CS_OK && a->dump) st = dump_streams(p, s, a->dump, &e);
-  if (st == CS_OK && a->csv) st = trc_summary_csv(s, &res, a->csv, &e);
+  if (st == CS_OK && a->dump_out) st = dump_streams(p, s, a->dump_out, &e);
+  if (st == CS_OK && a->csv_out) st = write_csv(s, &res, a->csv_out, &e);
+  if (st == CS_OK) st = cs_out_set_commit(outputs, &e); /* all of them, or none */
   if (st == CS_OK) {
     if (a->json) {
       cs_json j;
@@ -345,6 +357,7 @@ static int run_exec(cli_io *io, exec_args *a) {
   } else {
     rc = cli_fail(io, CMD, &e);
   }
+  cs_out_set_destroy(outputs);
   if (have_result) sim_result_free(&res);
   sim_destroy(s);
   sim_program_free(p);

@@ -96,9 +96,10 @@ static cs_status load_input(kn_ctx *ctx, const kv *in, cs_err *err) {
   }
   isa_dtype dt = dtype_of_npy(a.dtype);
   if (dt == ISA_DTYPE_COUNT) {
-    cs_npy_free(&a);
-    return cs_err_set(err, CS_EINVAL, "%s: %s has dtype %s, which no operator takes", name, in->val,
-                      cs_npy_dtype_name(a.dtype));
+    st = cs_err_set(err, CS_EINVAL, "%s: %s has dtype %s, which no operator takes", name, in->val,
+                    cs_npy_dtype_name(a.dtype));
+    cs_npy_free(&a); /* after the message: freeing zeroes a, dtype included */
+    return st;
   }
   kn_tensor t;
   uint64_t shape[KN_MAX_DIMS];
@@ -188,7 +189,7 @@ static void json_tensor(cs_json *j, const kn_tensor *t) {
 
 /* The recorded streams as a text program (`cubesim exec` reads it back: same streams, so the
  * run can be retimed under another configuration). GM tensors become byte arrays. */
-static cs_status dump_stream(const char *path, const char *kernel, sim *s, cs_err *err) {
+static cs_status dump_stream(cs_out *out, const char *kernel, sim *s, cs_err *err) {
   size_t n = sim_gm_tensor_count(s);
   sim_prog_tensor *t = calloc(n + 1, sizeof *t);
   if (!t) return cs_err_set(err, CS_ENOMEM, "--dump-stream: no host memory");
@@ -203,17 +204,61 @@ static cs_status dump_stream(const char *path, const char *kernel, sim *s, cs_er
     t[i].ndim = 1;
     t[i].shape[0] = t[i].elements = t[i].bytes;
   }
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  cs_status st = f ? CS_OK : cs_err_set(err, CS_EIO, "--dump-stream: cannot write %s", path);
   char what[128];
   snprintf(what, sizeof what, "cubesim run %s", kernel);
+  FILE *f;
+  cs_status st = cs_out_stream(out, &f, err);
   if (st == CS_OK) st = sim_program_write_streams(f, what, t, n, s, err);
-  if (f && fclose(f) != 0 && st == CS_OK) st = cs_err_set(err, CS_EIO, "--dump-stream: cannot write %s", path);
-  if (st == CS_OK && rename(tmp, path) != 0) st = cs_err_set(err, CS_EIO, "--dump-stream: cannot write %s", path);
-  if (st != CS_OK) remove(tmp);
   free(t);
+  return st;
+}
+
+/* Where each file of the run goes, validated and reserved before any work (base/cs_out:
+ * nothing is replaced until the commit at the end). */
+typedef struct run_outputs {
+  cs_out_set *set;
+  cs_out *trace, *csv, *dump;
+  cs_out *npy[MAX_ARGS]; /* one per --out */
+} run_outputs;
+
+static cs_status add_outputs(run_outputs *ro, const char *trace_path, const char *csv_path,
+                             const char *dump_path, const kv *outs, int nout, cs_err *err) {
+  cs_status st = cs_out_set_create(cli_temps_hooks(), &ro->set, err);
+  if (st == CS_OK && trace_path) st = cs_out_add(ro->set, "--trace", trace_path, &ro->trace, err);
+  for (int i = 0; st == CS_OK && i < nout; i++) {
+    char what[80];
+    snprintf(what, sizeof what, "--out %.*s", (int)keylen(&outs[i]), outs[i].key);
+    st = cs_out_add(ro->set, what, outs[i].val, &ro->npy[i], err);
+  }
+  if (st == CS_OK && csv_path) st = cs_out_add(ro->set, "--csv", csv_path, &ro->csv, err);
+  if (st == CS_OK && dump_path) st = cs_out_add(ro->set, "--dump-stream", dump_path, &ro->dump, err);
+  return st;
+}
+
+/* Writes every file of a finished run and commits them together. */
+static cs_status write_outputs(run_outputs *ro, kn_ctx *ctx, const kn_op *op, const kv *outs, int nout,
+                               cs_err *err) {
+  cs_status st = CS_OK;
+  for (int i = 0; i < nout && st == CS_OK; i++) {
+    const kn_tensor *t = kn_ctx_output(ctx, op->outputs[find_output(op, &outs[i])].name);
+    if (!t)
+      return cs_err_set(err, CS_EINVAL, "--out %.*s: the run produced no such output", (int)keylen(&outs[i]),
+                        outs[i].key);
+    size_t shape[KN_MAX_DIMS];
+    for (uint32_t dd = 0; dd < t->ndim; dd++) shape[dd] = (size_t)t->shape[dd];
+    FILE *f;
+    st = cs_out_stream(ro->npy[i], &f, err);
+    if (st == CS_OK) st = cs_npy_fwrite(f, outs[i].val, npy_of_dtype(t->dtype), (int)t->ndim, shape, t->data, err);
+  }
+  sim *s = kn_get_sim(ctx);
+  sim_result *res = kn_has_sim_result(ctx) ? kn_sim_result(ctx) : NULL;
+  if (st == CS_OK && ro->csv && s && res) {
+    FILE *f;
+    st = cs_out_stream(ro->csv, &f, err);
+    if (st == CS_OK) trc_summary_csv(s, res, f);
+  }
+  if (st == CS_OK && ro->dump && s) st = dump_stream(ro->dump, op->name, s, err);
+  if (st == CS_OK) st = cs_out_set_commit(ro->set, err);
   return st;
 }
 
@@ -243,7 +288,14 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
     if (which >= 0) {
       int *n = kv_counts[which];
       if (*n == MAX_ARGS) return cli_usage_error(io, "run", "too many %s options (at most %d)", kv_opts[which], MAX_ARGS);
-      if (split_kv(v, kv_opts[which], &kv_lists[which][*n], &err) < 0) return cli_fail(io, "run", &err);
+      kv *cur = &kv_lists[which][*n];
+      if (split_kv(v, kv_opts[which], cur, &err) < 0) return cli_fail(io, "run", &err);
+      /* one --in, --attr or --out per name: a second one would silently win. --set is applied
+       * in order, each over the configuration so far, so repeating a key there is meaningful. */
+      for (int k = 0; which != 3 && k < *n; k++)
+        if (keylen(&kv_lists[which][k]) == keylen(cur) && strncmp(kv_lists[which][k].key, cur->key, keylen(cur)) == 0)
+          return cli_usage_error(io, "run", "%s %.*s is given twice ('%s' and '%s')", kv_opts[which], (int)keylen(cur),
+                                 cur->key, kv_lists[which][k].key, cur->key);
       (*n)++;
       continue;
     }
@@ -290,29 +342,33 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
     st = sim_config_set(&cfg, path, sets[i].val, &err);
     if (st == CS_OK) st = sim_config_validate(&cfg, &err);
   }
-  if (st != CS_OK) return cli_fail(io, "run", &err);
+  run_outputs ro;
+  memset(&ro, 0, sizeof ro);
+  if (st == CS_OK) st = add_outputs(&ro, trace_path, csv_path, dump_path, outs, nout, &err);
+  if (st != CS_OK) {
+    cs_out_set_destroy(ro.set);
+    return cli_fail(io, "run", &err);
+  }
 
   tiling_attrs ta = {.n = 0};
   char ignored[512] = "";
-  if (tiling_path && (st = read_tiling_file(tiling_path, &ta, ignored, sizeof ignored, &err)) != CS_OK)
+  if (tiling_path && (st = read_tiling_file(tiling_path, &ta, ignored, sizeof ignored, &err)) != CS_OK) {
+    cs_out_set_destroy(ro.set);
     return cli_fail(io, "run", &err);
+  }
   if (ignored[0])
     fprintf(io->err, "cubesim run: note: --tiling %s: fields cubesim does not model, ignored: %s\n", tiling_path, ignored);
-  kn_run_options o = {&cfg, timing_only, NULL, allow_hazards, seed};
-  kn_ctx *ctx;
-  if ((st = kn_ctx_create(op, &o, &ctx, &err)) != CS_OK) return cli_fail(io, "run", &err);
-  st = set_attrs(ctx, &ta, attrs, nattr, &err);
-  for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], &err);
+  /* the trace is a temporary file until the commit: an input refused below discards it */
   sim_trace *trace = NULL;
-  if (st == CS_OK && trace_path) st = sim_trace_open(trace_path, &cfg, &trace, &err);
-  if (st == CS_OK) {
-    o.trace = trace;
-    kn_ctx_destroy(ctx); /* options changed: recreate with the trace, keeping attributes and inputs */
-    ctx = NULL;
-    st = kn_ctx_create(op, &o, &ctx, &err);
-    if (st == CS_OK) st = set_attrs(ctx, &ta, attrs, nattr, &err);
-    for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], &err);
+  if (ro.trace && (st = sim_trace_open_out(ro.trace, &cfg, &trace, &err)) != CS_OK) {
+    cs_out_set_destroy(ro.set);
+    return cli_fail(io, "run", &err);
   }
+  kn_run_options o = {&cfg, timing_only, trace, allow_hazards, seed};
+  kn_ctx *ctx = NULL;
+  st = kn_ctx_create(op, &o, &ctx, &err);
+  if (st == CS_OK) st = set_attrs(ctx, &ta, attrs, nattr, &err);
+  for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], &err);
   if (st == CS_OK) st = kn_ctx_run(ctx, &err);
   if (trace) {
     cs_err terr;
@@ -333,22 +389,8 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
       mismatches += cmps[i].mismatches;
     }
   }
-  if (st != CS_OK) {
-    int rc = cli_fail(io, "run", &err);
-    kn_ctx_destroy(ctx);
-    return rc;
-  }
-  /* outputs, all or nothing */
-  for (int i = 0; i < nout && st == CS_OK; i++) {
-    const kn_tensor *t = kn_ctx_output(ctx, op->outputs[find_output(op, &outs[i])].name);
-    if (!t) {
-      st = cs_err_set(&err, CS_EINVAL, "--out %.*s: the run produced no such output", (int)keylen(&outs[i]), outs[i].key);
-      break;
-    }
-    size_t shape[KN_MAX_DIMS];
-    for (uint32_t dd = 0; dd < t->ndim; dd++) shape[dd] = (size_t)t->shape[dd];
-    st = cs_npy_write(outs[i].val, npy_of_dtype(t->dtype), (int)t->ndim, shape, t->data, &err);
-  }
+  if (st == CS_OK) st = write_outputs(&ro, ctx, op, outs, nout, &err); /* all or nothing */
+  cs_out_set_destroy(ro.set);
   if (st != CS_OK) {
     int rc = cli_fail(io, "run", &err);
     kn_ctx_destroy(ctx);
@@ -356,13 +398,6 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
   }
   sim *s = kn_get_sim(ctx);
   sim_result *res = kn_has_sim_result(ctx) ? kn_sim_result(ctx) : NULL;
-  if (csv_path && s && res) st = trc_summary_csv(s, res, csv_path, &err);
-  if (st == CS_OK && dump_path && s) st = dump_stream(dump_path, op->name, s, &err);
-  if (st != CS_OK) {
-    int rc = cli_fail(io, "run", &err);
-    kn_ctx_destroy(ctx);
-    return rc;
-  }
   if (json) {
     cs_json j;
     cs_json_init(&j, io->out, true);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/cs_json.h"
+#include "base/cs_out.h"
 
 #ifndef CUBESIM_VERSION
 #define CUBESIM_VERSION "unknown"
@@ -37,9 +38,9 @@ typedef struct trace_flow {
 } trace_flow;
 
 struct sim_trace {
-  FILE *f;
-  char *path;     /* final name */
-  char *tmp_path; /* path + ".tmp", written until close */
+  FILE *f;        /* the output's stream (base/cs_out) */
+  cs_out *out;
+  cs_out_set *own; /* opened by path: the set of this one output, committed by close */
   uint64_t clock_mhz;
   bool wrote_event; /* the next event needs a separating comma */
   int write_errno;  /* first failed write (0: none) */
@@ -139,18 +140,8 @@ static void flush_flow(sim_trace *t) {
 
 /* ---- the public functions ------------------------------------------------------------- */
 
-static char *dup_str(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  char *p = malloc(a + b + 1);
-  if (!p) return NULL;
-  memcpy(p, s, a);
-  memcpy(p + a, suffix, b + 1);
-  return p;
-}
-
 static void free_trace(sim_trace *t) {
-  free(t->path);
-  free(t->tmp_path);
+  cs_out_set_destroy(t->own);
   free(t);
 }
 
@@ -188,29 +179,35 @@ static void write_header(sim_trace *t, const sim_config *cfg) {
   note(t, fputs(",\"traceEvents\":[", t->f));
 }
 
-cs_status sim_trace_open(const char *path, const sim_config *cfg, sim_trace **out, cs_err *err) {
-  *out = NULL;
+cs_status sim_trace_open_out(cs_out *out, const sim_config *cfg, sim_trace **t_out, cs_err *err) {
+  *t_out = NULL;
   sim_trace *t = calloc(1, sizeof *t);
-  if (!t) return cs_err_set(err, CS_ENOMEM, "trace %s: no host memory", path);
-  t->path = dup_str(path, "");
-  t->tmp_path = dup_str(path, ".tmp");
-  if (!t->path || !t->tmp_path) {
-    free_trace(t);
-    return cs_err_set(err, CS_ENOMEM, "trace %s: no host memory", path);
-  }
-  t->clock_mhz = cfg->chip_clock_mhz ? cfg->chip_clock_mhz : 1;
-  t->f = fopen(t->tmp_path, "w");
-  if (!t->f) {
-    int e = errno;
-    cs_status st = cs_err_set(err, CS_EIO, "trace %s: cannot create %s: %s", path, t->tmp_path,
-                              strerror(e));
-    free_trace(t);
+  if (!t) return cs_err_set(err, CS_ENOMEM, "%s: no host memory", cs_out_path(out));
+  cs_status st = cs_out_stream(out, &t->f, err);
+  if (st != CS_OK) {
+    free(t);
     return st;
   }
+  t->out = out;
+  t->clock_mhz = cfg->chip_clock_mhz ? cfg->chip_clock_mhz : 1;
   setvbuf(t->f, NULL, _IOFBF, TRACE_BUF_BYTES);
   write_header(t, cfg);
-  *out = t;
+  *t_out = t;
   return CS_OK;
+}
+
+cs_status sim_trace_open(const char *path, const sim_config *cfg, sim_trace **t_out, cs_err *err) {
+  *t_out = NULL;
+  cs_out_set *own;
+  cs_out *out;
+  cs_status st = cs_out_set_create(NULL, &own, err);
+  if (st != CS_OK) return st;
+  if ((st = cs_out_add(own, "trace", path, &out, err)) == CS_OK &&
+      (st = sim_trace_open_out(out, cfg, t_out, err)) == CS_OK)
+    (*t_out)->own = own;
+  else
+    cs_out_set_destroy(own);
+  return st;
 }
 
 void sim_trace_begin(sim_trace *t, unsigned cores) {
@@ -317,22 +314,14 @@ cs_status sim_trace_close(sim_trace *t, bool keep, cs_err *err) {
   if (!t) return CS_OK;
   flush_flow(t);
   note(t, fputs("\n]}\n", t->f));
-  if (fflush(t->f) != 0) note(t, -1);
-  if (ferror(t->f) && !t->write_errno) t->write_errno = EIO;
-  if (fclose(t->f) != 0) note(t, -1);
+  cs_err e;
+  if (cs_out_check(t->out, &e) != CS_OK) note(t, -1);
   cs_status st = CS_OK;
-  if (!keep) {
-    remove(t->tmp_path);
-  } else if (t->write_errno) {
-    remove(t->tmp_path);
-    st = cs_err_set(err, CS_EIO, "trace %s: write failed: %s; no trace was kept", t->path,
-                    strerror(t->write_errno));
-  } else if (rename(t->tmp_path, t->path) != 0) {
-    int e = errno;
-    remove(t->tmp_path);
-    st = cs_err_set(err, CS_EIO, "trace %s: cannot rename %s to it: %s; no trace was kept", t->path,
-                    t->tmp_path, strerror(e));
-  }
-  free_trace(t);
+  if (t->write_errno)
+    st = cs_err_set(err, CS_EIO, "%s %s: write failed: %s; no trace was kept",
+                    cs_out_what(t->out), cs_out_path(t->out), strerror(t->write_errno));
+  else if (keep && t->own)
+    st = cs_out_set_commit(t->own, err);
+  free_trace(t); /* an own set not committed removes its temporary file */
   return st;
 }

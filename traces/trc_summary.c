@@ -592,34 +592,8 @@ static void csv_write(const sim *s, const sim_result *r, const trc_summary *m, F
   fprintf(f, ",%.3f,%.3f,%.3f\n", safe_div(sums[0], m->blocks), safe_div(sums[1], m->blocks), safe_div(sums[2], m->blocks));
 }
 
-cs_status trc_summary_csv(const sim *s, const sim_result *r, const char *path, cs_err *err) {
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 5);
-  if (!tmp) return cs_err_set(err, CS_ENOMEM, "summary %s: no host memory", path);
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".tmp", 5);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    int e = errno;
-    cs_status st = cs_err_set(err, CS_EIO, "summary %s: cannot create %s: %s", path, tmp, strerror(e));
-    free(tmp);
-    return st;
-  }
+void trc_summary_csv(const sim *s, const sim_result *r, FILE *f) {
   trc_summary m;
   trc_summary_compute(s, r, &m);
   csv_write(s, r, &m, f);
-  int e = 0;
-  if (fflush(f) != 0 || ferror(f)) e = errno ? errno : EIO;
-  if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
-  cs_status st = CS_OK;
-  if (e) {
-    remove(tmp);
-    st = cs_err_set(err, CS_EIO, "summary %s: write failed: %s", path, strerror(e));
-  } else if (rename(tmp, path) != 0) {
-    e = errno;
-    remove(tmp);
-    st = cs_err_set(err, CS_EIO, "summary %s: cannot rename %s to it: %s", path, tmp, strerror(e));
-  }
-  free(tmp);
-  return st;
 }

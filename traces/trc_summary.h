@@ -110,9 +110,8 @@ void trc_summary_json(const sim *s, const sim_result *r, cs_json *j);
 /* The same members, written into an object the caller has open (cubesim run --json puts them
  * next to the kernel's inputs and outputs). */
 void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j);
-/* One row per core with msprof-like columns and a last row of means ("avg"), written to
- * path + ".tmp" and renamed. CS_EIO with the path and the reason when it cannot be written (no
- * file is left then). */
-cs_status trc_summary_csv(const sim *s, const sim_result *r, const char *path, cs_err *err);
+/* One row per core with msprof-like columns and a last row of means ("avg") (written, like
+ * every output, into a base/cs_out stream by the command line; write errors are the stream's). */
+void trc_summary_csv(const sim *s, const sim_result *r, FILE *f);
 
 #endif

@@ -31,13 +31,11 @@
 typedef struct tmpdir {
   char dir[64];
   char path[128]; /* dir/trace.json */
-  char tmp[160];  /* dir/trace.json.tmp */
 } tmpdir;
 
 static void tmpdir_make(tmpdir *t) {
   tf_mkdtemp(t->dir, sizeof t->dir);
   tf_join(t->path, sizeof t->path, t->dir, "trace.json");
-  tf_join(t->tmp, sizeof t->tmp, t->dir, "trace.json.tmp");
 }
 
 static void tmpdir_remove(tmpdir *t) { tf_remove_tree(t->dir); }
@@ -156,7 +154,7 @@ static int teardown_run(void **state) {
 static void test_trace_file_is_renamed_and_carries_the_config(void **state) {
   fixture *fx = *state;
   assert_true(tf_exists(fx->td.path));
-  assert_false(tf_exists(fx->td.tmp));
+  assert_int_equal(tf_count_entries(fx->td.dir), 1); /* no temporary file left */
   const cs_jvalue *root = cs_jroot(fx->doc);
   assert_true(cs_jis(root, CS_JOBJECT));
   /* only keys Perfetto knows: it ignores the rest of the file after an unknown top-level key */
@@ -406,15 +404,14 @@ static void test_trace_keep_false_leaves_no_file(void **state) {
   cs_err err;
   sim_trace *t = NULL;
   assert_int_equal(sim_trace_open(td.path, sim_get_config(s), &t, &err), CS_OK);
-  /* written under the temporary name until closed */
-  assert_true(tf_exists(td.tmp));
+  /* written under a temporary name until closed */
+  assert_int_equal(tf_count_entries(td.dir), 1);
   assert_false(tf_exists(td.path));
   sim_run_options opt = {t, false};
   sim_result r;
   assert_int_equal(sim_run(s, &opt, &r, &err), CS_OK);
   assert_int_equal(sim_trace_close(t, false, &err), CS_OK);
-  assert_false(tf_exists(td.path));
-  assert_false(tf_exists(td.tmp));
+  assert_int_equal(tf_count_entries(td.dir), 0);
   sim_result_free(&r);
   sim_destroy(s);
   tmpdir_remove(&td);
@@ -431,7 +428,7 @@ static void test_trace_open_in_missing_directory_fails_with_eio(void **state) {
   assert_null(t);
   assert_int_equal(err.code, CS_EIO);
   char want[256];
-  snprintf(want, sizeof want, "trace %s: cannot create %s.tmp: %s", path, path, strerror(ENOENT));
+  snprintf(want, sizeof want, "trace %s: directory /nonexistent_cubesim_dir/sub does not exist", path);
   assert_string_equal(err.msg, want);
   assert_int_equal(sim_trace_close(NULL, true, &err), CS_OK);
 }
@@ -467,8 +464,7 @@ static void test_trace_write_failure_keeps_nothing(void **state) {
   char want[256];
   snprintf(want, sizeof want, "trace %s: write failed: %s; no trace was kept", td.path, strerror(EFBIG));
   assert_string_equal(err.msg, want);
-  assert_false(tf_exists(td.path));
-  assert_false(tf_exists(td.tmp));
+  assert_int_equal(tf_count_entries(td.dir), 0);
   sim_result_free(&r);
   sim_destroy(s);
   tmpdir_remove(&td);
