@@ -80,7 +80,7 @@ static int fail(const cs_err *err) {
 static int run_op(const sim_config *base, const run_spec *sp, run_figures *r) {
   sim_config cfg = *base;
   if (sp->cores) cfg.chip_cores = sp->cores;
-  kn_run_options o = {&cfg, sp->timing_only, sp->trace, false, 1};
+  kn_run_options o = {.cfg = &cfg, .timing_only = sp->timing_only, .trace = sp->trace, .seed = 1};
   kn_ctx *ctx = NULL;
   cs_err err;
   char v[32];
@@ -95,7 +95,7 @@ static int run_op(const sim_config *base, const run_spec *sp, run_figures *r) {
   if (kn_ctx_run(ctx, &err) != CS_OK) goto fail;
   double t1 = now_s();
   sim_result res;
-  sim_run_options ro = {NULL, false};
+  sim_run_options ro = {0};
   if (sim_run(kn_get_sim(ctx), &ro, &res, &err) != CS_OK) goto fail;
   r->replay_s = now_s() - t1;
   r->run_s = t1 - t0;

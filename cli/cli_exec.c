@@ -291,7 +291,7 @@ static cs_status replay(const exec_args *a, const sim_program *p, sim *s, sim_re
       return st;
     }
   }
-  sim_run_options ro = {tr, a->allow_hazards};
+  sim_run_options ro = {.trace = tr, .allow_hazards = a->allow_hazards};
   st = sim_run(s, &ro, res, err);
   if (tr) {
     cs_err e2;

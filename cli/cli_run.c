@@ -364,7 +364,7 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
     cs_out_set_destroy(ro.set);
     return cli_fail(io, "run", &err);
   }
-  kn_run_options o = {&cfg, timing_only, trace, allow_hazards, seed};
+  kn_run_options o = {.cfg = &cfg, .timing_only = timing_only, .trace = trace, .allow_hazards = allow_hazards, .seed = seed};
   kn_ctx *ctx = NULL;
   st = kn_ctx_create(op, &o, &ctx, &err);
   if (st == CS_OK) st = set_attrs(ctx, &ta, attrs, nattr, &err);

@@ -336,7 +336,7 @@ static cs_status model_cycles(const sim_config *cfg, const kn_mm_job *job, const
   st = record_job(s, job, t, &L, err);
   sim_result res;
   memset(&res, 0, sizeof res);
-  sim_run_options ro = {NULL, true};
+  sim_run_options ro = {.allow_hazards = true};
   if (st == CS_OK) st = sim_run(s, &ro, &res, err);
   *cycles = res.total_cycles;
   sim_result_free(&res);
@@ -404,7 +404,7 @@ cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err) {
   kn_set_sim(ctx, s);
   launch L;
   if ((st = record_job(s, job, &t, &L, err)) != CS_OK) return st;
-  sim_run_options ro = {o->trace, o->allow_hazards};
+  sim_run_options ro = {.trace = o->trace, .allow_hazards = o->allow_hazards, .observer = o->observer};
   st = sim_run(s, &ro, kn_sim_result(ctx), err);
   kn_mark_sim_result(ctx);
   if (st != CS_OK) return st;

@@ -113,6 +113,7 @@ typedef struct kn_run_options {
   sim_trace *trace;        /* NULL: none */
   bool allow_hazards;
   uint64_t seed;           /* for make_inputs */
+  const sim_observer *observer; /* of the replay (sim_run_options); NULL: none */
 } kn_run_options;
 
 /* The input named `name` (NULL if absent and optional). */

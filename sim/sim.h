@@ -24,6 +24,7 @@
 typedef struct sim sim;
 typedef struct sim_core sim_core;
 typedef struct sim_trace sim_trace;
+struct sim_trace_insn_event; /* sim/sim_trace.h */
 
 typedef struct sim_options {
   bool timing_only;  /* no data: buffers are bounds-checked but store nothing */
@@ -103,9 +104,17 @@ typedef struct sim_hazard {
 const char *sim_hazard_kind_name(sim_hazard_kind k);
 void sim_hazard_describe(const sim_hazard *h, char *out, size_t out_bytes);
 
+/* An observer of the replay: sees every instruction as it completes, the event the trace
+ * writes (sim/sim_trace.h), e.g. to collect a timeline. Without one, nothing is built for it. */
+typedef struct sim_observer {
+  void (*insn)(void *arg, const struct sim_trace_insn_event *e);
+  void *arg;
+} sim_observer;
+
 typedef struct sim_run_options {
   sim_trace *trace;       /* NULL: no trace */
   bool allow_hazards;     /* hazards are reported but do not fail the run */
+  const sim_observer *observer; /* NULL: none */
 } sim_run_options;
 
 #define SIM_MAX_HAZARDS_KEPT 64

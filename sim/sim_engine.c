@@ -99,6 +99,7 @@ typedef struct engine {
   const sim_config_derived *d;
   sim_result *res;
   sim_trace *trace;
+  const sim_observer *observer;
   eng_core *cores;
   ev *heap;
   size_t nheap, capheap;
@@ -417,12 +418,13 @@ static void complete(engine *e, eng_core *k, uint64_t idx) {
   k->stats->op_busy_cycles[in->op] += st->busy_end - st->start;
   if (p < ISA_PIPE_COUNT) k->stats->pipe_busy_cycles[p] += st->busy_end - st->start;
   if (st->end > k->stats->finish_cycles) k->stats->finish_cycles = st->end;
-  if (e->trace) {
+  if (e->trace || e->observer) {
     isa_work w;
     isa_insn_work(in, &w);
     sim_trace_insn_event te = {k->c->index, p, idx, in, st->dispatch, st->start, st->busy_end,
                                st->end, &w, st->l2_hit, st->l2_miss};
-    sim_trace_insn(e->trace, &te);
+    if (e->trace) sim_trace_insn(e->trace, &te);
+    if (e->observer) e->observer->insn(e->observer->arg, &te);
   }
   k->dirty = true;
   if (st->seq != UINT64_MAX && p < ISA_PIPE_COUNT) fire_pending_sets(e, k, p);
@@ -873,6 +875,7 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   sim_trace *trace = opt ? opt->trace : NULL;
   engine e;
   cs_status st = engine_init(&e, s, res, trace, err);
+  e.observer = opt ? opt->observer : NULL;
   if (st != CS_OK) {
     engine_free(&e);
     return st;

@@ -22,7 +22,7 @@
  * 128 x 256 x 128 for int8, two L1 buffers of two base_k each, one L0C buffer), else the search's. */
 static kn_ctx *linear(const sim_config *cfg, unsigned m, unsigned n, unsigned k, bool timing_only,
                       sim_trace *trace, bool pinned) {
-  kn_run_options o = {cfg, timing_only, trace, false, 1};
+  kn_run_options o = {.cfg = cfg, .timing_only = timing_only, .trace = trace, .seed = 1};
   kn_ctx *ctx;
   cs_err err;
   char v[16];

@@ -434,7 +434,7 @@ static kn_ctx *ctx_for(const qcase *c, unsigned cores, sim_trace *trace) {
   sim_config cfg;
   sim_config_defaults(&cfg);
   cfg.chip_cores = cores;
-  kn_run_options o = {&cfg, false, trace, false, 1};
+  kn_run_options o = {.cfg = &cfg, .trace = trace, .seed = 1};
   kn_ctx *ctx = NULL;
   cs_err err;
   assert_int_equal(kn_ctx_create(kn_op_find(op_names[c->op]), &o, &ctx, &err), CS_OK);

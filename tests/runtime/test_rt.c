@@ -424,7 +424,7 @@ static void run_copy(unsigned cores, unsigned slots, bool use_queues, cs_status 
   assert_int_equal(rt_launch(s, 1, copy_kernel, &A, &err), CS_OK);
   sim_result res;
   memset(&res, 0, sizeof res);
-  sim_run_options o = {NULL, false};
+  sim_run_options o = {0};
   cs_status st = sim_run(s, &o, &res, &err);
   if (st != want_run) fail_msg("sim_run: %d (%s)", st, err.msg);
   if (want_run == CS_OK) {
@@ -530,7 +530,7 @@ static void run_calc(unsigned slots) {
     if (st[i].op == ISA_OP_SET_FLAG || st[i].op == ISA_OP_WAIT_FLAG) assert_true(st[i].u.flag.src_pipe != st[i].u.flag.dst_pipe);
   sim_result res;
   memset(&res, 0, sizeof res);
-  sim_run_options o = {NULL, false};
+  sim_run_options o = {0};
   cs_status rs = sim_run(s, &o, &res, &err);
   if (rs != CS_OK) fail_msg("sim_run: %s", err.msg);
   assert_int_equal(res.hazard_count, 0);

@@ -68,7 +68,7 @@ static cs_status run(fixture *f) {
   sim_trace *tr = NULL;
   assert_int_equal(sim_trace_open(path, sim_get_config(f->s), &tr, &f->err), CS_OK);
   sim_result_free(&f->res);
-  sim_run_options o = {tr, false};
+  sim_run_options o = {.trace = tr};
   cs_status st = sim_run(f->s, &o, &f->res, &f->err);
   cs_err e2;
   assert_int_equal(sim_trace_close(tr, true, &e2), CS_OK);

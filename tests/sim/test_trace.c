@@ -112,7 +112,7 @@ static void run_traced(sim *s, const char *path, bool keep, sim_result *r) {
   cs_err err;
   sim_trace *t = NULL;
   assert_int_equal(sim_trace_open(path, sim_get_config(s), &t, &err), CS_OK);
-  sim_run_options opt = {t, false};
+  sim_run_options opt = {.trace = t};
   assert_int_equal(sim_run(s, &opt, r, &err), CS_OK);
   assert_int_equal(sim_trace_close(t, keep, &err), CS_OK);
 }
@@ -407,7 +407,7 @@ static void test_trace_keep_false_leaves_no_file(void **state) {
   /* written under a temporary name until closed */
   assert_int_equal(tf_count_entries(td.dir), 1);
   assert_false(tf_exists(td.path));
-  sim_run_options opt = {t, false};
+  sim_run_options opt = {.trace = t};
   sim_result r;
   assert_int_equal(sim_run(s, &opt, &r, &err), CS_OK);
   assert_int_equal(sim_trace_close(t, false, &err), CS_OK);
@@ -453,7 +453,7 @@ static void test_trace_write_failure_keeps_nothing(void **state) {
   memset(&r, 0, sizeof r);
   cs_status close_st = CS_OK;
   if (open_st == CS_OK) {
-    sim_run_options opt = {t, false};
+    sim_run_options opt = {.trace = t};
     sim_run(s, &opt, &r, &err);
     close_st = sim_trace_close(t, true, &err);
   }

@@ -424,7 +424,7 @@ static void test_summary_reports_hazards(void **state) {
   sb_issue(s, 0, in);
   in = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, b, ISA_MEM_UB, 0, 1024);
   sb_issue(s, 0, in);
-  sim_run_options opt = {NULL, true};
+  sim_run_options opt = {.allow_hazards = true};
   sim_result r;
   assert_int_equal(sim_run(s, &opt, &r, &err), CS_OK);
   assert_int_equal(r.hazard_count, 1);
