@@ -11,6 +11,8 @@
 
 #include "base/cs_out.h"
 #include "base/cs_status.h"
+#include "sim/sim_config.h"
+#include "sim/sim_trace.h"
 
 typedef struct cli_io {
   FILE *out; /* results (tables, JSON) */
@@ -48,6 +50,34 @@ void cli_temps_install(void);
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **value, cs_err *err);
 /* 1 if argv[i] is exactly `--name`. */
 int cli_flag(char **argv, int i, const char *name);
+
+/* The trace options of the simulating commands (cli_trace.c), as given: --trace FILE,
+ * --trace-format auto|json|perfetto, --trace-cores LIST, --trace-window START:END,
+ * --trace-flags on|off. Zero-initialise, fill with cli_trace_opt, check with
+ * cli_trace_options. */
+typedef struct cli_trace_args {
+  const char *path, *format, *cores, *window, *flags;
+  cli_io *io;      /* where cli_trace_open's trace sends its warnings */
+  const char *cmd;
+} cli_trace_args;
+
+#define CLI_TRACE_USAGE                                                                            \
+  "  --trace FILE           write a trace of the replay: FILE.json (Chrome Trace Event JSON, every\n" \
+  "                         instruction's operands) or FILE.perfetto-trace (Perfetto protobuf, about\n" \
+  "                         a tenth of the size), for https://ui.perfetto.dev (traces/FORMAT.md)\n"   \
+  "  --trace-format F       auto (by FILE's extension), json or perfetto\n"                           \
+  "  --trace-cores LIST     only these cores, e.g. 0-3 or 0,2,8-11\n"                                   \
+  "  --trace-window S:E     only events in cycles [S, E), or microseconds with us (2us:5.5us)\n"      \
+  "  --trace-flags off      without set_flag / wait_flag and their arrows\n"
+
+/* If argv[*i] is one of the trace options: stores its value in a, advances *i, returns 1; 0 for
+ * another argument; -1 (message in err) for an option without its value. */
+int cli_trace_opt(int argc, char **argv, int *i, cli_trace_args *a, cs_err *err);
+/* The trace options as sim_trace_options, checked against cfg (without --trace, any other trace
+ * option is an error). The trace's warnings (a projected size over 256 MiB) go to io->err as
+ * "cubesim CMD: warning: ...": a must live until the trace is closed. */
+cs_status cli_trace_options(cli_trace_args *a, cli_io *io, const char *cmd, const sim_config *cfg,
+                            sim_trace_options *o, cs_err *err);
 
 /* Prints "cubesim <cmd>: error: <msg>" on io->err and returns the exit status for err->code. */
 int cli_fail(cli_io *io, const char *cmd, const cs_err *err);

@@ -21,7 +21,7 @@
 
 static const char exec_help[] =
     "usage: cubesim exec PROGRAM.s [--in NAME=FILE.npy]... [--out NAME=FILE.npy]...\n"
-    "                    [--config FILE.yaml] [--trace FILE.json] [--timing-only]\n"
+    "                    [--config FILE.yaml] [--trace FILE [--trace-...]] [--timing-only]\n"
     "                    [--allow-hazards] [--json] [--csv FILE.csv] [--dump-stream FILE.s]\n"
     "\n"
     "Runs a text program (GM tensors declared with .gm, instructions per core after .core;\n"
@@ -37,7 +37,7 @@ static const char exec_help[] =
     "  --out NAME=FILE.npy    write an out/inout tensor after the run (bf16 as float32,\n"
     "                         int4/uint4 as int8/uint8)\n"
     "  --config FILE.yaml     chip configuration over the built-in 910B defaults\n"
-    "  --trace FILE.json      Chrome trace of the replay (Perfetto, chrome://tracing)\n"
+CLI_TRACE_USAGE
     "  --timing-only          keep no data (tensors are not loaded; --out is refused)\n"
     "  --allow-hazards        report data hazards as a warning instead of failing\n"
     "  --json                 the summary as JSON\n"
@@ -57,7 +57,9 @@ typedef struct exec_args {
   const char *program;
   binding *ins, *outs;
   size_t nin, nout;
-  const char *config, *trace, *dump, *csv;
+  const char *config, *dump, *csv;
+  cli_trace_args trace;       /* the trace options */
+  sim_trace_options trace_opt; /* checked, once the configuration is known */
   bool timing_only, allow_hazards, json;
   cs_out *trace_out, *dump_out, *csv_out; /* in the run's output set */
 } exec_args;
@@ -89,9 +91,13 @@ static int parse_args(cli_io *io, int argc, char **argv, exec_args *a, bool *hel
     if (cli_flag(argv, i, "--timing-only")) { a->timing_only = true; continue; }
     if (cli_flag(argv, i, "--allow-hazards")) { a->allow_hazards = true; continue; }
     if (cli_flag(argv, i, "--json")) { a->json = true; continue; }
-    static const char *const valued[] = {"--in", "--out", "--config", "--trace", "--dump-stream", "--csv"};
+    if ((r = cli_trace_opt(argc, argv, &i, &a->trace, &e)) != 0) {
+      if (r < 0) return cli_fail(io, CMD, &e);
+      continue;
+    }
+    static const char *const valued[] = {"--in", "--out", "--config", "--dump-stream", "--csv"};
     int which = -1;
-    for (int k = 0; k < 6 && which < 0; k++) {
+    for (int k = 0; k < 5 && which < 0; k++) {
       r = cli_opt(argc, argv, &i, valued[k], &v, &e);
       if (r < 0) return cli_fail(io, CMD, &e);
       if (r > 0) which = k;
@@ -102,9 +108,8 @@ static int parse_args(cli_io *io, int argc, char **argv, exec_args *a, bool *hel
       continue;
     }
     if (which == 2) { a->config = v; continue; }
-    if (which == 3) { a->trace = v; continue; }
-    if (which == 4) { a->dump = v; continue; }
-    if (which == 5) { a->csv = v; continue; }
+    if (which == 3) { a->dump = v; continue; }
+    if (which == 4) { a->csv = v; continue; }
     if (argv[i][0] == '-' && argv[i][1] != '\0')
       return cli_usage_error(io, CMD, "unknown option '%s' (cubesim exec --help lists them)",
                              argv[i]);
@@ -258,7 +263,7 @@ static cs_status dump_streams(const sim_program *p, sim *s, cs_out *out, cs_err 
  * until the commit at the end). */
 static cs_status add_outputs(exec_args *a, cs_out_set *set, cs_err *err) {
   cs_status st = CS_OK;
-  if (a->trace) st = cs_out_add(set, "--trace", a->trace, &a->trace_out, err);
+  if (a->trace.path) st = cs_out_add(set, "--trace", a->trace.path, &a->trace_out, err);
   for (size_t i = 0; st == CS_OK && i < a->nout; i++) {
     char what[SIM_PROG_NAME_BYTES + 8];
     snprintf(what, sizeof what, "--out %s", a->outs[i].name);
@@ -285,7 +290,7 @@ static cs_status replay(const exec_args *a, const sim_program *p, sim *s, sim_re
   sim_trace *tr = NULL;
   cs_status st;
   if (a->trace_out) {
-    st = sim_trace_open_out(a->trace_out, sim_get_config(s), &tr, err);
+    st = sim_trace_open_out(a->trace_out, sim_get_config(s), &a->trace_opt, &tr, err);
     if (st != CS_OK) {
       memset(res, 0, sizeof *res);
       return st;
@@ -330,6 +335,7 @@ static int run_exec(cli_io *io, exec_args *a) {
   sim_config cfg;
   sim_config_derived d;
   if (st == CS_OK) st = sim_config_resolve(a->config, &cfg, &d, &e);
+  if (st == CS_OK) st = cli_trace_options(&a->trace, io, CMD, &cfg, &a->trace_opt, &e);
   cs_out_set *outputs = NULL;
   if (st == CS_OK) st = cs_out_set_create(cli_temps_hooks(), &outputs, &e);
   if (st == CS_OK) st = add_outputs(a, outputs, &e);

@@ -18,7 +18,7 @@
 
 static const char *const run_usage =
     "usage: cubesim run KERNEL [--in NAME=FILE.npy]... [--attr KEY=VALUE]... [--out NAME=FILE.npy]...\n"
-    "                   [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--trace FILE.json]\n"
+    "                   [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--trace FILE [--trace-...]]\n"
     "                   [--timing-only] [--check] [--json] [--allow-hazards] [--seed N]\n"
     "                   [--csv FILE.csv] [--dump-stream FILE.s] [--tiling FILE.json]\n"
     "\n"
@@ -32,7 +32,7 @@ static const char *const run_usage =
     "  --out NAME=FILE.npy    write an output (bf16 is written as float32, int4 as int8)\n"
     "  --config FILE.yaml     the chip (cubesim config show explains every key)\n"
     "  --set KEY=VALUE        override one configuration value, e.g. --set chip.cores=8\n"
-    "  --trace FILE.json      write a Chrome/Perfetto trace of the run (traces/FORMAT.md)\n"
+CLI_TRACE_USAGE
     "  --timing-only          simulate time only: no data, no outputs (fast for large shapes)\n"
     "  --check                compare every output with the host reference, bit for bit\n"
     "  --json                 print the results as JSON\n"
@@ -265,7 +265,8 @@ static cs_status write_outputs(run_outputs *ro, kn_ctx *ctx, const kn_op *op, co
 int cli_cmd_run(cli_io *io, int argc, char **argv) {
   kv ins[MAX_ARGS], attrs[MAX_ARGS], outs[MAX_ARGS], sets[MAX_ARGS];
   int nin = 0, nattr = 0, nout = 0, nset = 0;
-  const char *kernel = NULL, *config = NULL, *trace_path = NULL, *csv_path = NULL, *dump_path = NULL, *v;
+  const char *kernel = NULL, *config = NULL, *csv_path = NULL, *dump_path = NULL, *v;
+  cli_trace_args targs = {0};
   const char *tiling_path = NULL;
   bool timing_only = false, check = false, json = false, allow_hazards = false;
   uint64_t seed = 1;
@@ -300,7 +301,7 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
       continue;
     }
     if ((r = cli_opt(argc, argv, &i, "--config", &config, &err)) != 0 ||
-        (r = cli_opt(argc, argv, &i, "--trace", &trace_path, &err)) != 0 ||
+        (r = cli_trace_opt(argc, argv, &i, &targs, &err)) != 0 ||
         (r = cli_opt(argc, argv, &i, "--csv", &csv_path, &err)) != 0 ||
         (r = cli_opt(argc, argv, &i, "--dump-stream", &dump_path, &err)) != 0 ||
         (r = cli_opt(argc, argv, &i, "--tiling", &tiling_path, &err)) != 0) {
@@ -329,6 +330,7 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
       return cli_usage_error(io, "run", "--out %.*s: a --timing-only run computes no data", (int)keylen(&outs[i]), outs[i].key);
   }
   if (check && timing_only) return cli_usage_error(io, "run", "--check needs data: drop --timing-only");
+  const char *trace_path = targs.path;
   if ((trace_path || csv_path || dump_path) && !op->simulated)
     return cli_usage_error(io, "run", "%s: %s runs on the host, it has no %s", trace_path ? "--trace" : csv_path ? "--csv" : "--dump-stream",
                            op->name, trace_path ? "trace" : csv_path ? "timing summary" : "instruction stream");
@@ -342,6 +344,9 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
     st = sim_config_set(&cfg, path, sets[i].val, &err);
     if (st == CS_OK) st = sim_config_validate(&cfg, &err);
   }
+  sim_trace_options topts;
+  if (st == CS_OK) st = cli_trace_options(&targs, io, "run", &cfg, &topts, &err);
+  if (st != CS_OK) return cli_fail(io, "run", &err);
   run_outputs ro;
   memset(&ro, 0, sizeof ro);
   if (st == CS_OK) st = add_outputs(&ro, trace_path, csv_path, dump_path, outs, nout, &err);
@@ -360,7 +365,7 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
     fprintf(io->err, "cubesim run: note: --tiling %s: fields cubesim does not model, ignored: %s\n", tiling_path, ignored);
   /* the trace is a temporary file until the commit: an input refused below discards it */
   sim_trace *trace = NULL;
-  if (ro.trace && (st = sim_trace_open_out(ro.trace, &cfg, &trace, &err)) != CS_OK) {
+  if (ro.trace && (st = sim_trace_open_out(ro.trace, &cfg, &topts, &trace, &err)) != CS_OK) {
     cs_out_set_destroy(ro.set);
     return cli_fail(io, "run", &err);
   }

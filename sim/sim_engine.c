@@ -880,7 +880,11 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
     engine_free(&e);
     return st;
   }
-  if (trace) sim_trace_begin(trace, s->ncores);
+  if (trace) {
+    uint64_t insns = 0; /* for the trace's projected size */
+    for (unsigned c = 0; c < s->ncores; c++) insns += s->cores[c].len;
+    sim_trace_begin(trace, s->ncores, insns);
+  }
   for (;;) {
     /* everything that can happen now */
     bool any = true;

@@ -1,188 +1,158 @@
-/* sim_trace — the streaming Chrome Trace Event JSON writer (format and rationale:
- * traces/FORMAT.md). Every event is formatted straight into the FILE's buffer as it comes;
- * nothing is allocated per event and nothing is held except one pending flow arrow (below). */
+/* sim_trace — the trace front end (sim/sim_trace.h): the output (base/cs_out), the options and
+ * filters, and the flow arrow ends waiting for their slices; the formats are sim_trace_json.c
+ * and sim_trace_pf.c. */
 #include "sim/sim_trace.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-#include "base/cs_json.h"
-#include "base/cs_out.h"
+#include "sim/sim_trace_internal.h"
 
-#ifndef CUBESIM_VERSION
-#define CUBESIM_VERSION "unknown"
-#endif
-
-/* Process and thread ids (traces/FORMAT.md). Perfetto treats pid 0 as the kernel's idle
- * process, so core c is pid c + 1; tids are unique across processes because Perfetto names
- * threads by tid alone: pipe p of core c is (c + 1) * 100 + p + 1. The chip's counters live in
- * a process of their own, above any core's pid (chip.cores <= 1024). */
-#define TRACE_TID_PER_PID 100u
-#define TRACE_CHIP_PID 1000000u
 #define TRACE_BUF_BYTES (1u << 20)
 
-/* A flow arrow end waiting for the zero-length slice (set_flag / wait_flag) it belongs to. The
- * engine reports the arrow just before that instruction; viewers bind an arrow to the slice
- * open on its track at its time, so the arrow is written after the slice. */
-typedef struct trace_flow {
-  bool pending;
-  bool is_start;
-  unsigned core;
-  isa_pipe pipe;
-  uint64_t time;
-  uint64_t id;
-} trace_flow;
+/* ---- formats and options ---------------------------------------------------------------- */
 
-struct sim_trace {
-  FILE *f;        /* the output's stream (base/cs_out) */
-  cs_out *out;
-  cs_out_set *own; /* opened by path: the set of this one output, committed by close */
-  uint64_t clock_mhz;
-  bool wrote_event; /* the next event needs a separating comma */
-  int write_errno;  /* first failed write (0: none) */
-  trace_flow flow;
+static const char *const format_names[] = {
+#define SIM_TRACE_FORMAT_NAME(sfx, name) name,
+    SIM_TRACE_FORMAT_TABLE(SIM_TRACE_FORMAT_NAME)
+#undef SIM_TRACE_FORMAT_NAME
 };
 
-/* Remembers the first failed write; later writes are skipped cheaply by stdio's error flag. */
-static void note(sim_trace *t, int rc) {
+const char *sim_trace_format_name(sim_trace_format f) {
+  return (unsigned)f < SIM_TRACE_FORMAT_COUNT ? format_names[f] : "?";
+}
+
+sim_trace_format sim_trace_format_from_name(const char *name) {
+  for (int f = 0; f < SIM_TRACE_FORMAT_COUNT; f++)
+    if (strcasecmp(name, format_names[f]) == 0) return (sim_trace_format)f;
+  return SIM_TRACE_FORMAT_COUNT;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcasecmp(s + a - b, suffix) == 0;
+}
+
+sim_trace_format sim_trace_format_of_path(const char *path) {
+  if (ends_with(path, ".perfetto-trace") || ends_with(path, ".pftrace") || ends_with(path, ".pb"))
+    return SIM_TRACE_PERFETTO;
+  return SIM_TRACE_JSON;
+}
+
+void sim_trace_options_init(sim_trace_options *o) {
+  memset(o, 0, sizeof *o);
+  memset(o->cores, 0xFF, sizeof o->cores);
+  o->window_end = UINT64_MAX;
+  o->flags = true;
+}
+
+/* An unsigned decimal at *p (advanced past it); false when there is none or it overflows. */
+static bool read_uint(const char **p, uint64_t *v) {
+  const char *s = *p;
+  if (*s < '0' || *s > '9') return false;
+  uint64_t x = 0;
+  for (; *s >= '0' && *s <= '9'; s++) {
+    if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10) return false;
+    x = x * 10 + (uint64_t)(*s - '0');
+  }
+  *p = s;
+  *v = x;
+  return true;
+}
+
+cs_status sim_trace_parse_cores(sim_trace_options *o, const char *text, unsigned cores, cs_err *err) {
+  memset(o->cores, 0, sizeof o->cores);
+  const char *p = text;
+  for (;;) {
+    uint64_t a, b;
+    if (!read_uint(&p, &a))
+      return cs_err_set(err, CS_EINVAL, "--trace-cores: '%s' is not a list of cores (like 0-3 or 0,2,5-7)", text);
+    b = a;
+    if (*p == '-') {
+      p++;
+      if (!read_uint(&p, &b) || b < a)
+        return cs_err_set(err, CS_EINVAL, "--trace-cores: '%s' is not a list of cores (like 0-3 or 0,2,5-7)", text);
+    }
+    if (b >= cores)
+      return cs_err_set(err, CS_EINVAL, "--trace-cores: core %" PRIu64 " does not exist (chip.cores = %u)", b, cores);
+    for (uint64_t c = a; c <= b; c++) o->cores[c / 64] |= 1ull << (c % 64);
+    if (*p == '\0') return CS_OK;
+    if (*p++ != ',')
+      return cs_err_set(err, CS_EINVAL, "--trace-cores: '%s' is not a list of cores (like 0-3 or 0,2,5-7)", text);
+  }
+}
+
+/* One end of a window, "" (absent), cycles or microseconds ("us" or "µs"). */
+static bool parse_time(const char *s, size_t n, uint64_t clock_mhz, uint64_t *cycles) {
+  char buf[64];
+  if (n == 0 || n >= sizeof buf) return false;
+  memcpy(buf, s, n);
+  buf[n] = '\0';
+  size_t unit = ends_with(buf, "us") ? 2 : ends_with(buf, "\xC2\xB5s") ? 3 : 0;
+  if (!unit) {
+    const char *p = buf;
+    return read_uint(&p, cycles) && *p == '\0';
+  }
+  buf[n - unit] = '\0';
+  char *end;
+  errno = 0;
+  double us = strtod(buf, &end);
+  if (end == buf || *end != '\0' || errno || !(us >= 0) || buf[0] == '-' || buf[0] == '+') return false;
+  double c = us * (double)clock_mhz + 0.5; /* to the nearest cycle */
+  if (!(c < 1.8e19)) return false;
+  *cycles = (uint64_t)c;
+  return true;
+}
+
+cs_status sim_trace_parse_window(sim_trace_options *o, const char *text, uint64_t clock_mhz, cs_err *err) {
+  const char *colon = strchr(text, ':');
+  uint64_t start = 0, end = UINT64_MAX;
+  bool ok = colon != NULL;
+  if (ok && colon > text) ok = parse_time(text, (size_t)(colon - text), clock_mhz, &start);
+  if (ok && colon[1]) ok = parse_time(colon + 1, strlen(colon + 1), clock_mhz, &end);
+  if (!ok)
+    return cs_err_set(err, CS_EINVAL,
+                      "--trace-window: '%s' is not START:END (cycles, or microseconds with us: 1000:5000, 0.5us:3us)",
+                      text);
+  if (start >= end)
+    return cs_err_set(err, CS_EINVAL, "--trace-window: '%s' starts at cycle %" PRIu64 ", not before its end %" PRIu64,
+                      text, start, end);
+  o->window_start = start;
+  o->window_end = end;
+  return CS_OK;
+}
+
+/* ---- the file ---------------------------------------------------------------------------- */
+
+void sim_trace_note(sim_trace *t, int rc) {
   if (rc < 0 && !t->write_errno) t->write_errno = errno ? errno : EIO;
 }
 
-/* ---- time ------------------------------------------------------------------------------ */
-
-/* A time in microseconds as an exact decimal: whole microseconds and picoseconds. */
-typedef struct trace_us {
-  uint64_t whole;
-  uint64_t ps; /* 0 .. 999999 */
-} trace_us;
-
-/* cycles / clock_mhz microseconds, rounded to the picosecond in integer arithmetic (no double
- * rounding): with clock_mhz <= 100000 the error is at most 0.5 ps = 0.05 cycle, so
- * round(ts * clock_mhz) gives the cycle back exactly. */
-static trace_us cycles_to_us(uint64_t cycles, uint64_t mhz) {
-  trace_us u = {cycles / mhz, 0};
-  uint64_t rem = cycles % mhz; /* < mhz <= 100000: rem * 1e6 fits easily */
-  u.ps = (rem * 1000000u + mhz / 2) / mhz;
-  if (u.ps == 1000000u) {
-    u.whole++;
-    u.ps = 0;
-  }
-  return u;
+bool sim_trace_core_kept(const sim_trace *t, unsigned core) {
+  return core < SIM_TRACE_MAX_CORES && (t->opt.cores[core / 64] >> (core % 64) & 1u);
 }
-
-/* b - a (b >= a). */
-static trace_us us_sub(trace_us b, trace_us a) {
-  trace_us d;
-  if (b.ps >= a.ps) {
-    d.whole = b.whole - a.whole;
-    d.ps = b.ps - a.ps;
-  } else {
-    d.whole = b.whole - a.whole - 1;
-    d.ps = b.ps + 1000000u - a.ps;
-  }
-  return d;
-}
-
-static void put_us(sim_trace *t, const char *key, trace_us u) {
-  note(t, fprintf(t->f, ",\"%s\":%" PRIu64 ".%06" PRIu64, key, u.whole, u.ps));
-}
-
-/* ---- event framing --------------------------------------------------------------------- */
-
-static void event_begin(sim_trace *t) {
-  note(t, fputs(t->wrote_event ? ",\n" : "\n", t->f));
-  t->wrote_event = true;
-}
-
-static unsigned core_pid(unsigned core) { return core + 1; }
-
-static unsigned pipe_tid(unsigned core, isa_pipe p) {
-  return core_pid(core) * TRACE_TID_PER_PID + (unsigned)p + 1;
-}
-
-/* pipe_barrier(ALL) is executed by the dispatcher: it is drawn on the SCALAR track. */
-static isa_pipe track_of(isa_pipe p) { return (unsigned)p < ISA_PIPE_COUNT ? p : ISA_PIPE_S; }
-
-static void meta_name(sim_trace *t, const char *what, unsigned pid, unsigned tid, const char *name) {
-  event_begin(t);
-  note(t, fprintf(t->f, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"%s\",\"args\":{\"name\":", pid,
-                  tid, what));
-  cs_json_write_string(t->f, name);
-  note(t, fputs("}}", t->f));
-}
-
-static void meta_sort(sim_trace *t, const char *what, unsigned pid, unsigned tid, unsigned index) {
-  event_begin(t);
-  note(t, fprintf(t->f,
-                  "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"%s\",\"args\":{\"sort_index\":%u}}",
-                  pid, tid, what, index));
-}
-
-static void write_flow(sim_trace *t, const trace_flow *fl) {
-  isa_pipe p = track_of(fl->pipe);
-  event_begin(t);
-  /* the end binds to the enclosing slice ("bp":"e"), the wait_flag, not to the next one */
-  note(t, fputs(fl->is_start ? "{\"ph\":\"s\"" : "{\"ph\":\"f\",\"bp\":\"e\"", t->f));
-  note(t, fprintf(t->f, ",\"pid\":%u,\"tid\":%u", core_pid(fl->core), pipe_tid(fl->core, p)));
-  put_us(t, "ts", cycles_to_us(fl->time, t->clock_mhz));
-  note(t, fprintf(t->f, ",\"name\":\"flag\",\"cat\":\"flag\",\"id\":%" PRIu64 "}", fl->id));
-}
-
-static void flush_flow(sim_trace *t) {
-  if (!t->flow.pending) return;
-  t->flow.pending = false;
-  write_flow(t, &t->flow);
-}
-
-/* ---- the public functions ------------------------------------------------------------- */
 
 static void free_trace(sim_trace *t) {
+  if (t->w && t->w->release) t->w->release(t);
   cs_out_set_destroy(t->own);
   free(t);
 }
 
-/* The top of the file: the display unit, the run's metadata (chrome://tracing shows otherData
- * under "Metadata"), then the opening of the event array. Perfetto skips otherData and ignores
- * the rest of the file after any top-level key it does not know, so these three are the only
- * keys. */
-static void write_header(sim_trace *t, const sim_config *cfg) {
-  sim_config_derived d;
-  sim_config_derive(cfg, &d);
-  note(t, fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":", t->f));
-  cs_json j;
-  cs_json_init(&j, t->f, false);
-  cs_json_obj_begin(&j);
-  cs_json_key(&j, "generator");
-  cs_json_str(&j, "cubesim");
-  cs_json_key(&j, "cubesim_version");
-  cs_json_str(&j, CUBESIM_VERSION);
-  cs_json_key(&j, "format");
-  cs_json_str(&j, "cubesim trace 1 (traces/FORMAT.md)");
-  cs_json_key(&j, "chip");
-  cs_json_str(&j, cfg->chip_name);
-  cs_json_key(&j, "cores");
-  cs_json_uint(&j, cfg->chip_cores);
-  cs_json_key(&j, "clock_mhz");
-  cs_json_uint(&j, cfg->chip_clock_mhz);
-  cs_json_key(&j, "time_unit");
-  cs_json_str(&j, "ts and dur are microseconds = cycles / clock_mhz, to the picosecond; "
-                  "args carry the exact cycles");
-  cs_json_key(&j, "config");
-  sim_config_write_json(cfg, &j);
-  cs_json_key(&j, "derived");
-  sim_config_write_derived_json(&d, &j);
-  cs_json_obj_end(&j);
-  note(t, fputs(",\"traceEvents\":[", t->f));
-}
-
-cs_status sim_trace_open_out(cs_out *out, const sim_config *cfg, sim_trace **t_out, cs_err *err) {
+cs_status sim_trace_open_out(cs_out *out, const sim_config *cfg, const sim_trace_options *opt, sim_trace **t_out,
+                             cs_err *err) {
   *t_out = NULL;
   sim_trace *t = calloc(1, sizeof *t);
   if (!t) return cs_err_set(err, CS_ENOMEM, "%s: no host memory", cs_out_path(out));
+  if (opt) t->opt = *opt;
+  else sim_trace_options_init(&t->opt);
+  if (t->opt.format == SIM_TRACE_AUTO || (unsigned)t->opt.format >= SIM_TRACE_FORMAT_COUNT)
+    t->opt.format = sim_trace_format_of_path(cs_out_path(out));
+  t->w = t->opt.format == SIM_TRACE_PERFETTO ? &sim_trace_pf_writer : &sim_trace_json_writer;
   cs_status st = cs_out_stream(out, &t->f, err);
   if (st != CS_OK) {
     free(t);
@@ -191,135 +161,106 @@ cs_status sim_trace_open_out(cs_out *out, const sim_config *cfg, sim_trace **t_o
   t->out = out;
   t->clock_mhz = cfg->chip_clock_mhz ? cfg->chip_clock_mhz : 1;
   setvbuf(t->f, NULL, _IOFBF, TRACE_BUF_BYTES);
-  write_header(t, cfg);
+  if ((st = t->w->header(t, cfg, err)) != CS_OK) {
+    free_trace(t);
+    return st;
+  }
   *t_out = t;
   return CS_OK;
 }
 
-cs_status sim_trace_open(const char *path, const sim_config *cfg, sim_trace **t_out, cs_err *err) {
+cs_status sim_trace_open_with(const char *path, const sim_config *cfg, const sim_trace_options *opt, sim_trace **t_out,
+                              cs_err *err) {
   *t_out = NULL;
   cs_out_set *own;
   cs_out *out;
   cs_status st = cs_out_set_create(NULL, &own, err);
   if (st != CS_OK) return st;
   if ((st = cs_out_add(own, "trace", path, &out, err)) == CS_OK &&
-      (st = sim_trace_open_out(out, cfg, t_out, err)) == CS_OK)
+      (st = sim_trace_open_out(out, cfg, opt, t_out, err)) == CS_OK)
     (*t_out)->own = own;
   else
     cs_out_set_destroy(own);
   return st;
 }
 
-void sim_trace_begin(sim_trace *t, unsigned cores) {
+cs_status sim_trace_open(const char *path, const sim_config *cfg, sim_trace **t_out, cs_err *err) {
+  return sim_trace_open_with(path, cfg, NULL, t_out, err);
+}
+
+sim_trace_format sim_trace_get_format(const sim_trace *t) { return t->opt.format; }
+
+/* ---- events ------------------------------------------------------------------------------ */
+
+static bool is_flag(const isa_insn *in) { return in->op == ISA_OP_SET_FLAG || in->op == ISA_OP_WAIT_FLAG; }
+
+/* A slice [start, busy_end) is kept when it overlaps the window; an instant (start ==
+ * busy_end) when it lies in it. */
+static bool in_window(const sim_trace *t, uint64_t start, uint64_t busy_end) {
+  if (start >= t->opt.window_end) return false;
+  return busy_end > t->opt.window_start || (busy_end == start && start >= t->opt.window_start);
+}
+
+/* A waiting arrow end whose slice did not follow is written on its own. */
+static void flush_flow(sim_trace *t) {
+  if (!t->flow_pending) return;
+  t->flow_pending = false;
+  t->w->flow(t, &t->flow);
+}
+
+void sim_trace_begin(sim_trace *t, unsigned cores, uint64_t instructions) {
   flush_flow(t);
-  meta_name(t, "process_name", TRACE_CHIP_PID, TRACE_CHIP_PID, "chip (GM)");
-  meta_sort(t, "process_sort_index", TRACE_CHIP_PID, TRACE_CHIP_PID, 0);
-  for (unsigned c = 0; c < cores; c++) {
-    char name[32];
-    snprintf(name, sizeof name, "core %u", c);
-    unsigned pid = core_pid(c);
-    meta_name(t, "process_name", pid, pid, name);
-    meta_sort(t, "process_sort_index", pid, pid, c + 1);
-    for (int p = 0; p < ISA_PIPE_COUNT; p++) {
-      unsigned tid = pipe_tid(c, (isa_pipe)p);
-      meta_name(t, "thread_name", pid, tid, isa_pipe_track_name((isa_pipe)p));
-      meta_sort(t, "thread_sort_index", pid, tid, (unsigned)p);
-    }
+  unsigned kept = 0;
+  for (unsigned c = 0; c < cores; c++) kept += sim_trace_core_kept(t, c);
+  double projected = cores ? (double)instructions * kept / cores * t->w->bytes_per_insn : 0;
+  if (t->opt.notice && projected > (double)SIM_TRACE_WARN_BYTES) {
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "trace %s: projected %.0f MiB (%" PRIu64 " instructions%s at about %u bytes each in %s); "
+             "--trace-cores, --trace-window and --trace-flags off make it smaller%s",
+             cs_out_path(t->out), projected / (1 << 20), instructions, kept < cores ? ", the kept cores' share" : "",
+             t->w->bytes_per_insn, sim_trace_format_name(t->opt.format),
+             t->opt.format == SIM_TRACE_JSON ? ", and a .perfetto-trace is about 10 times smaller" : "");
+    t->opt.notice(t->opt.notice_ctx, msg);
   }
-}
-
-/* One operand field as an args member: ADDR "L1:0x200", DTYPE/QUANT/PIPE by name, U64 as a
- * hex string (quant words are read as bit patterns), U32 and BOOL as numbers. */
-static void write_field(sim_trace *t, const isa_insn *in, const isa_field_desc *fd) {
-  const void *v = isa_field_cptr(in, fd);
-  note(t, fprintf(t->f, ",\"%s\":", fd->name));
-  switch (fd->kind) {
-    case ISA_FK_ADDR: {
-      const isa_addr *a = v;
-      note(t, fprintf(t->f, "\"%s:0x%" PRIx64 "\"", isa_mem_name((isa_mem)a->mem), a->off));
-      break;
-    }
-    case ISA_FK_U64: note(t, fprintf(t->f, "\"0x%" PRIx64 "\"", *(const uint64_t *)v)); break;
-    case ISA_FK_DTYPE: note(t, fprintf(t->f, "\"%s\"", isa_dtype_name((isa_dtype) * (const uint32_t *)v))); break;
-    case ISA_FK_QUANT:
-      note(t, fprintf(t->f, "\"%s\"", isa_quant_mode_name((isa_quant_mode) * (const uint32_t *)v)));
-      break;
-    case ISA_FK_PIPE: note(t, fprintf(t->f, "\"%s\"", isa_pipe_name((isa_pipe) * (const uint32_t *)v))); break;
-    case ISA_FK_U32:
-    case ISA_FK_BOOL:
-    default: note(t, fprintf(t->f, "%" PRIu32, *(const uint32_t *)v)); break;
-  }
-}
-
-static bool path_is_gm(isa_path p) {
-  return p == ISA_PATH_GM_TO_L1 || p == ISA_PATH_GM_TO_UB || p == ISA_PATH_UB_TO_GM ||
-         p == ISA_PATH_L0C_TO_GM;
+  t->w->begin(t, cores);
 }
 
 void sim_trace_insn(sim_trace *t, const sim_trace_insn_event *e) {
-  const isa_op_desc *d = isa_op_info((isa_op)e->insn->op);
-  isa_pipe p = track_of(e->pipe);
-  /* The slice shows the pipe's occupancy [start, busy_end): instructions of one pipe overlap
-   * in their latency tails, and partially overlapping slices on one track are invalid in the
-   * Trace Event format (traces/FORMAT.md). end_cycle is in args. */
-  trace_us ts = cycles_to_us(e->start, t->clock_mhz);
-  trace_us te = cycles_to_us(e->busy_end, t->clock_mhz);
-  event_begin(t);
-  note(t, fprintf(t->f, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u", core_pid(e->core), pipe_tid(e->core, p)));
-  put_us(t, "ts", ts);
-  put_us(t, "dur", us_sub(te, ts));
-  note(t, fprintf(t->f,
-                  ",\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"index\":%" PRIu64
-                  ",\"dispatch_cycle\":%" PRIu64 ",\"start_cycle\":%" PRIu64
-                  ",\"busy_end_cycle\":%" PRIu64 ",\"end_cycle\":%" PRIu64,
-                  d ? d->mnemonic : "?", isa_pipe_track_name(p), e->index, e->dispatch, e->start,
-                  e->busy_end, e->end));
-  for (size_t i = 0; d && i < d->field_count; i++) write_field(t, e->insn, &d->fields[i]);
-  if (e->work) {
-    const isa_work *w = e->work;
-    note(t, fprintf(t->f, ",\"path\":\"%s\",\"bytes\":%" PRIu64, isa_path_name((isa_path)w->path), w->bytes));
-    if (w->path == ISA_PATH_CUBE)
-      note(t, fprintf(t->f, ",\"macs\":%" PRIu64 ",\"fractal_ops\":%" PRIu64, w->macs, w->fractal_ops));
-    if (w->elements) note(t, fprintf(t->f, ",\"elements\":%" PRIu64, w->elements));
-    if (path_is_gm((isa_path)w->path))
-      note(t, fprintf(t->f, ",\"l2_hit_bytes\":%" PRIu64 ",\"l2_miss_bytes\":%" PRIu64, e->l2_hit_bytes,
-                      e->l2_miss_bytes));
+  bool matches = t->flow_pending && t->flow.core == e->core &&
+                 sim_trace_track_of(t->flow.pipe) == sim_trace_track_of(e->pipe) && t->flow.time == e->start;
+  if (!sim_trace_core_kept(t, e->core) || !in_window(t, e->start, e->busy_end) || (!t->opt.flags && is_flag(e->insn))) {
+    if (matches) t->flow_pending = false; /* the arrow goes with its slice */
+    return;
   }
-  note(t, fputs("}}", t->f));
-  /* the arrow of a set_flag / wait_flag follows its slice */
-  if (t->flow.pending && t->flow.core == e->core && track_of(t->flow.pipe) == p && t->flow.time == e->start)
-    flush_flow(t);
+  t->w->insn(t, e, matches ? &t->flow : NULL);
+  if (matches) t->flow_pending = false;
 }
 
 void sim_trace_flow(sim_trace *t, unsigned core, isa_pipe pipe, uint64_t time, uint64_t flow_id,
                     bool is_start) {
   flush_flow(t);
-  t->flow = (trace_flow){true, is_start, core, pipe, time, flow_id};
+  if (!t->opt.flags || !sim_trace_core_kept(t, core) || !in_window(t, time, time)) return;
+  t->flow = (sim_trace_flow_end){is_start, core, pipe, time, flow_id};
+  t->flow_pending = true;
 }
 
 void sim_trace_counter(sim_trace *t, const char *name, uint64_t time, double value) {
   flush_flow(t);
-  char num[40];
-  cs_json_format_double(num, sizeof num, value);
-  if (!isfinite(value)) strcpy(num, "0"); /* JSON has no NaN or inf */
-  event_begin(t);
-  note(t, fprintf(t->f, "{\"ph\":\"C\",\"pid\":%u,\"tid\":%u", TRACE_CHIP_PID, TRACE_CHIP_PID));
-  put_us(t, "ts", cycles_to_us(time, t->clock_mhz));
-  note(t, fputs(",\"name\":", t->f));
-  cs_json_write_string(t->f, name);
-  note(t, fprintf(t->f, ",\"args\":{\"value\":%s}}", num));
+  if (!in_window(t, time, time)) return;
+  t->w->counter(t, name, time, value);
 }
 
 cs_status sim_trace_close(sim_trace *t, bool keep, cs_err *err) {
   if (!t) return CS_OK;
   flush_flow(t);
-  note(t, fputs("\n]}\n", t->f));
+  t->w->finish(t);
   cs_err e;
-  if (cs_out_check(t->out, &e) != CS_OK) note(t, -1);
+  if (cs_out_check(t->out, &e) != CS_OK) sim_trace_note(t, -1);
   cs_status st = CS_OK;
   if (t->write_errno)
-    st = cs_err_set(err, CS_EIO, "%s %s: write failed: %s; no trace was kept",
-                    cs_out_what(t->out), cs_out_path(t->out), strerror(t->write_errno));
+    st = cs_err_set(err, CS_EIO, "%s %s: write failed: %s; no trace was kept", cs_out_what(t->out),
+                    cs_out_path(t->out), strerror(t->write_errno));
   else if (keep && t->own)
     st = cs_out_set_commit(t->own, err);
   free_trace(t); /* an own set not committed removes its temporary file */

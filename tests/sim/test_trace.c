@@ -485,7 +485,7 @@ static void test_trace_timestamps_exact_for_large_cycles_and_any_clock(void **st
     cs_err err;
     sim_trace *t = NULL;
     assert_int_equal(sim_trace_open(td.path, &cfg, &t, &err), CS_OK);
-    sim_trace_begin(t, 1);
+    sim_trace_begin(t, 1, 0);
     isa_insn in = ib_barrier(ISA_PIPE_MTE2);
     isa_work w;
     memset(&w, 0, sizeof w);
@@ -528,7 +528,7 @@ static void test_trace_flow_follows_its_slice(void **state) {
   cs_err err;
   sim_trace *t = NULL;
   assert_int_equal(sim_trace_open(td.path, &cfg, &t, &err), CS_OK);
-  sim_trace_begin(t, 1);
+  sim_trace_begin(t, 1, 0);
   isa_insn set = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_V, 3);
   isa_work w;
   memset(&w, 0, sizeof w);
