@@ -38,7 +38,7 @@ size_t kn_host_elem_bytes(isa_dtype t) {
   }
 }
 
-cs_status kn_tensor_alloc(kn_tensor *t, const char *name, isa_dtype dtype, uint32_t ndim,
+cs_status kn_tensor_shape(kn_tensor *t, const char *name, isa_dtype dtype, uint32_t ndim,
                           const uint64_t *shape, cs_err *err) {
   memset(t, 0, sizeof *t);
   snprintf(t->name, sizeof t->name, "%s", name);
@@ -55,7 +55,14 @@ cs_status kn_tensor_alloc(kn_tensor *t, const char *name, isa_dtype dtype, uint3
   }
   size_t eb = kn_host_elem_bytes(dtype);
   if (t->count > SIZE_MAX / eb) return cs_err_set(err, CS_EINVAL, "%s: shape too large", name);
-  t->data = calloc(t->count ? t->count : 1, eb);
+  return CS_OK;
+}
+
+cs_status kn_tensor_alloc(kn_tensor *t, const char *name, isa_dtype dtype, uint32_t ndim,
+                          const uint64_t *shape, cs_err *err) {
+  cs_status st = kn_tensor_shape(t, name, dtype, ndim, shape, err);
+  if (st != CS_OK) return st;
+  t->data = calloc(t->count ? t->count : 1, kn_host_elem_bytes(dtype));
   if (!t->data)
     return cs_err_set(err, CS_ENOMEM, "%s: no host memory for %llu elements", name,
                       (unsigned long long)t->count);
@@ -154,6 +161,8 @@ void kn_ctx_destroy(kn_ctx *c) {
 
 const kn_op *kn_ctx_op(const kn_ctx *c) { return c->op; }
 const kn_run_options *kn_options(const kn_ctx *c) { return &c->opt; }
+
+bool kn_ctx_has_data(const kn_ctx *c) { return !(c->op->simulated && c->opt.timing_only); }
 const char *kn_ctx_notes(const kn_ctx *c) { return c->notes; }
 
 static int find_io(const kn_io_desc *d, uint32_t n, const char *name) {
@@ -303,7 +312,9 @@ static cs_status alloc_into(kn_ctx *c, slot *slots, const char *name, isa_dtype 
   if (i < 0) return cs_err_set(err, CS_EINTERNAL, "%s has no output '%s'", c->op->name, name);
   if (slots[i].present) kn_tensor_free(&slots[i].t);
   slots[i].present = false;
-  cs_status st = kn_tensor_alloc(&slots[i].t, name, dtype, ndim, shape, err);
+  /* a timing-only run's outputs have a shape and no data */
+  cs_status st = slots == c->out && !kn_ctx_has_data(c) ? kn_tensor_shape(&slots[i].t, name, dtype, ndim, shape, err)
+                                                        : kn_tensor_alloc(&slots[i].t, name, dtype, ndim, shape, err);
   if (st != CS_OK) return st;
   slots[i].present = true;
   *out = &slots[i].t;

@@ -28,12 +28,16 @@ typedef struct kn_tensor {
   uint32_t ndim;
   uint64_t shape[KN_MAX_DIMS];
   uint64_t count;          /* product of the shape (1 for a scalar) */
-  void *data;              /* count elements of dtype (int4/uint4: one per byte; bf16: fp32) */
+  void *data;              /* count elements of dtype (int4/uint4: one per byte; bf16: fp32);
+                            * NULL in a timing-only run's shapes (kn_ctx_has_data) */
 } kn_tensor;
 
 /* Element size of a kn_tensor's host storage (int4/uint4: 1; bf16: 4, held as fp32). */
 size_t kn_host_elem_bytes(isa_dtype t);
 cs_status kn_tensor_alloc(kn_tensor *t, const char *name, isa_dtype dtype, uint32_t ndim,
+                          const uint64_t *shape, cs_err *err);
+/* The same without data (data NULL): what a timing-only run's generated inputs and outputs are. */
+cs_status kn_tensor_shape(kn_tensor *t, const char *name, isa_dtype dtype, uint32_t ndim,
                           const uint64_t *shape, cs_err *err);
 void kn_tensor_free(kn_tensor *t);
 /* "[2, 3]" */
@@ -116,6 +120,9 @@ typedef struct kn_run_options {
   const sim_observer *observer; /* of the replay (sim_run_options); NULL: none */
 } kn_run_options;
 
+/* False in a timing-only run of a simulated operator: its outputs, and the large inputs that
+ * make_inputs generates, are shapes without data (kn_tensor_shape), and nothing may read them. */
+bool kn_ctx_has_data(const kn_ctx *c);
 /* The input named `name` (NULL if absent and optional). */
 const kn_tensor *kn_input(const kn_ctx *ctx, const char *name);
 /* Replaces or sets an input (make_inputs). Takes ownership of t's data. */
