@@ -7,10 +7,13 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/cs_out.h"
 #include "base/cs_status.h"
+#include "sim/sim.h"
 #include "sim/sim_config.h"
 #include "sim/sim_trace.h"
 
@@ -78,6 +81,27 @@ int cli_trace_opt(int argc, char **argv, int *i, cli_trace_args *a, cs_err *err)
  * "cubesim CMD: warning: ...": a must live until the trace is closed. */
 cs_status cli_trace_options(cli_trace_args *a, cli_io *io, const char *cmd, const sim_config *cfg,
                             sim_trace_options *o, cs_err *err);
+
+/* The progress line of a long run (cli_progress.c): on io->err when it is a terminal and the
+ * command was not given --quiet, from about a second into the run, rewritten in place at most
+ * four times a second (recording: instructions; replaying: instructions of all, simulated time,
+ * ETA) and erased by cli_progress_done. Silent otherwise. */
+typedef struct cli_progress {
+  FILE *f;
+  const char *cmd;
+  bool on;
+  uint64_t clock_mhz;
+  double t0, replay_t0, last; /* monotonic seconds: start, first replay report, last line */
+  bool shown;                 /* a line is on the terminal */
+  sim_progress_hook hook;
+} cli_progress;
+
+void cli_progress_init(cli_progress *p, cli_io *io, const char *cmd, bool quiet, uint64_t clock_mhz);
+/* The hook for sim_options / kn_run_options (NULL when silent). p must outlive the run. */
+const sim_progress_hook *cli_progress_hook(cli_progress *p);
+void cli_progress_done(cli_progress *p);
+/* The text of one progress line (replay_s: seconds since the replay began, for the ETA). */
+void cli_progress_line(const sim_progress *p, uint64_t clock_mhz, double replay_s, char *out, size_t n);
 
 /* Prints "cubesim <cmd>: error: <msg>" on io->err and returns the exit status for err->code. */
 int cli_fail(cli_io *io, const char *cmd, const cs_err *err);

@@ -22,7 +22,7 @@
 static const char exec_help[] =
     "usage: cubesim exec PROGRAM.s [--in NAME=FILE.npy]... [--out NAME=FILE.npy]...\n"
     "                    [--config FILE.yaml] [--trace FILE [--trace-...]] [--timing-only]\n"
-    "                    [--allow-hazards] [--json] [--csv FILE.csv] [--dump-stream FILE.s]\n"
+    "                    [--allow-hazards] [--json] [--csv FILE.csv] [--dump-stream FILE.s] [--quiet]\n"
     "\n"
     "Runs a text program (GM tensors declared with .gm, instructions per core after .core;\n"
     "docs/PROGRAM.md) on the simulated chip: every core's instructions are checked and applied\n"
@@ -42,7 +42,8 @@ CLI_TRACE_USAGE
     "  --allow-hazards        report data hazards as a warning instead of failing\n"
     "  --json                 the summary as JSON\n"
     "  --csv FILE.csv         per-core summary with msprof-like columns (traces/FORMAT.md)\n"
-    "  --dump-stream FILE.s   write the recorded streams back as a program (exec reads it)\n";
+    "  --dump-stream FILE.s   write the recorded streams back as a program (exec reads it)\n"
+    "  --quiet                no progress line (shown on a terminal for runs over a second)\n";
 
 /* One --in or --out. */
 typedef struct binding {
@@ -60,7 +61,8 @@ typedef struct exec_args {
   const char *config, *dump, *csv;
   cli_trace_args trace;       /* the trace options */
   sim_trace_options trace_opt; /* checked, once the configuration is known */
-  bool timing_only, allow_hazards, json;
+  bool timing_only, allow_hazards, json, quiet;
+  const sim_progress_hook *progress; /* NULL: silent */
   cs_out *trace_out, *dump_out, *csv_out; /* in the run's output set */
 } exec_args;
 
@@ -91,6 +93,7 @@ static int parse_args(cli_io *io, int argc, char **argv, exec_args *a, bool *hel
     if (cli_flag(argv, i, "--timing-only")) { a->timing_only = true; continue; }
     if (cli_flag(argv, i, "--allow-hazards")) { a->allow_hazards = true; continue; }
     if (cli_flag(argv, i, "--json")) { a->json = true; continue; }
+    if (cli_flag(argv, i, "--quiet")) { a->quiet = true; continue; }
     if ((r = cli_trace_opt(argc, argv, &i, &a->trace, &e)) != 0) {
       if (r < 0) return cli_fail(io, CMD, &e);
       continue;
@@ -336,10 +339,13 @@ static int run_exec(cli_io *io, exec_args *a) {
   sim_config_derived d;
   if (st == CS_OK) st = sim_config_resolve(a->config, &cfg, &d, &e);
   if (st == CS_OK) st = cli_trace_options(&a->trace, io, CMD, &cfg, &a->trace_opt, &e);
+  cli_progress progress;
+  cli_progress_init(&progress, io, CMD, a->quiet, st == CS_OK ? cfg.chip_clock_mhz : 1);
+  a->progress = cli_progress_hook(&progress);
   cs_out_set *outputs = NULL;
   if (st == CS_OK) st = cs_out_set_create(cli_temps_hooks(), &outputs, &e);
   if (st == CS_OK) st = add_outputs(a, outputs, &e);
-  sim_options so = {a->timing_only, ISA_KERNEL_AUTO};
+  sim_options so = {.timing_only = a->timing_only, .progress = a->progress};
   if (st == CS_OK) st = sim_create(&cfg, &so, &s, &e);
   if (st == CS_OK) st = sim_program_link(p, s, &e);
   for (size_t i = 0; st == CS_OK && i < a->nin; i++) st = load_input(s, &a->ins[i], a->timing_only, &e);
@@ -348,6 +354,7 @@ static int run_exec(cli_io *io, exec_args *a) {
     st = replay(a, p, s, &res, io, &e);
     have_result = true;
   }
+  cli_progress_done(&progress);
   for (size_t i = 0; st == CS_OK && i < a->nout; i++) st = write_output(s, &a->outs[i], &e);
   if (st == CS_OK && a->dump_out) st = dump_streams(p, s, a->dump_out, &e);
   if (st == CS_OK && a->csv_out) st = write_csv(s, &res, a->csv_out, &e);

@@ -19,7 +19,7 @@
 static const char *const run_usage =
     "usage: cubesim run KERNEL [--in NAME=FILE.npy]... [--attr KEY=VALUE]... [--out NAME=FILE.npy]...\n"
     "                   [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--trace FILE [--trace-...]]\n"
-    "                   [--timing-only] [--check] [--json] [--allow-hazards] [--seed N]\n"
+    "                   [--timing-only] [--check] [--json] [--allow-hazards] [--seed N] [--quiet]\n"
     "                   [--csv FILE.csv] [--dump-stream FILE.s] [--tiling FILE.json]\n"
     "\n"
     "Runs KERNEL (cubesim kernels lists them, with their inputs, attributes and outputs) on the\n"
@@ -38,6 +38,7 @@ CLI_TRACE_USAGE
     "  --json                 print the results as JSON\n"
     "  --allow-hazards        report data hazards without failing the run\n"
     "  --seed N               seed of generated inputs (default 1)\n"
+    "  --quiet                no progress line (shown on a terminal for runs over a second)\n"
     "  --csv FILE.csv         per-core summary with msprof-like columns (traces/FORMAT.md)\n"
     "  --dump-stream FILE.s   the recorded instruction streams as a text program: cubesim exec\n"
     "                         runs it again, e.g. under another --config\n";
@@ -268,7 +269,7 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
   const char *kernel = NULL, *config = NULL, *csv_path = NULL, *dump_path = NULL, *v;
   cli_trace_args targs = {0};
   const char *tiling_path = NULL;
-  bool timing_only = false, check = false, json = false, allow_hazards = false;
+  bool timing_only = false, check = false, json = false, allow_hazards = false, quiet = false;
   uint64_t seed = 1;
   cs_err err = {CS_OK, ""};
   for (int i = 1; i < argc; i++) {
@@ -316,6 +317,7 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
     else if (cli_flag(argv, i, "--check")) check = true;
     else if (cli_flag(argv, i, "--json")) json = true;
     else if (cli_flag(argv, i, "--allow-hazards")) allow_hazards = true;
+    else if (cli_flag(argv, i, "--quiet")) quiet = true;
     else if (argv[i][0] == '-') return cli_usage_error(io, "run", "unknown option '%s' (cubesim run --help)", argv[i]);
     else if (!kernel) kernel = argv[i];
     else return cli_usage_error(io, "run", "unexpected argument '%s' (one KERNEL per run)", argv[i]);
@@ -369,12 +371,16 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
     cs_out_set_destroy(ro.set);
     return cli_fail(io, "run", &err);
   }
-  kn_run_options o = {.cfg = &cfg, .timing_only = timing_only, .trace = trace, .allow_hazards = allow_hazards, .seed = seed};
+  cli_progress progress;
+  cli_progress_init(&progress, io, "run", quiet, cfg.chip_clock_mhz);
+  kn_run_options o = {.cfg = &cfg, .timing_only = timing_only, .trace = trace, .allow_hazards = allow_hazards, .seed = seed,
+                      .progress = cli_progress_hook(&progress)};
   kn_ctx *ctx = NULL;
   st = kn_ctx_create(op, &o, &ctx, &err);
   if (st == CS_OK) st = set_attrs(ctx, &ta, attrs, nattr, &err);
   for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], &err);
   if (st == CS_OK) st = kn_ctx_run(ctx, &err);
+  cli_progress_done(&progress);
   if (trace) {
     cs_err terr;
     cs_status tst = sim_trace_close(trace, st == CS_OK, &terr);

@@ -332,7 +332,7 @@ static rt_tiling search_start(const kn_mm_job *job) {
 /* Times tiling t on a timing-only simulator of its own. */
 static cs_status model_cycles(const sim_config *cfg, const kn_mm_job *job, const rt_tiling *t, uint64_t *cycles,
                               cs_err *err) {
-  sim_options so = {true, ISA_KERNEL_AUTO};
+  sim_options so = {.timing_only = true};
   sim *s;
   cs_status st = sim_create(cfg, &so, &s, err);
   if (st != CS_OK) return st;
@@ -401,7 +401,7 @@ cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err) {
   cs_status st = choose_tiling(o->cfg, job, &t, err);
   if (st != CS_OK) return st;
   kn_set_tiling(ctx, &t);
-  sim_options so = {o->timing_only, ISA_KERNEL_AUTO};
+  sim_options so = {.timing_only = o->timing_only, .progress = o->progress};
   sim *s;
   st = sim_create(o->cfg, &so, &s, err);
   if (st != CS_OK) return st;

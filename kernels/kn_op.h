@@ -118,6 +118,7 @@ typedef struct kn_run_options {
   bool allow_hazards;
   uint64_t seed;           /* for make_inputs */
   const sim_observer *observer; /* of the replay (sim_run_options); NULL: none */
+  const sim_progress_hook *progress; /* of the record and the replay (sim_options); NULL: none */
 } kn_run_options;
 
 /* False in a timing-only run of a simulated operator: its outputs, and the large inputs that

@@ -30,6 +30,7 @@ cs_status sim_create(const sim_config *cfg, const sim_options *opt, sim **out, c
   s->cfg = *cfg;
   sim_config_derive(cfg, &s->d);
   s->timing_only = opt && opt->timing_only;
+  s->progress = opt ? opt->progress : NULL;
   sim_buf_init_gm(&s->gm, cfg->buffers_gm_capacity_bytes, cfg->buffers_gm_align_bytes, !s->timing_only);
   s->ncores = (unsigned)cfg->chip_cores;
   s->cores = calloc(s->ncores, sizeof *s->cores);
@@ -167,6 +168,11 @@ cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
   if (!c->owner->timing_only) {
     isa_mach m = {c, mach_ptr, {c->owner->cfg.chip_fixpipe_saturation}, c->host};
     isa_insn_exec(in, &m);
+  }
+  sim *s = c->owner;
+  if (s->progress && ++s->recorded % SIM_PROGRESS_STEP == 0) {
+    sim_progress p = {.recorded = s->recorded};
+    s->progress->fn(s->progress->ctx, &p);
   }
   if (append(c, in) != CS_OK) {
     c->faulted = true;

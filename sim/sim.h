@@ -26,9 +26,28 @@ typedef struct sim_core sim_core;
 typedef struct sim_trace sim_trace;
 struct sim_trace_insn_event; /* sim/sim_trace.h */
 
+/* How far a long run is, for a progress display: during the record phase the instructions
+ * recorded so far, then during the replay the instructions completed of all and the simulated
+ * time reached. */
+typedef struct sim_progress {
+  bool replaying;
+  uint64_t recorded;         /* all cores' instructions recorded so far */
+  uint64_t replayed, total;  /* replay: instructions completed, of all cores' streams */
+  uint64_t cycles;           /* replay: the simulated time reached */
+} sim_progress;
+
+/* Called every SIM_PROGRESS_STEP instructions recorded or completed (never for a run shorter). */
+typedef struct sim_progress_hook {
+  void (*fn)(void *ctx, const sim_progress *p);
+  void *ctx;
+} sim_progress_hook;
+
+#define SIM_PROGRESS_STEP 65536u
+
 typedef struct sim_options {
   bool timing_only;  /* no data: buffers are bounds-checked but store nothing */
   isa_kernel kernel; /* the functional model's hot loops (isa/isa_kernel.h); AUTO: the best */
+  const sim_progress_hook *progress; /* NULL: none; must outlive the simulator */
 } sim_options;
 
 /* A kernel fault: the isa fault plus where it happened. */

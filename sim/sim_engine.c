@@ -95,6 +95,7 @@ typedef struct eng_flow {
 
 typedef struct engine {
   sim *s;
+  uint64_t insns, completed; /* all cores' instructions, and those completed (for progress) */
   const sim_config *cfg;
   const sim_config_derived *d;
   sim_result *res;
@@ -403,6 +404,11 @@ static void complete(engine *e, eng_core *k, uint64_t idx) {
   isa_pipe p = isa_insn_pipe(in);
   st->state = ST_DONE;
   k->completed++;
+  if (e->s->progress && ++e->completed % SIM_PROGRESS_STEP == 0) {
+    sim_progress pr = {.replaying = true, .recorded = e->s->recorded, .replayed = e->completed,
+                       .total = e->insns, .cycles = e->now};
+    e->s->progress->fn(e->s->progress->ctx, &pr);
+  }
   if (st->tracked) {
     eng_pipe *pp = &k->pipes[p];
     for (size_t i = 0; i < pp->nrun; i++)
@@ -880,11 +886,8 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
     engine_free(&e);
     return st;
   }
-  if (trace) {
-    uint64_t insns = 0; /* for the trace's projected size */
-    for (unsigned c = 0; c < s->ncores; c++) insns += s->cores[c].len;
-    sim_trace_begin(trace, s->ncores, insns);
-  }
+  for (unsigned c = 0; c < s->ncores; c++) e.insns += s->cores[c].len; /* progress, trace size */
+  if (trace) sim_trace_begin(trace, s->ncores, e.insns);
   for (;;) {
     /* everything that can happen now */
     bool any = true;

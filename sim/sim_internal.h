@@ -23,6 +23,8 @@ struct sim {
   sim_buf gm;
   unsigned ncores;
   sim_core *cores;
+  const sim_progress_hook *progress; /* NULL: none */
+  uint64_t recorded;                 /* instructions recorded, all cores (for progress) */
 };
 
 /* The buffer of `mem` as core c sees it (GM is the chip's). */

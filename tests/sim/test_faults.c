@@ -44,7 +44,7 @@ static void fault_config(sim_config *c) {
 static sim *make_sim(const sim_config *cfg, bool timing_only) {
   sim *s = NULL;
   cs_err err;
-  sim_options o = {timing_only, ISA_KERNEL_AUTO};
+  sim_options o = {.timing_only = timing_only};
   assert_int_equal(sim_create(cfg, &o, &s, &err), CS_OK);
   uint64_t a, b;
   assert_int_equal(sim_gm_alloc(s, "a", GM_A_BYTES, &a, &err), CS_OK);
