@@ -9,6 +9,9 @@
  *   kernels     one mmad instruction alone, with each kernel the host supports (isa/isa_kernel.h);
  *   trace       bytes per instruction of each trace format, and the slowdown of writing it.
  *
+ * Every run takes the tiling of the analytic estimate (tiling=analytic): what is measured is the
+ * simulator, not the tiling search, which times candidate tilings on the timing model.
+ *
  * Every measurement runs in a process of its own (the bench runs itself with --case), so none
  * inherits another's warm heap, and peak memory is its own. A functional run is measured cold
  * (as `cubesim run` sees it: first touches of fresh host memory included, a page fault per 4 KiB
@@ -88,7 +91,8 @@ static int run_op(const sim_config *base, const run_spec *sp, run_figures *r) {
   snprintf(v, sizeof v, "%u", sp->size);
   if (kn_ctx_create(kn_op_find(sp->op), &o, &ctx, &err) != CS_OK || kn_ctx_set_attr(ctx, "m", v, &err) ||
       kn_ctx_set_attr(ctx, "n", v, &err) || kn_ctx_set_attr(ctx, "k", v, &err) ||
-      (sp->in_dtype && kn_ctx_set_attr(ctx, "in_dtype", sp->in_dtype, &err)))
+      (sp->in_dtype && kn_ctx_set_attr(ctx, "in_dtype", sp->in_dtype, &err)) ||
+      kn_ctx_set_attr(ctx, "tiling", "analytic", &err)) /* the simulator, not the tiler's search */
     goto fail;
   /* inputs are generated outside the timed region */
   if (kn_ctx_op(ctx)->make_inputs(ctx, &err) != CS_OK) goto fail;
