@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/cs_jsonr.h"
 #include "base/cs_out.h"
 #include "base/cs_status.h"
 #include "sim/sim.h"
@@ -28,6 +29,7 @@ typedef struct cli_io {
   X(exec, "run a text program of instructions on the simulated chip") \
   X(kernels, "list the kernels and operators of cubesim run, with their inputs and attributes") \
   X(quant, "pack, explain, check and compare fixpipe quant words (one, or .npy tensors)") \
+  X(report, "an HTML report (timeline, pipes, roofline, memory) of a run's JSON") \
   X(run, "run a kernel or operator (ATB Linear, ONNX, TensorFlow, DirectML) on the simulated chip") \
   X(version, "print the version of cubesim") \
   /* one row per command, in alphabetical order; each row ends with a backslash */
@@ -102,6 +104,10 @@ const sim_progress_hook *cli_progress_hook(cli_progress *p);
 void cli_progress_done(cli_progress *p);
 /* The text of one progress line (replay_s: seconds since the replay began, for the ETA). */
 void cli_progress_line(const sim_progress *p, uint64_t clock_mhz, double replay_s, char *out, size_t n);
+
+/* Reads the JSON of a run (cubesim run --json-file) into *doc (free with cs_jfree): CS_EIO when
+ * it cannot be read, CS_EFORMAT with the line and column when it is not JSON. */
+cs_status cli_read_run_json(const char *path, cs_jdoc **doc, cs_err *err);
 
 /* Prints "cubesim <cmd>: error: <msg>" on io->err and returns the exit status for err->code. */
 int cli_fail(cli_io *io, const char *cmd, const cs_err *err);

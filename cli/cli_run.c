@@ -1,18 +1,25 @@
 /* cli_run — `cubesim run KERNEL ...` (run a kernel or operator on the simulated chip, or on the
  * host for host operators) and `cubesim kernels` (what each one takes). */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/cs_json.h"
+#include "base/cs_jsonr.h"
 #include "base/cs_npy.h"
 #include "base/cs_parse.h"
 #include "cli/cli.h"
 #include "kernels/kn_op.h"
 #include "sim/sim_program.h"
 #include "sim/sim_trace.h"
+#include "traces/trc_msprof.h"
+#include "traces/trc_report.h"
 #include "traces/trc_summary.h"
+#include "traces/trc_timeline.h"
 
 #define MAX_ARGS 32
 
@@ -21,6 +28,8 @@ static const char *const run_usage =
     "                   [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--trace FILE [--trace-...]]\n"
     "                   [--timing-only] [--check] [--json] [--allow-hazards] [--seed N] [--quiet]\n"
     "                   [--csv FILE.csv] [--dump-stream FILE.s] [--tiling FILE.json]\n"
+    "                   [--json-file FILE.json] [--timeline] [--report FILE.html]\n"
+    "                   [--msprof-dir DIR] [--record-refusal]\n"
     "\n"
     "Runs KERNEL (cubesim kernels lists them, with their inputs, attributes and outputs) on the\n"
     "simulated chip of the configuration (the built-in Ascend 910B by default). With no --in at\n"
@@ -41,7 +50,14 @@ CLI_TRACE_USAGE
     "  --quiet                no progress line (shown on a terminal for runs over a second)\n"
     "  --csv FILE.csv         per-core summary with msprof-like columns (traces/FORMAT.md)\n"
     "  --dump-stream FILE.s   the recorded instruction streams as a text program: cubesim exec\n"
-    "                         runs it again, e.g. under another --config\n";
+    "                         runs it again, e.g. under another --config\n"
+    "  --json-file FILE.json  write the run's JSON (what --json prints) to a file, for\n"
+    "                         cubesim report and cubesim compare\n"
+    "  --timeline             add the busy spans of every core and pipe to the JSON\n"
+    "  --report FILE.html     a self-contained HTML report: timeline, pipes, roofline, bytes\n"
+    "  --msprof-dir DIR       msprof's CSV files (PipeUtilization.csv, Memory.csv, ...) in DIR\n"
+    "  --record-refusal       a run the kernel, tiling or configuration refuses is recorded in\n"
+    "                         --json-file (status \"refused\") and exits 0 (for sweeps)\n";
 
 typedef struct kv {
   const char *key;
@@ -214,42 +230,200 @@ static cs_status dump_stream(cs_out *out, const char *kernel, sim *s, cs_err *er
   return st;
 }
 
+/* A run's command line. */
+typedef struct run_args {
+  kv ins[MAX_ARGS], attrs[MAX_ARGS], outs[MAX_ARGS], sets[MAX_ARGS];
+  int nin, nattr, nout, nset;
+  const char *kernel, *config, *csv, *dump, *tiling, *json_file, *report, *msprof_dir;
+  cli_trace_args trace; /* trace.path: --trace */
+  bool timing_only, check, json, allow_hazards, quiet, timeline, record_refusal;
+  uint64_t seed;
+} run_args;
+
 /* Where each file of the run goes, validated and reserved before any work (base/cs_out:
  * nothing is replaced until the commit at the end). */
 typedef struct run_outputs {
   cs_out_set *set;
-  cs_out *trace, *csv, *dump;
+  cs_out *trace, *csv, *dump, *json, *report;
   cs_out *npy[MAX_ARGS]; /* one per --out */
+  trc_msprof_outs msprof;
+  bool made_msprof_dir;  /* created for this run: removed again if the run writes nothing */
 } run_outputs;
 
-static cs_status add_outputs(run_outputs *ro, const char *trace_path, const char *csv_path,
-                             const char *dump_path, const kv *outs, int nout, cs_err *err) {
+static cs_status add_outputs(run_outputs *ro, const run_args *a, cs_err *err) {
   cs_status st = cs_out_set_create(cli_temps_hooks(), &ro->set, err);
-  if (st == CS_OK && trace_path) st = cs_out_add(ro->set, "--trace", trace_path, &ro->trace, err);
-  for (int i = 0; st == CS_OK && i < nout; i++) {
+  if (st == CS_OK && a->trace.path) st = cs_out_add(ro->set, "--trace", a->trace.path, &ro->trace, err);
+  for (int i = 0; st == CS_OK && i < a->nout; i++) {
     char what[80];
-    snprintf(what, sizeof what, "--out %.*s", (int)keylen(&outs[i]), outs[i].key);
-    st = cs_out_add(ro->set, what, outs[i].val, &ro->npy[i], err);
+    snprintf(what, sizeof what, "--out %.*s", (int)keylen(&a->outs[i]), a->outs[i].key);
+    st = cs_out_add(ro->set, what, a->outs[i].val, &ro->npy[i], err);
   }
-  if (st == CS_OK && csv_path) st = cs_out_add(ro->set, "--csv", csv_path, &ro->csv, err);
-  if (st == CS_OK && dump_path) st = cs_out_add(ro->set, "--dump-stream", dump_path, &ro->dump, err);
+  if (st == CS_OK && a->csv) st = cs_out_add(ro->set, "--csv", a->csv, &ro->csv, err);
+  if (st == CS_OK && a->dump) st = cs_out_add(ro->set, "--dump-stream", a->dump, &ro->dump, err);
+  if (st == CS_OK && a->json_file) st = cs_out_add(ro->set, "--json-file", a->json_file, &ro->json, err);
+  if (st == CS_OK && a->report) st = cs_out_add(ro->set, "--report", a->report, &ro->report, err);
+  if (st == CS_OK && a->msprof_dir) {
+    if (mkdir(a->msprof_dir, 0777) == 0) ro->made_msprof_dir = true;
+    else if (errno != EEXIST)
+      return cs_err_set(err, CS_EIO, "--msprof-dir %s: cannot create it: %s", a->msprof_dir, strerror(errno));
+    st = trc_msprof_add(ro->set, a->msprof_dir, &ro->msprof, err);
+  }
+  return st;
+}
+
+/* Discards what the run has not committed (the directory --msprof-dir made, if it stayed empty). */
+static void drop_outputs(run_outputs *ro, const run_args *a) {
+  cs_out_set_destroy(ro->set);
+  ro->set = NULL;
+  if (ro->made_msprof_dir) rmdir(a->msprof_dir);
+  ro->made_msprof_dir = false;
+}
+
+/* The outcome of a run, everything its JSON and files are made of. */
+typedef struct run_result {
+  const kn_op *op;
+  kn_ctx *ctx;
+  const trc_timeline *timeline; /* NULL unless collected */
+  uint64_t mismatches;
+  kn_compare cmps[8];
+} run_result;
+
+/* Every attribute of the operator with the value the run used (given or default), typed;
+ * null for an optional one nobody gave. */
+static void json_attributes(cs_json *j, const kn_op *op, const kn_ctx *ctx) {
+  cs_json_key(j, "attributes");
+  cs_json_obj_begin(j);
+  for (uint32_t i = 0; i < op->nattrs; i++) {
+    const kn_attr_desc *d = &op->attrs[i];
+    cs_json_key(j, d->name);
+    int64_t iv;
+    double fv;
+    bool bv;
+    const char *sv;
+    if (d->kind == KN_ATTR_INT && kn_attr_int(ctx, d->name, &iv, NULL) == CS_OK) cs_json_int(j, iv);
+    else if (d->kind == KN_ATTR_FLOAT && kn_attr_float(ctx, d->name, &fv, NULL) == CS_OK) cs_json_double(j, fv);
+    else if (d->kind == KN_ATTR_BOOL && kn_attr_bool(ctx, d->name, &bv, NULL) == CS_OK) cs_json_bool(j, bv);
+    else if ((d->kind == KN_ATTR_ENUM || d->kind == KN_ATTR_STR) && kn_attr_str(ctx, d->name, &sv, NULL) == CS_OK)
+      cs_json_str(j, sv);
+    else cs_json_null(j);
+  }
+  cs_json_obj_end(j);
+}
+
+/* The run as one JSON object (traces/FORMAT.md, "The run's JSON"). */
+static void run_json(cs_json *j, const run_args *a, const run_result *rr) {
+  const kn_op *op = rr->op;
+  kn_ctx *ctx = rr->ctx;
+  cs_json_obj_begin(j);
+  cs_json_member_str(j, "kernel", op->name);
+  cs_json_member_str(j, "status", "ok");
+  json_attributes(j, op, ctx);
+  cs_json_key(j, "inputs");
+  cs_json_obj_begin(j);
+  for (uint32_t i = 0; i < op->ninputs; i++) {
+    const kn_tensor *t = kn_input(ctx, op->inputs[i].name);
+    if (!t) continue;
+    cs_json_key(j, op->inputs[i].name);
+    json_tensor(j, t);
+  }
+  cs_json_obj_end(j);
+  cs_json_key(j, "outputs");
+  cs_json_obj_begin(j);
+  for (uint32_t i = 0; i < op->noutputs; i++) {
+    const kn_tensor *t = kn_ctx_output(ctx, op->outputs[i].name);
+    if (!t) continue;
+    cs_json_key(j, op->outputs[i].name);
+    json_tensor(j, t);
+  }
+  cs_json_obj_end(j);
+  if (a->check) {
+    cs_json_key(j, "check");
+    cs_json_obj_begin(j);
+    cs_json_member_uint(j, "mismatches", rr->mismatches);
+    for (uint32_t i = 0; i < op->noutputs && i < 8; i++) {
+      const kn_compare *c = &rr->cmps[i];
+      if (!c->count) continue;
+      cs_json_key(j, op->outputs[i].name);
+      cs_json_obj_begin(j);
+      cs_json_member_uint(j, "compared", c->count);
+      cs_json_member_uint(j, "mismatches", c->mismatches);
+      cs_json_member_double(j, "max_abs_diff", c->max_abs_diff);
+      cs_json_member_str(j, "first", c->mismatches ? c->first : NULL);
+      cs_json_obj_end(j);
+    }
+    cs_json_obj_end(j);
+  }
+  cs_json_key(j, "notes");
+  cs_json_arr_begin(j);
+  for (const char *p = kn_ctx_notes(ctx); *p;) {
+    const char *nl = strchr(p, '\n');
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+    cs_json_str(j, line);
+    p = nl ? nl + 1 : p + strlen(p);
+  }
+  cs_json_arr_end(j);
+  const rt_tiling *tl = kn_get_tiling(ctx);
+  if (tl) {
+    cs_json_key(j, "tiling");
+    cs_json_obj_begin(j);
+    rt_tiling_json_members(tl, j);
+    cs_json_obj_end(j);
+  }
+  sim *s = kn_get_sim(ctx);
+  sim_result *res = kn_has_sim_result(ctx) ? kn_sim_result(ctx) : NULL;
+  if (s && res) trc_summary_json_members(s, res, j);
+  if (rr->timeline) trc_timeline_json(rr->timeline, j);
+  cs_json_obj_end(j);
+}
+
+/* The run's JSON as text (for --json-file and --report); malloc'd. */
+static cs_status run_json_text(const run_args *a, const run_result *rr, char **text, size_t *len, cs_err *err) {
+  FILE *f = open_memstream(text, len);
+  if (!f) return cs_err_set(err, CS_ENOMEM, "no host memory for the run's JSON");
+  cs_json j;
+  cs_json_init(&j, f, true);
+  run_json(&j, a, rr);
+  if (fclose(f) != 0) {
+    free(*text);
+    *text = NULL;
+    return cs_err_set(err, CS_ENOMEM, "no host memory for the run's JSON");
+  }
+  return CS_OK;
+}
+
+/* The run's JSON and, from it, the HTML report. */
+static cs_status write_json_and_report(run_outputs *ro, const run_args *a, const run_result *rr, cs_err *err) {
+  char *text = NULL;
+  size_t len = 0;
+  cs_status st = run_json_text(a, rr, &text, &len, err);
+  FILE *f;
+  if (st == CS_OK && ro->json && (st = cs_out_stream(ro->json, &f, err)) == CS_OK) fwrite(text, 1, len, f);
+  if (st == CS_OK && ro->report && (st = cs_out_stream(ro->report, &f, err)) == CS_OK) {
+    cs_jerror je;
+    cs_jdoc *doc = cs_jparse(text, len, &je);
+    if (!doc) st = cs_err_set(err, CS_EINTERNAL, "--report: the run's own JSON does not parse: %s", je.msg);
+    else st = trc_report_html(cs_jroot(doc), f, err);
+    cs_jfree(doc);
+  }
+  free(text);
   return st;
 }
 
 /* Writes every file of a finished run and commits them together. */
-static cs_status write_outputs(run_outputs *ro, kn_ctx *ctx, const kn_op *op, const kv *outs, int nout,
-                               cs_err *err) {
+static cs_status write_outputs(run_outputs *ro, const run_args *a, const run_result *rr, cs_err *err) {
+  kn_ctx *ctx = rr->ctx;
+  const kn_op *op = rr->op;
   cs_status st = CS_OK;
-  for (int i = 0; i < nout && st == CS_OK; i++) {
-    const kn_tensor *t = kn_ctx_output(ctx, op->outputs[find_output(op, &outs[i])].name);
-    if (!t)
-      return cs_err_set(err, CS_EINVAL, "--out %.*s: the run produced no such output", (int)keylen(&outs[i]),
-                        outs[i].key);
+  for (int i = 0; i < a->nout && st == CS_OK; i++) {
+    const kv *o = &a->outs[i];
+    const kn_tensor *t = kn_ctx_output(ctx, op->outputs[find_output(op, o)].name);
+    if (!t) return cs_err_set(err, CS_EINVAL, "--out %.*s: the run produced no such output", (int)keylen(o), o->key);
     size_t shape[KN_MAX_DIMS];
     for (uint32_t dd = 0; dd < t->ndim; dd++) shape[dd] = (size_t)t->shape[dd];
     FILE *f;
     st = cs_out_stream(ro->npy[i], &f, err);
-    if (st == CS_OK) st = cs_npy_fwrite(f, outs[i].val, npy_of_dtype(t->dtype), (int)t->ndim, shape, t->data, err);
+    if (st == CS_OK) st = cs_npy_fwrite(f, o->val, npy_of_dtype(t->dtype), (int)t->ndim, shape, t->data, err);
   }
   sim *s = kn_get_sim(ctx);
   sim_result *res = kn_has_sim_result(ctx) ? kn_sim_result(ctx) : NULL;
@@ -259,29 +433,72 @@ static cs_status write_outputs(run_outputs *ro, kn_ctx *ctx, const kn_op *op, co
     if (st == CS_OK) trc_summary_csv(s, res, f);
   }
   if (st == CS_OK && ro->dump && s) st = dump_stream(ro->dump, op->name, s, err);
+  if (st == CS_OK && (ro->json || ro->report)) st = write_json_and_report(ro, a, rr, err);
+  if (st == CS_OK && a->msprof_dir && s && res) st = trc_msprof_fill(&ro->msprof, s, res, op->name, err);
   if (st == CS_OK) st = cs_out_set_commit(ro->set, err);
   return st;
 }
 
-int cli_cmd_run(cli_io *io, int argc, char **argv) {
-  kv ins[MAX_ARGS], attrs[MAX_ARGS], outs[MAX_ARGS], sets[MAX_ARGS];
-  int nin = 0, nattr = 0, nout = 0, nset = 0;
-  const char *kernel = NULL, *config = NULL, *csv_path = NULL, *dump_path = NULL, *v;
-  cli_trace_args targs = {0};
-  const char *tiling_path = NULL;
-  bool timing_only = false, check = false, json = false, allow_hazards = false, quiet = false;
-  uint64_t seed = 1;
+/* --record-refusal: the run was refused (an attribute, a tiling, the configuration, a fault, a
+ * deadlock or a hazard); --json-file records why instead of failing (for sweeps). */
+typedef struct refusal {
+  const run_args *a;
+  const cs_err *why;
+} refusal;
+
+static cs_status refusal_fill(FILE *f, void *ctx, cs_err *err) {
+  (void)err;
+  const refusal *r = ctx;
+  cs_json j;
+  cs_json_init(&j, f, true);
+  cs_json_obj_begin(&j);
+  cs_json_member_str(&j, "kernel", r->a->kernel);
+  cs_json_member_str(&j, "status", "refused");
+  cs_json_member_str(&j, "refusal", cs_status_name(r->why->code));
+  cs_json_member_int(&j, "exit_status", cs_status_exit_code(r->why->code));
+  cs_json_member_str(&j, "error", r->why->msg);
+  cs_json_key(&j, "given");
+  cs_json_obj_begin(&j);
+  for (int i = 0; i < r->a->nattr; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)keylen(&r->a->attrs[i]), r->a->attrs[i].key);
+    cs_json_member_str(&j, name, r->a->attrs[i].val);
+  }
+  for (int i = 0; i < r->a->nset; i++) {
+    char name[140];
+    snprintf(name, sizeof name, "set.%.*s", (int)keylen(&r->a->sets[i]), r->a->sets[i].key);
+    cs_json_member_str(&j, name, r->a->sets[i].val);
+  }
+  cs_json_obj_end(&j);
+  cs_json_obj_end(&j);
+  return CS_OK;
+}
+
+/* A failed run: the error line, or with --record-refusal the refusal in --json-file and exit 0
+ * (a file that cannot be written is still an error). */
+static int run_failed(cli_io *io, const run_args *a, const cs_err *why) {
+  if (!a->record_refusal || why->code == CS_ENOMEM || why->code == CS_EINTERNAL) return cli_fail(io, "run", why);
+  refusal r = {a, why};
+  cs_err err;
+  if (cs_out_write_file("--json-file", a->json_file, refusal_fill, &r, &err) != CS_OK) return cli_fail(io, "run", &err);
+  fprintf(io->err, "cubesim run: refused (recorded in %s): %s\n", a->json_file, why->msg);
+  return 0;
+}
+
+static int parse_run_args(cli_io *io, int argc, char **argv, run_args *a, bool *help) {
   cs_err err = {CS_OK, ""};
+  const char *v;
+  a->seed = 1;
   for (int i = 1; i < argc; i++) {
     int r;
     if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
-      fputs(run_usage, io->out);
+      *help = true;
       return 0;
     }
     /* the NAME=VALUE options; cli_opt moves i to the value when it is a separate word */
     static const char *const kv_opts[4] = {"--in", "--attr", "--out", "--set"};
-    kv *const kv_lists[4] = {ins, attrs, outs, sets};
-    int *const kv_counts[4] = {&nin, &nattr, &nout, &nset};
+    kv *const kv_lists[4] = {a->ins, a->attrs, a->outs, a->sets};
+    int *const kv_counts[4] = {&a->nin, &a->nattr, &a->nout, &a->nset};
     int which = -1;
     for (int o = 0; o < 4 && which < 0; o++) {
       if ((r = cli_opt(argc, argv, &i, kv_opts[o], &v, &err)) < 0) return cli_fail(io, "run", &err);
@@ -301,223 +518,209 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
       (*n)++;
       continue;
     }
-    if ((r = cli_opt(argc, argv, &i, "--config", &config, &err)) != 0 ||
-        (r = cli_trace_opt(argc, argv, &i, &targs, &err)) != 0 ||
-        (r = cli_opt(argc, argv, &i, "--csv", &csv_path, &err)) != 0 ||
-        (r = cli_opt(argc, argv, &i, "--dump-stream", &dump_path, &err)) != 0 ||
-        (r = cli_opt(argc, argv, &i, "--tiling", &tiling_path, &err)) != 0) {
+    if ((r = cli_trace_opt(argc, argv, &i, &a->trace, &err)) != 0) {
       if (r < 0) return cli_fail(io, "run", &err);
       continue;
     }
+    static const char *const path_opts[] = {"--config", "--csv",       "--dump-stream", "--tiling",
+                                            "--json-file", "--report", "--msprof-dir"};
+    const char **const path_vals[] = {&a->config,    &a->csv,    &a->dump,      &a->tiling,
+                                      &a->json_file, &a->report, &a->msprof_dir};
+    for (size_t o = 0, done = 0; !done && o < sizeof path_opts / sizeof path_opts[0]; o++)
+      if ((r = cli_opt(argc, argv, &i, path_opts[o], path_vals[o], &err)) != 0) {
+        if (r < 0) return cli_fail(io, "run", &err);
+        done = 1, which = 4;
+      }
+    if (which == 4) continue;
     if ((r = cli_opt(argc, argv, &i, "--seed", &v, &err)) != 0) {
-      if (r < 0 || cs_parse_u64(v, "--seed", &seed, &err) != CS_OK) return cli_fail(io, "run", &err);
+      if (r < 0 || cs_parse_u64(v, "--seed", &a->seed, &err) != CS_OK) return cli_fail(io, "run", &err);
       continue;
     }
-    if (cli_flag(argv, i, "--timing-only")) timing_only = true;
-    else if (cli_flag(argv, i, "--check")) check = true;
-    else if (cli_flag(argv, i, "--json")) json = true;
-    else if (cli_flag(argv, i, "--allow-hazards")) allow_hazards = true;
-    else if (cli_flag(argv, i, "--quiet")) quiet = true;
+    if (cli_flag(argv, i, "--timing-only")) a->timing_only = true;
+    else if (cli_flag(argv, i, "--check")) a->check = true;
+    else if (cli_flag(argv, i, "--json")) a->json = true;
+    else if (cli_flag(argv, i, "--allow-hazards")) a->allow_hazards = true;
+    else if (cli_flag(argv, i, "--quiet")) a->quiet = true;
+    else if (cli_flag(argv, i, "--timeline")) a->timeline = true;
+    else if (cli_flag(argv, i, "--record-refusal")) a->record_refusal = true;
     else if (argv[i][0] == '-') return cli_usage_error(io, "run", "unknown option '%s' (cubesim run --help)", argv[i]);
-    else if (!kernel) kernel = argv[i];
+    else if (!a->kernel) a->kernel = argv[i];
     else return cli_usage_error(io, "run", "unexpected argument '%s' (one KERNEL per run)", argv[i]);
   }
-  if (!kernel) return cli_usage_error(io, "run", "no KERNEL given (cubesim kernels lists them)");
-  const kn_op *op = kn_op_find(kernel);
-  if (!op) return cli_usage_error(io, "run", "unknown kernel '%s' (cubesim kernels lists them)", kernel);
-  for (int i = 0; i < nout; i++) {
-    if (find_output(op, &outs[i]) < 0)
-      return cli_usage_error(io, "run", "--out %.*s: %s has no output of that name", (int)keylen(&outs[i]), outs[i].key, op->name);
-    if (timing_only)
-      return cli_usage_error(io, "run", "--out %.*s: a --timing-only run computes no data", (int)keylen(&outs[i]), outs[i].key);
-  }
-  if (check && timing_only) return cli_usage_error(io, "run", "--check needs data: drop --timing-only");
-  const char *trace_path = targs.path;
-  if ((trace_path || csv_path || dump_path) && !op->simulated)
-    return cli_usage_error(io, "run", "%s: %s runs on the host, it has no %s", trace_path ? "--trace" : csv_path ? "--csv" : "--dump-stream",
-                           op->name, trace_path ? "trace" : csv_path ? "timing summary" : "instruction stream");
+  if (!a->kernel) return cli_usage_error(io, "run", "no KERNEL given (cubesim kernels lists them)");
+  if (a->record_refusal && !a->json_file)
+    return cli_usage_error(io, "run", "--record-refusal records into --json-file: give one");
+  return 0;
+}
 
+/* What a host operator cannot give: the first option that needs the simulated chip, or NULL. */
+static const char *needs_chip(const run_args *a) {
+  const char *const opts[] = {a->trace.path ? "--trace" : NULL,     a->csv ? "--csv" : NULL,
+                              a->dump ? "--dump-stream" : NULL, a->report ? "--report" : NULL,
+                              a->msprof_dir ? "--msprof-dir" : NULL, a->timeline ? "--timeline" : NULL};
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+    if (opts[i]) return opts[i];
+  return NULL;
+}
+
+/* Prints the run as a table (the default) or as JSON (--json). */
+static void print_run(cli_io *io, const run_args *a, const run_result *rr) {
+  const kn_op *op = rr->op;
+  kn_ctx *ctx = rr->ctx;
+  if (a->json) {
+    cs_json j;
+    cs_json_init(&j, io->out, true);
+    run_json(&j, a, rr);
+    return;
+  }
+  fprintf(io->out, "%s: %s\n", op->name, op->summary);
+  for (uint32_t i = 0; i < op->ninputs; i++) {
+    const kn_tensor *t = kn_input(ctx, op->inputs[i].name);
+    char sh[96];
+    if (!t) continue;
+    kn_shape_str(t, sh, sizeof sh);
+    fprintf(io->out, "  in   %-12s %-7s %s\n", op->inputs[i].name, isa_dtype_name(t->dtype), sh);
+  }
+  for (uint32_t i = 0; i < op->noutputs; i++) {
+    const kn_tensor *t = kn_ctx_output(ctx, op->outputs[i].name);
+    char sh[96];
+    if (!t) continue;
+    kn_shape_str(t, sh, sizeof sh);
+    fprintf(io->out, "  out  %-12s %-7s %s\n", op->outputs[i].name, isa_dtype_name(t->dtype), sh);
+  }
+  const rt_tiling *tl = kn_get_tiling(ctx);
+  if (tl) {
+    char line[512];
+    rt_tiling_describe(tl, line, sizeof line);
+    fprintf(io->out, "\ntiling: %s\n", line);
+  }
+  if (*kn_ctx_notes(ctx)) fprintf(io->out, "\n%s", kn_ctx_notes(ctx));
+  if (a->check) {
+    fprintf(io->out, "\ncheck against the host reference: ");
+    if (!rr->mismatches) fprintf(io->out, "every output bit-exact\n");
+    else
+      for (uint32_t i = 0; i < op->noutputs && i < 8; i++)
+        if (rr->cmps[i].mismatches)
+          fprintf(io->out, "\n  %s: %" PRIu64 " of %" PRIu64 " elements differ (max |diff| %g); first %s\n",
+                  op->outputs[i].name, rr->cmps[i].mismatches, rr->cmps[i].count, rr->cmps[i].max_abs_diff,
+                  rr->cmps[i].first);
+  }
+  sim *s = kn_get_sim(ctx);
+  sim_result *res = kn_has_sim_result(ctx) ? kn_sim_result(ctx) : NULL;
+  if (s && res) {
+    fputc('\n', io->out);
+    trc_summary_text(s, res, io->out);
+  }
+  if (a->trace.path)
+    fprintf(io->out, "\ntrace written to %s (open it in https://ui.perfetto.dev)\n", a->trace.path);
+  if (a->report) fprintf(io->out, "report written to %s\n", a->report);
+  if (a->msprof_dir) fprintf(io->out, "msprof files written to %s\n", a->msprof_dir);
+}
+
+/* Resolves the configuration, runs the operator and checks it; writes and commits the files. */
+static cs_status run(cli_io *io, run_args *a, const kn_op *op, run_result *rr, cs_err *err) {
   sim_config cfg;
   sim_config_derived d;
-  cs_status st = sim_config_resolve(config, &cfg, &d, &err);
-  for (int i = 0; st == CS_OK && i < nset; i++) {
+  cs_status st = sim_config_resolve(a->config, &cfg, &d, err);
+  for (int i = 0; st == CS_OK && i < a->nset; i++) {
     char path[128];
-    snprintf(path, sizeof path, "%.*s", (int)keylen(&sets[i]), sets[i].key);
-    st = sim_config_set(&cfg, path, sets[i].val, &err);
-    if (st == CS_OK) st = sim_config_validate(&cfg, &err);
+    snprintf(path, sizeof path, "%.*s", (int)keylen(&a->sets[i]), a->sets[i].key);
+    st = sim_config_set(&cfg, path, a->sets[i].val, err);
+    if (st == CS_OK) st = sim_config_validate(&cfg, err);
   }
   sim_trace_options topts;
-  if (st == CS_OK) st = cli_trace_options(&targs, io, "run", &cfg, &topts, &err);
-  if (st != CS_OK) return cli_fail(io, "run", &err);
+  if (st == CS_OK) st = cli_trace_options(&a->trace, io, "run", &cfg, &topts, err);
   run_outputs ro;
   memset(&ro, 0, sizeof ro);
-  if (st == CS_OK) st = add_outputs(&ro, trace_path, csv_path, dump_path, outs, nout, &err);
-  if (st != CS_OK) {
-    cs_out_set_destroy(ro.set);
-    return cli_fail(io, "run", &err);
-  }
-
+  if (st == CS_OK) st = add_outputs(&ro, a, err);
   tiling_attrs ta = {.n = 0};
   char ignored[512] = "";
-  if (tiling_path && (st = read_tiling_file(tiling_path, &ta, ignored, sizeof ignored, &err)) != CS_OK) {
-    cs_out_set_destroy(ro.set);
-    return cli_fail(io, "run", &err);
-  }
-  if (ignored[0])
-    fprintf(io->err, "cubesim run: note: --tiling %s: fields cubesim does not model, ignored: %s\n", tiling_path, ignored);
+  if (st == CS_OK && a->tiling) st = read_tiling_file(a->tiling, &ta, ignored, sizeof ignored, err);
+  if (st == CS_OK && ignored[0])
+    fprintf(io->err, "cubesim run: note: --tiling %s: fields cubesim does not model, ignored: %s\n", a->tiling, ignored);
+  trc_timeline *timeline = NULL;
+  if (st == CS_OK && (a->timeline || a->report)) st = trc_timeline_create(&cfg, TRC_TIMELINE_SPANS, &timeline, err);
   /* the trace is a temporary file until the commit: an input refused below discards it */
   sim_trace *trace = NULL;
-  if (ro.trace && (st = sim_trace_open_out(ro.trace, &cfg, &topts, &trace, &err)) != CS_OK) {
-    cs_out_set_destroy(ro.set);
-    return cli_fail(io, "run", &err);
-  }
+  if (st == CS_OK && ro.trace) st = sim_trace_open_out(ro.trace, &cfg, &topts, &trace, err);
   cli_progress progress;
-  cli_progress_init(&progress, io, "run", quiet, cfg.chip_clock_mhz);
-  kn_run_options o = {.cfg = &cfg, .timing_only = timing_only, .trace = trace, .allow_hazards = allow_hazards, .seed = seed,
-                      .progress = cli_progress_hook(&progress)};
-  kn_ctx *ctx = NULL;
-  st = kn_ctx_create(op, &o, &ctx, &err);
-  if (st == CS_OK) st = set_attrs(ctx, &ta, attrs, nattr, &err);
-  for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], &err);
-  if (st == CS_OK) st = kn_ctx_run(ctx, &err);
+  cli_progress_init(&progress, io, "run", a->quiet, cfg.chip_clock_mhz);
+  kn_run_options o = {.cfg = &cfg,
+                      .timing_only = a->timing_only,
+                      .trace = trace,
+                      .allow_hazards = a->allow_hazards,
+                      .seed = a->seed,
+                      .progress = cli_progress_hook(&progress),
+                      .observer = timeline ? &timeline->observer : NULL};
+  if (st == CS_OK) st = kn_ctx_create(op, &o, &rr->ctx, err);
+  if (st == CS_OK) st = set_attrs(rr->ctx, &ta, a->attrs, a->nattr, err);
+  for (int i = 0; st == CS_OK && i < a->nin; i++) st = load_input(rr->ctx, &a->ins[i], err);
+  if (st == CS_OK) st = kn_ctx_run(rr->ctx, err);
   cli_progress_done(&progress);
   if (trace) {
     cs_err terr;
     cs_status tst = sim_trace_close(trace, st == CS_OK, &terr);
-    if (st == CS_OK && tst != CS_OK) st = tst, err = terr;
+    if (st == CS_OK && tst != CS_OK) st = tst, *err = terr;
   }
+  if (st == CS_OK && timeline && timeline->status != CS_OK)
+    st = cs_err_set(err, timeline->status, "no host memory for the timeline");
   /* the comparison with the reference */
-  uint64_t mismatches = 0;
-  kn_compare cmps[8];
-  memset(cmps, 0, sizeof cmps);
-  if (st == CS_OK && check) {
-    st = kn_ctx_reference(ctx, &err);
+  if (st == CS_OK && a->check) {
+    st = kn_ctx_reference(rr->ctx, err);
     for (uint32_t i = 0; st == CS_OK && i < op->noutputs && i < 8; i++) {
-      const kn_tensor *got = kn_ctx_output(ctx, op->outputs[i].name);
-      const kn_tensor *want = kn_ctx_reference_output(ctx, op->outputs[i].name);
+      const kn_tensor *got = kn_ctx_output(rr->ctx, op->outputs[i].name);
+      const kn_tensor *want = kn_ctx_reference_output(rr->ctx, op->outputs[i].name);
       if (!got || !want) continue;
-      st = kn_compare_tensors(got, want, &cmps[i], &err);
-      mismatches += cmps[i].mismatches;
+      st = kn_compare_tensors(got, want, &rr->cmps[i], err);
+      rr->mismatches += rr->cmps[i].mismatches;
     }
   }
-  if (st == CS_OK) st = write_outputs(&ro, ctx, op, outs, nout, &err); /* all or nothing */
-  cs_out_set_destroy(ro.set);
-  if (st != CS_OK) {
-    int rc = cli_fail(io, "run", &err);
-    kn_ctx_destroy(ctx);
-    return rc;
+  rr->timeline = timeline;
+  if (st == CS_OK) st = write_outputs(&ro, a, rr, err); /* all or nothing */
+  rr->timeline = NULL;
+  if (st == CS_OK) ro.made_msprof_dir = false; /* committed: it holds the files */
+  drop_outputs(&ro, a);
+  if (st == CS_OK && a->json && timeline) rr->timeline = timeline; /* --json shows what --json-file has */
+  else trc_timeline_destroy(timeline);
+  return st;
+}
+
+int cli_cmd_run(cli_io *io, int argc, char **argv) {
+  run_args a;
+  memset(&a, 0, sizeof a);
+  bool help = false;
+  int rc = parse_run_args(io, argc, argv, &a, &help);
+  if (help) fputs(run_usage, io->out);
+  if (help || rc) return rc;
+  const kn_op *op = kn_op_find(a.kernel);
+  if (!op) return cli_usage_error(io, "run", "unknown kernel '%s' (cubesim kernels lists them)", a.kernel);
+  for (int i = 0; i < a.nout; i++) {
+    const kv *o = &a.outs[i];
+    if (find_output(op, o) < 0)
+      return cli_usage_error(io, "run", "--out %.*s: %s has no output of that name", (int)keylen(o), o->key, op->name);
+    if (a.timing_only)
+      return cli_usage_error(io, "run", "--out %.*s: a --timing-only run computes no data", (int)keylen(o), o->key);
   }
-  sim *s = kn_get_sim(ctx);
-  sim_result *res = kn_has_sim_result(ctx) ? kn_sim_result(ctx) : NULL;
-  if (json) {
-    cs_json j;
-    cs_json_init(&j, io->out, true);
-    cs_json_obj_begin(&j);
-    cs_json_key(&j, "kernel");
-    cs_json_str(&j, op->name);
-    cs_json_key(&j, "inputs");
-    cs_json_obj_begin(&j);
-    for (uint32_t i = 0; i < op->ninputs; i++) {
-      const kn_tensor *t = kn_input(ctx, op->inputs[i].name);
-      if (!t) continue;
-      cs_json_key(&j, op->inputs[i].name);
-      json_tensor(&j, t);
-    }
-    cs_json_obj_end(&j);
-    cs_json_key(&j, "outputs");
-    cs_json_obj_begin(&j);
-    for (uint32_t i = 0; i < op->noutputs; i++) {
-      const kn_tensor *t = kn_ctx_output(ctx, op->outputs[i].name);
-      if (!t) continue;
-      cs_json_key(&j, op->outputs[i].name);
-      json_tensor(&j, t);
-    }
-    cs_json_obj_end(&j);
-    if (check) {
-      cs_json_key(&j, "check");
-      cs_json_obj_begin(&j);
-      cs_json_key(&j, "mismatches");
-      cs_json_uint(&j, mismatches);
-      for (uint32_t i = 0; i < op->noutputs && i < 8; i++) {
-        if (!cmps[i].count) continue;
-        cs_json_key(&j, op->outputs[i].name);
-        cs_json_obj_begin(&j);
-        cs_json_key(&j, "compared");
-        cs_json_uint(&j, cmps[i].count);
-        cs_json_key(&j, "mismatches");
-        cs_json_uint(&j, cmps[i].mismatches);
-        cs_json_key(&j, "max_abs_diff");
-        cs_json_double(&j, cmps[i].max_abs_diff);
-        cs_json_key(&j, "first");
-        cs_json_str(&j, cmps[i].mismatches ? cmps[i].first : NULL);
-        cs_json_obj_end(&j);
-      }
-      cs_json_obj_end(&j);
-    }
-    cs_json_key(&j, "notes");
-    cs_json_arr_begin(&j);
-    for (const char *p = kn_ctx_notes(ctx); *p;) {
-      const char *nl = strchr(p, '\n');
-      char line[512];
-      snprintf(line, sizeof line, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
-      cs_json_str(&j, line);
-      p = nl ? nl + 1 : p + strlen(p);
-    }
-    cs_json_arr_end(&j);
-    const rt_tiling *tl = kn_get_tiling(ctx);
-    if (tl) {
-      cs_json_key(&j, "tiling");
-      cs_json_obj_begin(&j);
-      rt_tiling_json_members(tl, &j);
-      cs_json_obj_end(&j);
-    }
-    if (s && res) trc_summary_json_members(s, res, &j);
-    cs_json_obj_end(&j);
-  } else {
-    fprintf(io->out, "%s: %s\n", op->name, op->summary);
-    for (uint32_t i = 0; i < op->ninputs; i++) {
-      const kn_tensor *t = kn_input(ctx, op->inputs[i].name);
-      char sh[96];
-      if (!t) continue;
-      kn_shape_str(t, sh, sizeof sh);
-      fprintf(io->out, "  in   %-12s %-7s %s\n", op->inputs[i].name, isa_dtype_name(t->dtype), sh);
-    }
-    for (uint32_t i = 0; i < op->noutputs; i++) {
-      const kn_tensor *t = kn_ctx_output(ctx, op->outputs[i].name);
-      char sh[96];
-      if (!t) continue;
-      kn_shape_str(t, sh, sizeof sh);
-      fprintf(io->out, "  out  %-12s %-7s %s\n", op->outputs[i].name, isa_dtype_name(t->dtype), sh);
-    }
-    const rt_tiling *tl = kn_get_tiling(ctx);
-    if (tl) {
-      char line[512];
-      rt_tiling_describe(tl, line, sizeof line);
-      fprintf(io->out, "\ntiling: %s\n", line);
-    }
-    if (*kn_ctx_notes(ctx)) fprintf(io->out, "\n%s", kn_ctx_notes(ctx));
-    if (check) {
-      fprintf(io->out, "\ncheck against the host reference: ");
-      if (!mismatches) fprintf(io->out, "every output bit-exact\n");
-      else
-        for (uint32_t i = 0; i < op->noutputs && i < 8; i++)
-          if (cmps[i].mismatches)
-            fprintf(io->out, "\n  %s: %" PRIu64 " of %" PRIu64 " elements differ (max |diff| %g); first %s\n",
-                    op->outputs[i].name, cmps[i].mismatches, cmps[i].count, cmps[i].max_abs_diff, cmps[i].first);
-    }
-    if (s && res) {
-      fputc('\n', io->out);
-      trc_summary_text(s, res, io->out);
-    }
-    if (trace_path) fprintf(io->out, "\ntrace written to %s (open it in https://ui.perfetto.dev)\n", trace_path);
-  }
-  kn_ctx_destroy(ctx);
-  if (mismatches) {
-    fprintf(io->err, "cubesim run: error: %" PRIu64 " output element%s differ from the host reference\n", mismatches,
-            mismatches == 1 ? "" : "s");
+  if (a.check && a.timing_only) return cli_usage_error(io, "run", "--check needs data: drop --timing-only");
+  const char *chip_only = needs_chip(&a);
+  if (chip_only && !op->simulated)
+    return cli_usage_error(io, "run", "%s: %s runs on the host, it has no simulated timing", chip_only, op->name);
+
+  run_result rr;
+  memset(&rr, 0, sizeof rr);
+  rr.op = op;
+  cs_err err = {CS_OK, ""};
+  cs_status st = run(io, &a, op, &rr, &err);
+  if (st != CS_OK) rc = run_failed(io, &a, &err);
+  else print_run(io, &a, &rr);
+  trc_timeline_destroy((trc_timeline *)(uintptr_t)rr.timeline);
+  kn_ctx_destroy(rr.ctx);
+  if (st == CS_OK && rr.mismatches) {
+    fprintf(io->err, "cubesim run: error: %" PRIu64 " output element%s differ from the host reference\n", rr.mismatches,
+            rr.mismatches == 1 ? "" : "s");
     return cs_status_exit_code(CS_EMISMATCH);
   }
-  return 0;
+  return rc;
 }
 
 static void print_io(FILE *f, const char *what, const kn_io_desc *d, uint32_t n) {

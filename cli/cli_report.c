@@ -1,0 +1,73 @@
+/* cli_report — `cubesim report RUN.json -o REPORT.html`: the HTML report of a run from its JSON
+ * (cubesim run --json-file; traces/trc_report.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/cs_jsonr.h"
+#include "base/cs_out.h"
+#include "cli/cli.h"
+#include "traces/trc_report.h"
+
+static const char report_usage[] =
+    "usage: cubesim report RUN.json -o REPORT.html\n"
+    "\n"
+    "Writes one self-contained HTML file (no network: inline SVG, CSS and a little JavaScript) from\n"
+    "the JSON of a run (cubesim run ... --json-file RUN.json, with --timeline for the timeline):\n"
+    "the timeline of every core and pipe (critical core first; zoom with the wheel, drag to pan),\n"
+    "per-pipe busy time (mean over the cores and the critical core's), a roofline of the chip with\n"
+    "the run's point, bytes per memory level, the L2 hit rate, the tiling and the configuration,\n"
+    "hazards and faults. cubesim run ... --report REPORT.html does the same in one step.\n";
+
+/* Reads a run's JSON; a file that is not JSON is CS_EFORMAT naming the file and the place. */
+cs_status cli_read_run_json(const char *path, cs_jdoc **doc, cs_err *err) {
+  *doc = NULL;
+  FILE *probe = fopen(path, "rb");
+  if (!probe) return cs_err_set(err, CS_EIO, "%s: cannot open it: %s", path, strerror(errno));
+  fclose(probe);
+  cs_jerror je;
+  *doc = cs_jparse_file(path, &je);
+  if (*doc) return CS_OK;
+  return cs_err_set(err, CS_EFORMAT, "%s:%u:%u: %s", path, je.line, je.column, je.msg);
+}
+
+typedef struct report_ctx {
+  const cs_jvalue *run;
+} report_ctx;
+
+static cs_status fill_report(FILE *f, void *ctx, cs_err *err) {
+  const report_ctx *r = ctx;
+  return trc_report_html(r->run, f, err);
+}
+
+int cli_cmd_report(cli_io *io, int argc, char **argv) {
+  const char *in = NULL, *out = NULL;
+  cs_err err = {CS_OK, ""};
+  for (int i = 1; i < argc; i++) {
+    int r;
+    if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
+      fputs(report_usage, io->out);
+      return 0;
+    }
+    if ((r = cli_opt(argc, argv, &i, "-o", &out, &err)) != 0 || (r = cli_opt(argc, argv, &i, "--output", &out, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "report", &err);
+      continue;
+    }
+    if (argv[i][0] == '-') return cli_usage_error(io, "report", "unknown option '%s' (cubesim report --help)", argv[i]);
+    if (in) return cli_usage_error(io, "report", "unexpected argument '%s' (one RUN.json)", argv[i]);
+    in = argv[i];
+  }
+  if (!in) return cli_usage_error(io, "report", "no RUN.json given (cubesim run ... --json-file RUN.json writes one)");
+  if (!out) return cli_usage_error(io, "report", "no -o REPORT.html given");
+  cs_jdoc *doc;
+  if (cli_read_run_json(in, &doc, &err) != CS_OK) return cli_fail(io, "report", &err);
+  report_ctx r = {cs_jroot(doc)};
+  cs_status st = cs_out_write_file("-o", out, fill_report, &r, &err);
+  cs_jfree(doc);
+  if (st != CS_OK) {
+    cs_err_prefix(&err, "%s", in);
+    return cli_fail(io, "report", &err);
+  }
+  return 0;
+}
