@@ -208,8 +208,8 @@ static void reference(const prob *p, uint32_t *out) {
         for (uint32_t blk = 0; valid && blk < p->kb; blk++) {
           i128 sum = 0;
           for (uint32_t kk = blk * p->k0; kk < (blk + 1) * p->k0 && kk < p->k; kk++) {
-            int64_t ma, mb;
-            int ea, eb;
+            int64_t ma = 0, mb = 0; /* set by decode_float, or the assert_true ends the test */
+            int ea = 0, eb = 0;
             assert_true(decode_float(p->dt, p->a[(size_t)i * p->k + kk], &ma, &ea));
             assert_true(decode_float(p->dt, p->b[(size_t)kk * p->n + j], &mb, &eb));
             if (ma == 0 || mb == 0) continue;
