@@ -64,3 +64,5 @@ void cs_err_clear(cs_err *err) {
   err->code = CS_OK;
   err->msg[0] = '\0';
 }
+
+const char *cs_version(void) { return CUBESIM_VERSION; }

@@ -53,4 +53,7 @@ void cs_err_prefix(cs_err *err, const char *fmt, ...) __attribute__((format(prin
 /* Clears err to CS_OK with an empty message. */
 void cs_err_clear(cs_err *err);
 
+/* The version of the library ("0.1.0"), to compare with the one a program was built against. */
+const char *cs_version(void);
+
 #endif

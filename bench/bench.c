@@ -107,7 +107,7 @@ static int run_op(const sim_config *base, const run_spec *sp, run_figures *r) {
   for (int round = 0; round < (sp->trace ? 3 : 1); round++) {
     double t1 = now_s();
     ro.trace = NULL;
-    if (sim_run(kn_get_sim(ctx), &ro, &res, &err) != CS_OK) goto fail;
+    if (sim_run(rt_device_sim(kn_device(ctx)), &ro, &res, &err) != CS_OK) goto fail;
     double t2 = now_s();
     if (t2 - t1 < r->replay_s) r->replay_s = t2 - t1;
     if (!sp->trace) break;
@@ -115,7 +115,7 @@ static int run_op(const sim_config *base, const run_spec *sp, run_figures *r) {
     sim_trace *tr;
     if (sim_trace_open(sp->trace, &cfg, &tr, &err) != CS_OK) goto fail;
     ro.trace = tr;
-    cs_status st = sim_run(kn_get_sim(ctx), &ro, &res, &err);
+    cs_status st = sim_run(rt_device_sim(kn_device(ctx)), &ro, &res, &err);
     if (sim_trace_close(tr, st == CS_OK, st == CS_OK ? &err : NULL) != CS_OK || st != CS_OK) goto fail;
     if (now_s() - t2 < r->traced_s) r->traced_s = now_s() - t2;
     if (round < 2) sim_result_free(&res);

@@ -91,6 +91,6 @@ int cli_usage_error(cli_io *io, const char *cmd, const char *fmt, ...) {
 int cli_cmd_version(cli_io *io, int argc, char **argv) {
   (void)argc;
   (void)argv;
-  fprintf(io->out, "cubesim %s\n", CUBESIM_VERSION);
+  fprintf(io->out, "cubesim %s\n", cs_version());
   return 0;
 }

@@ -310,6 +310,14 @@ static void json_attributes(cs_json *j, const kn_op *op, const kn_ctx *ctx) {
   cs_json_obj_end(j);
 }
 
+/* The replay's result of a simulated operator and the machine it ran on (s NULL, result NULL for
+ * a host operator). */
+static const sim_result *replay_of(const kn_ctx *ctx, sim **s) {
+  rt_device *dev = kn_device(ctx);
+  *s = dev ? rt_device_sim(dev) : NULL;
+  return rt_device_result(dev);
+}
+
 /* The run as one JSON object (traces/FORMAT.md, "The run's JSON"). */
 static void run_json(cs_json *j, const run_args *a, const run_result *rr) {
   const kn_op *op = rr->op;
@@ -370,8 +378,8 @@ static void run_json(cs_json *j, const run_args *a, const run_result *rr) {
     rt_tiling_json_members(tl, j);
     cs_json_obj_end(j);
   }
-  sim *s = kn_get_sim(ctx);
-  sim_result *res = kn_has_sim_result(ctx) ? kn_sim_result(ctx) : NULL;
+  sim *s;
+  const sim_result *res = replay_of(ctx, &s);
   if (s && res) trc_summary_json_members(s, res, j);
   if (rr->timeline) trc_timeline_json(rr->timeline, j);
   cs_json_obj_end(j);
@@ -425,8 +433,8 @@ static cs_status write_outputs(run_outputs *ro, const run_args *a, const run_res
     st = cs_out_stream(ro->npy[i], &f, err);
     if (st == CS_OK) st = cs_npy_fwrite(f, o->val, npy_of_dtype(t->dtype), (int)t->ndim, shape, t->data, err);
   }
-  sim *s = kn_get_sim(ctx);
-  sim_result *res = kn_has_sim_result(ctx) ? kn_sim_result(ctx) : NULL;
+  sim *s;
+  const sim_result *res = replay_of(ctx, &s);
   if (st == CS_OK && ro->csv && s && res) {
     FILE *f;
     st = cs_out_stream(ro->csv, &f, err);
@@ -605,8 +613,8 @@ static void print_run(cli_io *io, const run_args *a, const run_result *rr) {
                   op->outputs[i].name, rr->cmps[i].mismatches, rr->cmps[i].count, rr->cmps[i].max_abs_diff,
                   rr->cmps[i].first);
   }
-  sim *s = kn_get_sim(ctx);
-  sim_result *res = kn_has_sim_result(ctx) ? kn_sim_result(ctx) : NULL;
+  sim *s;
+  const sim_result *res = replay_of(ctx, &s);
   if (s && res) {
     fputc('\n', io->out);
     trc_summary_text(s, res, io->out);

@@ -269,22 +269,16 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
     }
 }
 
-/* Allocates a GM tensor and fills it from host data (unless timing-only or data is NULL). */
-static cs_status gm_tensor(sim *s, const char *name, isa_dtype dt, uint64_t count, const void *data,
-                           rt_gtensor *out, cs_err *err) {
-  uint64_t bytes = isa_dtype_bytes(dt, count);
-  out->dtype = dt;
-  out->count = count;
-  cs_status st = sim_gm_alloc(s, name, bytes ? bytes : 1, &out->addr, err);
-  if (st != CS_OK) return st;
-  uint8_t *p = sim_gm_ptr(s, out->addr, bytes);
-  if (p && data) memcpy(p, data, bytes);
-  return CS_OK;
+/* Allocates a GM tensor and fills it from host data (none: it stays zero). */
+static cs_status gm_tensor(rt_device *dev, const char *name, isa_dtype dt, uint64_t count,
+                           const void *data, rt_gtensor *out, cs_err *err) {
+  cs_status st = rt_gm_alloc(dev, name, dt, count, out, err);
+  return st == CS_OK && data ? rt_gm_write(dev, *out, data, err) : st;
 }
 
-/* Allocates the job's GM tensors on s (filled from the host data unless timing-only) and records
- * the kernel with tiling t. */
-static cs_status record_job(sim *s, const kn_mm_job *job, const rt_tiling *t, launch *L, cs_err *err) {
+/* Allocates the job's GM tensors on dev (filled from the host data unless timing-only) and
+ * records the kernel with tiling t. */
+static cs_status record_job(rt_device *dev, const kn_mm_job *job, const rt_tiling *t, launch *L, cs_err *err) {
   memset(L, 0, sizeof *L);
   L->job = job;
   L->tiling = *t;
@@ -298,17 +292,17 @@ static cs_status record_job(sim *s, const kn_mm_job *job, const rt_tiling *t, la
   isa_dtype bias_t = ty->a == ISA_INT8 || ty->a == ISA_INT4 ? ISA_INT32 : ISA_FP32;
   isa_dtype cdt = job->epilogue == KN_EPI_DEQ_BF16 ? ISA_BF16 : ty->c;
   cs_status st;
-  if ((st = gm_tensor(s, "A", ty->a, job->batch * mk, job->a, &L->a, err)) != CS_OK ||
-      (st = gm_tensor(s, "B", ty->b, nb * kn, job->b, &L->b, err)) != CS_OK ||
-      (st = gm_tensor(s, "C", cdt, job->batch * mn, NULL, &L->c, err)) != CS_OK)
+  if ((st = gm_tensor(dev, "A", ty->a, job->batch * mk, job->a, &L->a, err)) != CS_OK ||
+      (st = gm_tensor(dev, "B", ty->b, nb * kn, job->b, &L->b, err)) != CS_OK ||
+      (st = gm_tensor(dev, "C", cdt, job->batch * mn, NULL, &L->c, err)) != CS_OK)
     return st;
-  if (ty->has_bias && (st = gm_tensor(s, "bias", bias_t, (uint64_t)pb * job->n, job->bias, &L->bias, err)) != CS_OK)
+  if (ty->has_bias && (st = gm_tensor(dev, "bias", bias_t, (uint64_t)pb * job->n, job->bias, &L->bias, err)) != CS_OK)
     return st;
-  if (job->qvec && (st = gm_tensor(s, "quant words", ISA_UINT64, (uint64_t)qb * job->n, job->qvec, &L->qvec, err)) != CS_OK)
+  if (job->qvec && (st = gm_tensor(dev, "quant words", ISA_UINT64, (uint64_t)qb * job->n, job->qvec, &L->qvec, err)) != CS_OK)
     return st;
   if (job->epilogue == KN_EPI_DEQ_BF16 &&
-      ((st = gm_tensor(s, "workspace", ISA_INT32, job->batch * mn, NULL, &L->work, err)) != CS_OK ||
-       (st = gm_tensor(s, "scale", ISA_FP32, (uint64_t)qb * job->n, job->epi_scale, &L->scale, err)) != CS_OK))
+      ((st = gm_tensor(dev, "workspace", ISA_INT32, job->batch * mn, NULL, &L->work, err)) != CS_OK ||
+       (st = gm_tensor(dev, "scale", ISA_FP32, (uint64_t)qb * job->n, job->epi_scale, &L->scale, err)) != CS_OK))
     return st;
   L->blocks = rt_tiling_block_count(t);
   L->cores = t->used_core_num;
@@ -317,7 +311,7 @@ static cs_status record_job(sim *s, const kn_mm_job *job, const rt_tiling *t, la
     return cs_err_set(err, CS_EINVAL, "tiling: used_core_num = %u but the split makes only %" PRIu64 " blocks (single_core_m "
                       "%u, single_core_n %u, l2_split %u, batch %u)", t->used_core_num, items, t->single_core_m,
                       t->single_core_n, t->l2_split, job->batch);
-  return rt_launch(s, (unsigned)(items < L->cores ? items : L->cores), mm_kernel, L, err);
+  return rt_launch(dev, (unsigned)(items < L->cores ? items : L->cores), mm_kernel, L, err);
 }
 
 /* The starting point of the search: the shape, and the fields the attributes gave. */
@@ -332,19 +326,14 @@ static rt_tiling search_start(const kn_mm_job *job) {
 /* Times tiling t on a timing-only simulator of its own. */
 static cs_status model_cycles(const sim_config *cfg, const kn_mm_job *job, const rt_tiling *t, uint64_t *cycles,
                               cs_err *err) {
-  sim_options so = {.timing_only = true};
-  sim *s;
-  cs_status st = sim_create(cfg, &so, &s, err);
+  rt_device *dev;
+  cs_status st = rt_device_create(cfg, &(sim_options){.timing_only = true}, &dev, err);
   if (st != CS_OK) return st;
   launch L;
-  st = record_job(s, job, t, &L, err);
-  sim_result res;
-  memset(&res, 0, sizeof res);
-  sim_run_options ro = {.allow_hazards = true};
-  if (st == CS_OK) st = sim_run(s, &ro, &res, err);
-  *cycles = res.total_cycles;
-  sim_result_free(&res);
-  sim_destroy(s);
+  st = record_job(dev, job, t, &L, err);
+  if (st == CS_OK) st = rt_device_run(dev, &(sim_run_options){.allow_hazards = true}, err);
+  *cycles = st == CS_OK ? rt_device_result(dev)->total_cycles : 0;
+  rt_device_destroy(dev);
   return st;
 }
 
@@ -401,23 +390,12 @@ cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err) {
   cs_status st = choose_tiling(o->cfg, job, &t, err);
   if (st != CS_OK) return st;
   kn_set_tiling(ctx, &t);
-  sim_options so = {.timing_only = o->timing_only, .progress = o->progress};
-  sim *s;
-  st = sim_create(o->cfg, &so, &s, err);
-  if (st != CS_OK) return st;
-  kn_set_sim(ctx, s);
+  rt_device *dev;
   launch L;
-  if ((st = record_job(s, job, &t, &L, err)) != CS_OK) return st;
-  sim_run_options ro = {.trace = o->trace, .allow_hazards = o->allow_hazards, .observer = o->observer};
-  st = sim_run(s, &ro, kn_sim_result(ctx), err);
-  kn_mark_sim_result(ctx);
-  if (st != CS_OK) return st;
-  if (!o->timing_only && job->c) {
-    isa_dtype cdt = job->epilogue == KN_EPI_DEQ_BF16 ? ISA_BF16 : job->ty.c;
-    const uint8_t *p = sim_gm_ptr(s, L.c.addr, isa_dtype_bytes(cdt, L.c.count));
-    memcpy(job->c, p, isa_dtype_bytes(cdt, L.c.count));
-  }
-  return CS_OK;
+  if ((st = kn_device_create(ctx, &dev, err)) != CS_OK || (st = record_job(dev, job, &t, &L, err)) != CS_OK ||
+      (st = kn_device_run(ctx, err)) != CS_OK)
+    return st;
+  return !o->timing_only && job->c ? rt_gm_read(dev, L.c, job->c, err) : CS_OK;
 }
 
 /* ---- the host reference ----------------------------------------------------------------- */

@@ -112,9 +112,7 @@ struct kn_ctx {
   slot *in, *out, *ref;
   char **attr_text; /* per declared attribute: the given text, or NULL */
   char notes[4096];
-  sim *s;
-  sim_result res;
-  bool has_res;
+  rt_device *dev; /* simulated operators: the device they ran on */
   rt_tiling tiling;
   bool has_tiling, generated;
 };
@@ -154,8 +152,7 @@ void kn_ctx_destroy(kn_ctx *c) {
   free_slots(c->ref, c->op->noutputs);
   for (uint32_t i = 0; c->attr_text && i < c->op->nattrs; i++) free(c->attr_text[i]);
   free(c->attr_text);
-  if (c->has_res) sim_result_free(&c->res);
-  sim_destroy(c->s);
+  rt_device_destroy(c->dev);
   free(c);
 }
 
@@ -377,14 +374,24 @@ void kn_note(kn_ctx *c, const char *fmt, ...) {
   c->notes[used + n + 1] = '\0';
 }
 
-void kn_set_sim(kn_ctx *c, sim *s) {
-  if (c->s && c->s != s) sim_destroy(c->s);
-  c->s = s;
+cs_status kn_device_create(kn_ctx *c, rt_device **out, cs_err *err) {
+  sim_options o = {.timing_only = c->opt.timing_only, .progress = c->opt.progress};
+  rt_device *dev;
+  cs_status st = rt_device_create(c->opt.cfg, &o, &dev, err);
+  if (st != CS_OK) return st;
+  rt_device_destroy(c->dev); /* an operator that runs twice keeps the last device */
+  c->dev = *out = dev;
+  return CS_OK;
 }
-sim *kn_get_sim(const kn_ctx *c) { return c->s; }
-sim_result *kn_sim_result(kn_ctx *c) { return &c->res; }
-bool kn_has_sim_result(const kn_ctx *c) { return c->has_res; }
-void kn_mark_sim_result(kn_ctx *c) { c->has_res = true; }
+
+cs_status kn_device_run(kn_ctx *c, cs_err *err) {
+  if (!c->dev) return cs_err_set(err, CS_EINTERNAL, "%s: kn_device_run before kn_device_create", c->op->name);
+  sim_run_options o = {.trace = c->opt.trace, .allow_hazards = c->opt.allow_hazards, .observer = c->opt.observer};
+  return rt_device_run(c->dev, &o, err);
+}
+
+rt_device *kn_device(const kn_ctx *c) { return c->dev; }
+
 void kn_set_tiling(kn_ctx *c, const rt_tiling *t) {
   c->tiling = *t;
   c->has_tiling = true;

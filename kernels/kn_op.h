@@ -16,8 +16,8 @@
 
 #include "base/cs_status.h"
 #include "isa/isa_dtype.h"
+#include "runtime/rt_host.h"
 #include "runtime/rt_tiling.h"
-#include "sim/sim.h"
 
 #define KN_MAX_DIMS 8
 
@@ -152,13 +152,14 @@ const kn_run_options *kn_options(const kn_ctx *ctx);
  * line already noted is not repeated (the host reference notes what the run noted). */
 void kn_note(kn_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Simulated operators: the simulator they ran on and its replay result. run() creates the
- * simulator (from kn_options(ctx)->cfg) and stores it here; the context destroys it. */
-void kn_set_sim(kn_ctx *ctx, sim *s);
-sim *kn_get_sim(const kn_ctx *ctx);
-sim_result *kn_sim_result(kn_ctx *ctx);
-bool kn_has_sim_result(const kn_ctx *ctx);
-void kn_mark_sim_result(kn_ctx *ctx);
+/* Simulated operators run on a device of the runtime's host API (rt_host.h), made for them:
+ * kn_device_create creates it from the run's options (the chip, timing-only) and attaches it to
+ * the context, which destroys it; the operator allocates GM, writes its inputs and launches its
+ * kernels on it, then kn_device_run replays it with the run's trace and hazard options. */
+cs_status kn_device_create(kn_ctx *ctx, rt_device **out, cs_err *err);
+cs_status kn_device_run(kn_ctx *ctx, cs_err *err);
+/* The device the operator ran on (its result: rt_device_result), or NULL (host operators). */
+rt_device *kn_device(const kn_ctx *ctx);
 
 /* Matmul operators: the tiling they ran with (the run's text and JSON summaries show it). */
 void kn_set_tiling(kn_ctx *ctx, const rt_tiling *t);

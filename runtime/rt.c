@@ -39,8 +39,7 @@ rt_ltensor rt_ltensor_at(rt_ltensor t, uint64_t bytes) {
 
 unsigned rt_block_idx(const rt_ctx *ctx) { return ctx->block_idx; }
 unsigned rt_block_num(const rt_ctx *ctx) { return ctx->block_num; }
-sim *rt_sim(rt_ctx *ctx) { return ctx->s; }
-sim_core *rt_core(rt_ctx *ctx) { return ctx->core; }
+unsigned rt_core_idx(const rt_ctx *ctx) { return sim_core_index(ctx->core); }
 const sim_config *rt_config(const rt_ctx *ctx) { return sim_get_config(ctx->s); }
 bool rt_ok(const rt_ctx *ctx) { return sim_core_fault(ctx->core) == NULL; }
 
@@ -264,7 +263,7 @@ static void finish_block(rt_ctx *ctx) {
   ctx->nallocs = 0;
 }
 
-cs_status rt_launch(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err) {
+cs_status rt_run_blocks(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err) {
   if (block_dim == 0) return cs_err_set(err, CS_EINVAL, "launch: block_dim is 0");
   rt_ctx *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return cs_err_set(err, CS_ENOMEM, "launch: no host memory");

@@ -1,8 +1,8 @@
 /* rt — the C API kernels are written against, in the spirit of Ascend C.
  *
- * A kernel is a function `void kernel(rt_ctx *ctx, void *args)` that rt_launch runs once per
- * block (block index rt_block_idx, rt_block_num blocks), each block on a simulated core. The
- * kernel sees:
+ * A kernel is a function `void kernel(rt_ctx *ctx, void *args)` that rt_launch (the host side,
+ * rt_host.h) runs once per block (block index rt_block_idx, rt_block_num blocks), each block on a
+ * simulated core. The kernel sees:
  *   - global tensors (rt_gtensor: GM address, dtype, element count) and local tensors
  *     (rt_ltensor: a position such as A1 or CO1, i.e. a buffer, and an offset in it);
  *   - queues (rt_queue), the TPipe/TQue layer: buffers of 1 to 4 slots per position whose
@@ -24,7 +24,7 @@
 
 #include "base/cs_status.h"
 #include "isa/isa_insn.h"
-#include "sim/sim.h"
+#include "sim/sim_config.h"
 
 /* ---- positions (Ascend C TPosition) ----------------------------------------------------- */
 
@@ -78,20 +78,17 @@ rt_gtensor rt_gtensor_at(rt_gtensor t, uint64_t elems);
 /* The same local tensor, starting `bytes` bytes further. */
 rt_ltensor rt_ltensor_at(rt_ltensor t, uint64_t bytes);
 
-/* ---- the kernel context and launch ------------------------------------------------------ */
+/* ---- the kernel context ----------------------------------------------------------------- */
 
 typedef struct rt_ctx rt_ctx;
+/* A kernel: run once per block by rt_launch (rt_host.h). */
 typedef void (*rt_kernel_fn)(rt_ctx *ctx, void *args);
-
-/* Runs fn once per block 0 .. block_dim-1; block b records on core b % cores (blocks beyond the
- * core count run after the earlier blocks of their core, as on the hardware). Returns CS_EFAULT
- * with the first fault described in err if any core faulted. Timing is sim_run's job. */
-cs_status rt_launch(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
 
 unsigned rt_block_idx(const rt_ctx *ctx);
 unsigned rt_block_num(const rt_ctx *ctx);
-sim *rt_sim(rt_ctx *ctx);
-sim_core *rt_core(rt_ctx *ctx);
+/* The simulated core the block runs on (rt_block_idx % the core count). */
+unsigned rt_core_idx(const rt_ctx *ctx);
+/* The chip the kernel runs on (buffer sizes for tiling decisions). */
 const sim_config *rt_config(const rt_ctx *ctx);
 /* false once the core faulted: everything after is ignored. */
 bool rt_ok(const rt_ctx *ctx);

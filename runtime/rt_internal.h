@@ -3,6 +3,7 @@
 #define RT_INTERNAL_H
 
 #include "runtime/rt.h"
+#include "sim/sim.h"
 
 #define RT_MAX_QUEUES 32
 #define RT_QUEUE_MAX_SLOTS 4
@@ -34,6 +35,9 @@ struct rt_ctx {
   void *allocs[RT_MAX_ALLOCS];                 /* freed at the end of the block */
   unsigned nallocs;
 };
+
+/* Runs fn once per block on the simulator's cores (rt_launch's work, rt_host.h). */
+cs_status rt_run_blocks(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
 
 /* Zeroed host memory that lives until the end of the block (NULL and a fault if none). */
 void *rt_ctx_alloc(rt_ctx *ctx, size_t bytes);

@@ -7,6 +7,7 @@
 #include "isa/isa_quant.h"
 #include "kernels/kn_op.h"
 #include "runtime/rt.h"
+#include "runtime/rt_host.h"
 #include "runtime/rt_intrin.h"
 #include "runtime/rt_matmul.h"
 #include "sim/sim.h"

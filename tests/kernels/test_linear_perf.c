@@ -48,13 +48,13 @@ static void test_linear_4096_int8_reaches_75_percent_of_the_cube_peak(void **sta
   sim_config cfg;
   sim_config_defaults(&cfg);
   kn_ctx *ctx = linear(&cfg, 4096, 4096, 4096, true, NULL, false);
-  const sim_result *r = kn_sim_result(ctx);
+  const sim_result *r = rt_device_result(kn_device(ctx));
   assert_true(r->stats.macs == 4096ull * 4096 * 4096);
   double util = (double)r->stats.macs / ((double)cfg.cube_macs_per_cycle_int8 * (double)cfg.chip_cores *
                                          (double)r->total_cycles);
   assert_true(util >= 0.75);
   trc_summary sm;
-  trc_summary_compute(kn_get_sim(ctx), r, &sm);
+  trc_summary_compute(rt_device_sim(kn_device(ctx)), r, &sm);
   assert_true(sm.cube_utilization >= 0.75);
   assert_true(sm.cube_utilization - util < 1e-9 && util - sm.cube_utilization < 1e-9);
   assert_int_equal(r->hazard_count, 0);

@@ -60,7 +60,7 @@ static run mm_run(unsigned cores, uint32_t m, uint32_t n, uint32_t k, const char
     }
   }
   if (kn_ctx_run(r.ctx, &err) != CS_OK) fail_msg("run: %s", err.msg);
-  r.s = kn_get_sim(r.ctx);
+  r.s = rt_device_sim(kn_device(r.ctx));
   r.n = n;
   for (size_t i = 0; i < sim_gm_tensor_count(r.s); i++) {
     const char *name;

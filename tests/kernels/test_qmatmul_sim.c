@@ -572,8 +572,8 @@ static void run_case(const qcase *c, unsigned cores, bool with_trace, run_stats 
   assert_int_equal(got->ndim, nd);
   for (uint32_t d = 0; d < g.bnd; d++) assert_int_equal(got->shape[d], g.bsh[d]);
   /* statistics */
-  assert_true(kn_has_sim_result(ctx));
-  const sim_result *res = kn_sim_result(ctx);
+  const sim_result *res = rt_device_result(kn_device(ctx));
+  assert_non_null(res);
   assert_int_equal(res->stats.macs, g.batch * g.m * g.n * g.k);
   assert_true(res->total_cycles > 0);
   assert_int_equal(res->hazard_count, 0);
@@ -711,7 +711,7 @@ static void test_qmm_sim_matmul_integer_wraps(void **state) {
   const kn_tensor *y = kn_ctx_output(ctx, "Y");
   assert_non_null(y);
   assert_int_equal(((const int32_t *)y->data)[0], -2142639796);
-  assert_int_equal(kn_sim_result(ctx)->stats.macs, 33100);
+  assert_int_equal(rt_device_result(kn_device(ctx))->stats.macs, 33100);
   kn_ctx_destroy(ctx);
   qcase_free(&c);
 }

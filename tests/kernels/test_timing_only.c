@@ -45,7 +45,7 @@ static void shapes_without_data(const char *op, const char *const *attrs, const 
   assert_int_equal(ot->shape[0], out_shape[0]);
   assert_int_equal(ot->shape[1], out_shape[1]);
   /* the same instructions, the same cycles */
-  const sim_result *rd = kn_sim_result(data), *rt = kn_sim_result(timing);
+  const sim_result *rd = rt_device_result(kn_device(data)), *rt = rt_device_result(kn_device(timing));
   assert_int_equal(rt->stats.instructions, rd->stats.instructions);
   assert_int_equal(rt->total_cycles, rd->total_cycles);
   kn_ctx_destroy(data);

@@ -1,6 +1,8 @@
-/* Tests of runtime/rt.h: launch over blocks and cores, buffer allocation, event ids, and the
- * queues — the exact set/wait flags a double-buffered loop records, every misuse fault with its
- * message, and a queue-based GM -> UB -> GM kernel that moves data with no hazard under sim_run. */
+/* Tests of runtime/rt.h and the launch of runtime/rt_host.h: launch over blocks and cores,
+ * buffer allocation, event ids, and the queues — the exact set/wait flags a double-buffered loop
+ * records, every misuse fault with its message, and a queue-based GM -> UB -> GM kernel that
+ * moves data with no hazard under rt_device_run. The recorded streams are read from the machine
+ * underneath (rt_device_sim). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,40 +15,43 @@
 #include <string.h>
 
 #include "runtime/rt.h"
+#include "runtime/rt_host.h"
 #include "runtime/rt_intrin.h"
 #include "sim/sim.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 /* The 910B defaults with 4 cores (nothing here needs 24). */
-static sim *make_sim(unsigned cores) {
+static rt_device *make_device(unsigned cores) {
   sim_config c;
   sim_config_defaults(&c);
   c.chip_cores = cores;
-  sim *s = NULL;
+  rt_device *dev = NULL;
   cs_err err;
-  assert_int_equal(sim_create(&c, NULL, &s, &err), CS_OK);
-  return s;
+  assert_int_equal(rt_device_create(&c, NULL, &dev, &err), CS_OK);
+  assert_int_equal(rt_device_cores(dev), cores);
+  return dev;
 }
 
-static uint64_t gm_alloc(sim *s, const char *name, uint64_t bytes) {
-  uint64_t addr = 0;
+/* The GM address of a new tensor of `bytes` bytes. */
+static uint64_t gm_alloc(rt_device *dev, const char *name, uint64_t bytes) {
+  rt_gtensor t;
   cs_err err;
-  assert_int_equal(sim_gm_alloc(s, name, bytes, &addr, &err), CS_OK);
-  return addr;
+  assert_int_equal(rt_gm_alloc(dev, name, ISA_UINT8, bytes, &t, &err), CS_OK);
+  return t.addr;
 }
 
 /* Launches fn on one block and expects the fault message `want` (the whole rt_launch message). */
 static void expect_fault(rt_kernel_fn fn, void *args, const char *want) {
-  sim *s = make_sim(1);
+  rt_device *dev = make_device(1);
   cs_err err;
   memset(&err, 0, sizeof err);
-  assert_int_equal(rt_launch(s, 1, fn, args, &err), CS_EFAULT);
+  assert_int_equal(rt_launch(dev, 1, fn, args, &err), CS_EFAULT);
   assert_string_equal(err.msg, want);
-  const sim_fault *f = sim_core_fault(sim_get_core(s, 0));
+  const sim_fault *f = sim_core_fault(sim_get_core(rt_device_sim(dev), 0));
   assert_non_null(f);
   assert_int_equal(f->f.cause, ISA_FAULT_RUNTIME);
-  sim_destroy(s);
+  rt_device_destroy(dev);
 }
 
 /* One expected flag or barrier of a stream: op, src pipe, dst pipe, event id (barrier: pipe in
@@ -117,7 +122,7 @@ static void launch_kernel(rt_ctx *ctx, void *args) {
   launch_log *L = args;
   unsigned b = rt_block_idx(ctx);
   L->order[L->ran++] = b;
-  L->core_of[b] = sim_core_index(rt_core(ctx));
+  L->core_of[b] = rt_core_idx(ctx);
   L->num_seen[b] = rt_block_num(ctx);
   rt_ltensor t = rt_buf_alloc(ctx, RT_POS_VECIN, 32 * (b + 1), ISA_INT8, "in");
   L->off_seen[b] = t.off;
@@ -128,13 +133,14 @@ static void launch_kernel(rt_ctx *ctx, void *args) {
 
 static void test_rt_launch_more_blocks_than_cores(void **state) {
   (void)state;
-  sim *s = make_sim(4);
+  rt_device *dev = make_device(4);
+  sim *s = rt_device_sim(dev);
   launch_log L;
   memset(&L, 0, sizeof L);
-  L.src = gm_alloc(s, "src", 4096);
+  L.src = gm_alloc(dev, "src", 4096);
   L.fail_block = -1;
   cs_err err;
-  assert_int_equal(rt_launch(s, LAUNCH_BLOCKS, launch_kernel, &L, &err), CS_OK);
+  assert_int_equal(rt_launch(dev, LAUNCH_BLOCKS, launch_kernel, &L, &err), CS_OK);
   assert_int_equal(L.ran, LAUNCH_BLOCKS);
   for (unsigned b = 0; b < LAUNCH_BLOCKS; b++) {
     assert_int_equal(L.order[b], b);
@@ -154,34 +160,35 @@ static void test_rt_launch_more_blocks_than_cores(void **state) {
       assert_int_equal(st[i].u.copy.block_len_bytes, 32 * (c + 4 * i + 1));
     }
   }
-  sim_destroy(s);
+  rt_device_destroy(dev);
 }
 
 static void test_rt_launch_fault_skips_later_blocks_of_that_core(void **state) {
   (void)state;
-  sim *s = make_sim(4);
+  rt_device *dev = make_device(4);
+  sim *s = rt_device_sim(dev);
   launch_log L;
   memset(&L, 0, sizeof L);
-  L.src = gm_alloc(s, "src", 4096);
+  L.src = gm_alloc(dev, "src", 4096);
   L.fail_block = 1;
   cs_err err;
-  assert_int_equal(rt_launch(s, LAUNCH_BLOCKS, launch_kernel, &L, &err), CS_EFAULT);
+  assert_int_equal(rt_launch(dev, LAUNCH_BLOCKS, launch_kernel, &L, &err), CS_EFAULT);
   assert_string_equal(err.msg, "core 1, after instruction 0: block 1 gives up [runtime]");
   /* blocks 5 and 9 (core 1) never ran; the other cores went on */
   assert_int_equal(L.ran, LAUNCH_BLOCKS - 2);
   for (unsigned i = 0; i < L.ran; i++) assert_true(L.order[i] != 5 && L.order[i] != 9);
   assert_int_equal(sim_core_stream_len(sim_get_core(s, 1)), 1);
   assert_int_equal(sim_core_stream_len(sim_get_core(s, 0)), 3);
-  sim_destroy(s);
+  rt_device_destroy(dev);
 }
 
 static void test_rt_launch_zero_blocks_is_an_error(void **state) {
   (void)state;
-  sim *s = make_sim(1);
+  rt_device *dev = make_device(1);
   cs_err err;
-  assert_int_equal(rt_launch(s, 0, launch_kernel, NULL, &err), CS_EINVAL);
+  assert_int_equal(rt_launch(dev, 0, launch_kernel, NULL, &err), CS_EINVAL);
   assert_string_equal(err.msg, "launch: block_dim is 0");
-  sim_destroy(s);
+  rt_device_destroy(dev);
 }
 
 /* ---- buffers ------------------------------------------------------------------------------- */
@@ -210,11 +217,11 @@ static void buf_kernel(rt_ctx *ctx, void *args) {
 
 static void test_rt_buf_alloc_aligns_each_buffer(void **state) {
   (void)state;
-  sim *s = make_sim(1);
+  rt_device *dev = make_device(1);
   buf_log L;
   memset(&L, 0, sizeof L);
   cs_err err;
-  assert_int_equal(rt_launch(s, 1, buf_kernel, &L, &err), CS_OK);
+  assert_int_equal(rt_launch(dev, 1, buf_kernel, &L, &err), CS_OK);
   const uint64_t off[8] = {0, 32, 160, 0, 512, 0, 1024, 0};
   const uint64_t bytes[8] = {1, 100, 32, 100, 513, 4, 4, 33};
   const rt_pos pos[8] = {RT_POS_A1, RT_POS_B1, RT_POS_C1, RT_POS_A2, RT_POS_A2, RT_POS_CO1, RT_POS_CO1, RT_POS_VECOUT};
@@ -229,7 +236,7 @@ static void test_rt_buf_alloc_aligns_each_buffer(void **state) {
   assert_int_equal(L.free_bytes[1], 65536 - 1536);
   assert_int_equal(L.free_bytes[2], 131072 - 2048);
   assert_int_equal(L.free_bytes[3], 196608 - 64);
-  sim_destroy(s);
+  rt_device_destroy(dev);
 }
 
 /* UB exactly full is fine; one byte more is the fault. */
@@ -361,10 +368,11 @@ static void copy_kernel(rt_ctx *ctx, void *args) {
  * tile reuses slot 0 and waits for its free; the block end consumes every pending free. */
 static void test_rt_queue_double_buffer_stream(void **state) {
   (void)state;
-  sim *s = make_sim(1);
-  copy_args A = {gm_alloc(s, "src", 3 * 1024), gm_alloc(s, "dst", 3 * 1024), 3, 256, 2, true};
+  rt_device *dev = make_device(1);
+  sim *s = rt_device_sim(dev);
+  copy_args A = {gm_alloc(dev, "src", 3 * 1024), gm_alloc(dev, "dst", 3 * 1024), 3, 256, 2, true};
   cs_err err;
-  assert_int_equal(rt_launch(s, 1, copy_kernel, &A, &err), CS_OK);
+  assert_int_equal(rt_launch(dev, 1, copy_kernel, &A, &err), CS_OK);
   static const want_insn want[] = {
       /* tile 0, slot 0 */
       W_OP(COPY_GM_UB), W_SET(MTE2, V, 0), W_WAIT(MTE2, V, 0), W_OP(VADD), W_SET(V, MTE3, 0),
@@ -388,16 +396,17 @@ static void test_rt_queue_double_buffer_stream(void **state) {
   assert_int_equal(st[3].u.vbinary.dst.off, 2048);
   assert_int_equal(st[12].u.vbinary.dst.off, 3072);
   assert_int_equal(st[7].u.copy.src.off, 2048);
-  sim_destroy(s);
+  rt_device_destroy(dev);
 }
 
 /* A single-slot queue: every alloc after the first waits for the previous free. */
 static void test_rt_queue_single_slot_waits_every_time(void **state) {
   (void)state;
-  sim *s = make_sim(1);
-  copy_args A = {gm_alloc(s, "src", 2 * 128), gm_alloc(s, "dst", 2 * 128), 2, 32, 1, true};
+  rt_device *dev = make_device(1);
+  sim *s = rt_device_sim(dev);
+  copy_args A = {gm_alloc(dev, "src", 2 * 128), gm_alloc(dev, "dst", 2 * 128), 2, 32, 1, true};
   cs_err err;
-  assert_int_equal(rt_launch(s, 1, copy_kernel, &A, &err), CS_OK);
+  assert_int_equal(rt_launch(dev, 1, copy_kernel, &A, &err), CS_OK);
   static const want_insn want[] = {
       W_OP(COPY_GM_UB), W_SET(MTE2, V, 0), W_WAIT(MTE2, V, 0), W_OP(VADD), W_SET(V, MTE3, 0),
       W_SET(V, MTE2, 0), W_WAIT(V, MTE3, 0), W_OP(COPY_UB_GM), W_SET(MTE3, V, 0),
@@ -407,36 +416,35 @@ static void test_rt_queue_single_slot_waits_every_time(void **state) {
       W_WAIT(V, MTE2, 0), W_WAIT(MTE3, V, 0),
   };
   expect_stream(sim_get_core(s, 0), want, sizeof want / sizeof want[0]);
-  sim_destroy(s);
+  rt_device_destroy(dev);
 }
 
-/* ---- queues: data and hazards under sim_run ------------------------------------------------- */
+/* ---- queues: data and hazards under rt_device_run ------------------------------------------- */
 
 static void run_copy(unsigned cores, unsigned slots, bool use_queues, cs_status want_run) {
-  sim *s = make_sim(cores);
+  rt_device *dev = make_device(cores);
   enum { TILES = 8, ELEMS = 512 };
-  copy_args A = {gm_alloc(s, "src", TILES * ELEMS * 4), gm_alloc(s, "dst", TILES * ELEMS * 4), TILES, ELEMS,
+  copy_args A = {gm_alloc(dev, "src", TILES * ELEMS * 4), gm_alloc(dev, "dst", TILES * ELEMS * 4), TILES, ELEMS,
                  slots, use_queues};
-  int32_t *src = (int32_t *)sim_gm_ptr(s, A.src, TILES * ELEMS * 4);
-  assert_non_null(src);
+  static int32_t src[TILES * ELEMS], dst[TILES * ELEMS];
   for (int i = 0; i < TILES * ELEMS; i++) src[i] = (int32_t)(i * 7919 % 100003) - 50000;
   cs_err err;
-  assert_int_equal(rt_launch(s, 1, copy_kernel, &A, &err), CS_OK);
-  sim_result res;
-  memset(&res, 0, sizeof res);
-  sim_run_options o = {0};
-  cs_status st = sim_run(s, &o, &res, &err);
-  if (st != want_run) fail_msg("sim_run: %d (%s)", st, err.msg);
+  assert_int_equal(rt_gm_write(dev, (rt_gtensor){A.src, ISA_INT32, TILES * ELEMS}, src, &err), CS_OK);
+  assert_int_equal(rt_launch(dev, 1, copy_kernel, &A, &err), CS_OK);
+  assert_null(rt_device_result(dev));
+  cs_status st = rt_device_run(dev, NULL, &err);
+  if (st != want_run) fail_msg("rt_device_run: %d (%s)", st, err.msg);
+  const sim_result *res = rt_device_result(dev);
+  assert_non_null(res);
   if (want_run == CS_OK) {
-    assert_int_equal(res.hazard_count, 0);
-    const int32_t *dst = (const int32_t *)sim_gm_ptr(s, A.dst, TILES * ELEMS * 4);
+    assert_int_equal(res->hazard_count, 0);
+    assert_int_equal(rt_gm_read(dev, (rt_gtensor){A.dst, ISA_INT32, TILES * ELEMS}, dst, &err), CS_OK);
     for (int i = 0; i < TILES * ELEMS; i++)
       if (dst[i] != 2 * ((int32_t)(i * 7919 % 100003) - 50000)) fail_msg("dst[%d] = %d", i, dst[i]);
   } else {
-    assert_true(res.hazard_count > 0);
+    assert_true(res->hazard_count > 0);
   }
-  sim_result_free(&res);
-  sim_destroy(s);
+  rt_device_destroy(dev);
 }
 
 static void test_rt_queue_copy_kernel_moves_data_without_hazards(void **state) {
@@ -499,13 +507,15 @@ static void calc_kernel(rt_ctx *ctx, void *args) {
 /* With one slot, the next tile's first vadd overwrites the slot the previous tile's second vadd
  * reads: nothing but the queue stands between them on the pipe. */
 static void run_calc(unsigned slots) {
-  sim *s = make_sim(1);
+  rt_device *dev = make_device(1);
+  sim *s = rt_device_sim(dev);
   enum { TILES = 5, E = 64 };
-  calc_args A = {gm_alloc(s, "src", TILES * E * 4), gm_alloc(s, "dst", TILES * E * 4), TILES, slots, -1};
-  int32_t *src = (int32_t *)sim_gm_ptr(s, A.src, TILES * E * 4);
+  calc_args A = {gm_alloc(dev, "src", TILES * E * 4), gm_alloc(dev, "dst", TILES * E * 4), TILES, slots, -1};
+  int32_t src[TILES * E], dst[TILES * E];
   for (int i = 0; i < TILES * E; i++) src[i] = i - 100;
   cs_err err;
-  assert_int_equal(rt_launch(s, 1, calc_kernel, &A, &err), CS_OK);
+  assert_int_equal(rt_gm_write(dev, (rt_gtensor){A.src, ISA_INT32, TILES * E}, src, &err), CS_OK);
+  assert_int_equal(rt_launch(dev, 1, calc_kernel, &A, &err), CS_OK);
   assert_int_equal(A.free_id, 0);
   /* per tile: vadd, pipe_barrier V, vadd — no flag of V -> V anywhere. With one slot, the
    * next tile's alloc adds a barrier before overwriting what the previous tile's vadd read; with
@@ -528,16 +538,12 @@ static void run_calc(unsigned slots) {
   }
   for (size_t i = 0; i < n; i++)
     if (st[i].op == ISA_OP_SET_FLAG || st[i].op == ISA_OP_WAIT_FLAG) assert_true(st[i].u.flag.src_pipe != st[i].u.flag.dst_pipe);
-  sim_result res;
-  memset(&res, 0, sizeof res);
-  sim_run_options o = {0};
-  cs_status rs = sim_run(s, &o, &res, &err);
-  if (rs != CS_OK) fail_msg("sim_run: %s", err.msg);
-  assert_int_equal(res.hazard_count, 0);
-  const int32_t *dst = (const int32_t *)sim_gm_ptr(s, A.dst, TILES * E * 4);
+  cs_status rs = rt_device_run(dev, NULL, &err);
+  if (rs != CS_OK) fail_msg("rt_device_run: %s", err.msg);
+  assert_int_equal(rt_device_result(dev)->hazard_count, 0);
+  assert_int_equal(rt_gm_read(dev, (rt_gtensor){A.dst, ISA_INT32, TILES * E}, dst, &err), CS_OK);
   for (int i = 0; i < TILES * E; i++) assert_int_equal(dst[i], 4 * (i - 100));
-  sim_result_free(&res);
-  sim_destroy(s);
+  rt_device_destroy(dev);
 }
 
 static void test_rt_queue_same_pipe_uses_pipe_barrier(void **state) {
@@ -743,13 +749,14 @@ static void after_fault_kernel(rt_ctx *ctx, void *args) {
 static void test_rt_fault_stops_the_core(void **state) {
   (void)state;
   bool any = true;
-  sim *s = make_sim(1);
+  rt_device *dev = make_device(1);
+  sim *s = rt_device_sim(dev);
   cs_err err;
-  assert_int_equal(rt_launch(s, 1, after_fault_kernel, &any, &err), CS_EFAULT);
+  assert_int_equal(rt_launch(dev, 1, after_fault_kernel, &any, &err), CS_EFAULT);
   assert_string_equal(err.msg, "core 0, before its first instruction: stop [runtime]");
   assert_false(any);
   assert_int_equal(sim_core_stream_len(sim_get_core(s, 0)), 0);
-  sim_destroy(s);
+  rt_device_destroy(dev);
 }
 
 int main(void) {

@@ -330,7 +330,7 @@ static void test_pf_matmul_run_matches_json(void **state) {
   assert_int_equal(kn_ctx_set_attr(ctx, "n", "512", &err), CS_OK);
   assert_int_equal(kn_ctx_set_attr(ctx, "k", "384", &err), CS_OK);
   assert_int_equal(kn_ctx_run(ctx, &err), CS_OK);
-  sim *s = kn_get_sim(ctx);
+  sim *s = rt_device_sim(kn_device(ctx));
   replay_traced(s, json, NULL);
   replay_traced(s, pf, NULL);
   same_events(json, pf);

@@ -1,0 +1,81 @@
+/* rt_host — the host side of the runtime, as ACL is for Ascend C: a device made from a chip
+ * configuration, GM tensors allocated and filled from host memory, a kernel launched on N blocks,
+ * the timing replay, and the results and statistics read back.
+ *
+ *   rt_device *dev;
+ *   rt_device_create(&cfg, NULL, &dev, &err);
+ *   rt_gm_alloc(dev, "A", ISA_INT8, m * k, &a, &err);   rt_gm_write(dev, a, host_a, &err);
+ *   ...
+ *   rt_launch(dev, blocks, kernel, &args, &err);         record: data and instruction streams
+ *   rt_device_run(dev, &(sim_run_options){0}, &err);     replay: cycles, statistics, hazards
+ *   rt_gm_read(dev, c, host_c, &err);                    rt_device_result(dev)->total_cycles
+ *   rt_device_destroy(dev);
+ *
+ * Operators in kernels/ and programs outside the repository use this same API (docs/API.md);
+ * neither reaches into sim/ for it. Every call returns a cs_status and, on failure, a one-line
+ * message in err; none exits or prints.
+ */
+#ifndef RT_HOST_H
+#define RT_HOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/cs_status.h"
+#include "runtime/rt.h"
+#include "sim/sim.h"
+#include "sim/sim_config.h"
+
+typedef struct rt_device rt_device;
+
+/* Creates a device for a validated configuration (copied: cfg need not outlive the device).
+ * opt (sim/sim.h; NULL: the defaults) chooses
+ *   timing_only  keep no data: every access is still checked, but nothing is stored or computed
+ *                (fast, for timing large shapes); rt_gm_write ignores its data, rt_gm_read is
+ *                refused;
+ *   kernel       the host code of the functional model's hot loops (all bit-identical);
+ *   progress     a hook told how the launch and the run advance. */
+cs_status rt_device_create(const sim_config *cfg, const sim_options *opt, rt_device **out,
+                           cs_err *err);
+void rt_device_destroy(rt_device *dev);
+
+const sim_config *rt_device_config(const rt_device *dev);
+/* chip.cores of the configuration: the cores blocks are spread over. */
+unsigned rt_device_cores(const rt_device *dev);
+bool rt_device_timing_only(const rt_device *dev);
+/* The simulated machine underneath, for what works on it directly (traces/trc_summary.h,
+ * sim/sim_program.h's stream dump). */
+sim *rt_device_sim(rt_device *dev);
+
+/* ---- GM ---------------------------------------------------------------------------------- */
+
+/* Allocates a zero-filled GM tensor of `count` elements of `dtype` (512-byte aligned); `name`
+ * appears in faults, hazards and traces. */
+cs_status rt_gm_alloc(rt_device *dev, const char *name, isa_dtype dtype, uint64_t count,
+                      rt_gtensor *out, cs_err *err);
+/* Copies the tensor's bytes (isa_dtype_bytes(t.dtype, t.count), in device form: int4 packed two
+ * per byte, fp16 / bf16 as their bit patterns) from host memory into GM. A timing-only device
+ * accepts and ignores the data. The tensor (or a part of one, rt_gtensor_at) must lie inside one
+ * allocated GM tensor. */
+cs_status rt_gm_write(rt_device *dev, rt_gtensor t, const void *src, cs_err *err);
+/* Copies the tensor's bytes from GM into host memory. Refused on a timing-only device. */
+cs_status rt_gm_read(rt_device *dev, rt_gtensor t, void *dst, cs_err *err);
+
+/* ---- launch and run ---------------------------------------------------------------------- */
+
+/* Runs fn(ctx, args) once per block 0 .. block_dim-1 on the host; block b records on core
+ * b % cores (blocks beyond the core count run after the earlier blocks of their core, as on the
+ * hardware). The data is computed now; time is rt_device_run's. CS_EFAULT, with the first
+ * fault described in err, if a core faulted. Several launches on one device append to the
+ * cores' streams. */
+cs_status rt_launch(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
+
+/* Replays every core's stream through the timing engine. CS_EDEADLOCK, CS_EHAZARD (unless
+ * opt->allow_hazards) or CS_OK; the result is kept in every case, until the next run or the
+ * device's end. opt may be NULL (no trace, hazards fail the run). */
+cs_status rt_device_run(rt_device *dev, const sim_run_options *opt, cs_err *err);
+/* The last run's result (cycles, time, statistics, hazards); NULL before the first run, or for a
+ * NULL device. */
+const sim_result *rt_device_result(const rt_device *dev);
+
+#endif
