@@ -11,46 +11,12 @@
 #include <strings.h>
 
 #include "base/cs_parse.h"
+#include "base/cs_suggest.h"
 
 /* Longest line the assembler reads (the canonical text of any instruction is far shorter). */
 #define MAX_LINE_CHARS 4096
 /* Most fields any format has (fixpipe has 16). */
 #define MAX_FIELDS 32
-
-/* ---- suggestions ------------------------------------------------------------------------- */
-
-/* Case-insensitive Levenshtein distance of two names (cut to 63 characters). */
-static size_t edit_distance(const char *a, const char *b) {
-  size_t la = strnlen(a, 63), lb = strnlen(b, 63);
-  size_t prev[64], cur[64];
-  for (size_t j = 0; j <= lb; j++) prev[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    cur[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
-      size_t sub = prev[j - 1] + !same, del = prev[j] + 1, ins = cur[j - 1] + 1;
-      size_t m = sub < del ? sub : del;
-      cur[j] = m < ins ? m : ins;
-    }
-    memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
-  }
-  return prev[lb];
-}
-
-void isa_suggest_init(isa_suggest *s, const char *typed) {
-  s->typed = typed;
-  s->best = NULL;
-  s->best_distance = SIZE_MAX;
-}
-
-void isa_suggest_offer(isa_suggest *s, const char *candidate) {
-  size_t d = edit_distance(s->typed, candidate);
-  if (d > 2 || d >= strlen(s->typed) || d >= s->best_distance) return;
-  s->best = candidate;
-  s->best_distance = d;
-}
-
-const char *isa_suggest_best(const isa_suggest *s) { return s->best; }
 
 /* ---- disassembler ------------------------------------------------------------------------ */
 
@@ -164,11 +130,11 @@ static const name_set mem_names = {"memory", ISA_MEM_COUNT, mem_name_at};
 
 /* "(did you mean 'x'?)" or "(one of a, b, c)" for a name that is not in the set. */
 static void unknown_hint(const name_set *ns, const char *typed, char *out, size_t n) {
-  isa_suggest sg;
-  isa_suggest_init(&sg, typed);
-  for (unsigned i = 0; i < ns->count; i++) isa_suggest_offer(&sg, ns->name(i));
-  if (isa_suggest_best(&sg)) {
-    snprintf(out, n, "did you mean '%s'?", isa_suggest_best(&sg));
+  cs_suggest sg;
+  cs_suggest_init(&sg, typed);
+  for (unsigned i = 0; i < ns->count; i++) cs_suggest_offer(&sg, ns->name(i));
+  if (cs_suggest_best(&sg)) {
+    snprintf(out, n, "did you mean '%s'?", cs_suggest_best(&sg));
     return;
   }
   outbuf o = {out, n, 0};
@@ -305,12 +271,12 @@ static cs_status fail_at(size_t *column, size_t col, cs_err *err, const char *fm
 
 static cs_status unknown_field(const isa_op_desc *d, const char *name, size_t *column, size_t col,
                                cs_err *err) {
-  isa_suggest sg;
-  isa_suggest_init(&sg, name);
-  for (size_t i = 0; i < d->field_count; i++) isa_suggest_offer(&sg, d->fields[i].name);
-  if (isa_suggest_best(&sg))
+  cs_suggest sg;
+  cs_suggest_init(&sg, name);
+  for (size_t i = 0; i < d->field_count; i++) cs_suggest_offer(&sg, d->fields[i].name);
+  if (cs_suggest_best(&sg))
     return fail_at(column, col, err, "%s has no field '%s' (did you mean '%s'?)", d->mnemonic,
-                   name, isa_suggest_best(&sg));
+                   name, cs_suggest_best(&sg));
   char list[512];
   outbuf o = {list, sizeof list, 0};
   list[0] = '\0';
@@ -341,12 +307,12 @@ cs_status isa_asm_line_syms(const char *line, const isa_text_syms *syms, isa_ins
   isa_op op = isa_op_from_mnemonic(mn);
   const isa_op_desc *d = isa_op_info(op);
   if (!d) {
-    isa_suggest sg;
-    isa_suggest_init(&sg, mn);
-    for (int k = 0; k < ISA_OP_COUNT; k++) isa_suggest_offer(&sg, isa_op_info((isa_op)k)->mnemonic);
-    if (isa_suggest_best(&sg))
+    cs_suggest sg;
+    cs_suggest_init(&sg, mn);
+    for (int k = 0; k < ISA_OP_COUNT; k++) cs_suggest_offer(&sg, isa_op_info((isa_op)k)->mnemonic);
+    if (cs_suggest_best(&sg))
       return fail_at(column, mn_at + 1, err, "unknown instruction '%s' (did you mean '%s'?)", mn,
-                     isa_suggest_best(&sg));
+                     cs_suggest_best(&sg));
     return fail_at(column, mn_at + 1, err, "unknown instruction '%s'", mn);
   }
   out->op = (uint32_t)op;

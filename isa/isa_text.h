@@ -68,18 +68,4 @@ cs_status isa_asm_line(const char *line, isa_insn *out, cs_err *err);
 cs_status isa_asm_line_syms(const char *line, const isa_text_syms *syms, isa_insn *out,
                             size_t *column, cs_err *err);
 
-/* ---- "did you mean": the closest of a set of names ---------------------------------------- */
-
-/* Offer candidates one by one; best() is the closest within 2 edits (case-insensitive
- * Levenshtein distance, fewer edits than the typed name has characters), or NULL. */
-typedef struct isa_suggest {
-  const char *typed;
-  const char *best;
-  size_t best_distance;
-} isa_suggest;
-
-void isa_suggest_init(isa_suggest *s, const char *typed);
-void isa_suggest_offer(isa_suggest *s, const char *candidate);
-const char *isa_suggest_best(const isa_suggest *s);
-
 #endif

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "base/cs_suggest.h"
+
 /* ---- the table, as data ---- */
 
 /* Per-type projections of the table's default and limit columns onto the typed slots of
@@ -507,31 +509,6 @@ static cs_status assign_scalar(const sim_param_info *p, sim_config *c, const cha
 
 /* ---- name suggestions ---- */
 
-/* Levenshtein distance of two short names (longer names are cut to 63 characters). */
-static size_t edit_distance(const char *a, const char *b) {
-  size_t la = strnlen(a, 63), lb = strnlen(b, 63);
-  size_t prev[64], cur[64];
-  for (size_t j = 0; j <= lb; j++) prev[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    cur[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-      size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-      cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-    }
-    memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
-  }
-  return prev[lb];
-}
-
-/* Close enough to suggest: at most 2 edits, and fewer edits than the name has characters. */
-static bool is_close(const char *typed, const char *known, size_t *best) {
-  size_t d = edit_distance(typed, known);
-  if (d > 2 || d >= strlen(typed) || d >= *best) return false;
-  *best = d;
-  return true;
-}
-
 static int find_section(const char *name) {
   for (int s = 0; s < SIM_SECTION_COUNT; s++)
     if (strcmp(sections[s].name, name) == 0) return s;
@@ -546,13 +523,12 @@ static int find_key(int section, const char *key) {
 
 /* The message for an unknown section name. */
 static cs_status unknown_section(const char *name, cs_err *err) {
-  size_t best = SIZE_MAX;
-  int hit = -1;
-  for (int s = 0; s < SIM_SECTION_COUNT; s++)
-    if (is_close(name, sections[s].name, &best)) hit = s;
-  if (hit >= 0)
+  cs_suggest sg;
+  cs_suggest_init(&sg, name);
+  for (int s = 0; s < SIM_SECTION_COUNT; s++) cs_suggest_offer(&sg, sections[s].name);
+  if (cs_suggest_best(&sg))
     return cs_err_set(err, CS_ECONFIG, "unknown section '%s' (did you mean '%s'?)", name,
-                      sections[hit].name);
+                      cs_suggest_best(&sg));
   char list[256] = "";
   size_t used = 0;
   for (int s = 0; s < SIM_SECTION_COUNT && used < sizeof list; s++)
@@ -565,10 +541,11 @@ static cs_status unknown_section(const char *name, cs_err *err) {
  * the same key in another section (a key put under the wrong heading). */
 static cs_status unknown_key(int section, const char *key, cs_err *err) {
   const char *sec = sections[section].name;
-  size_t best = SIZE_MAX;
-  int hit = -1;
+  cs_suggest sg;
+  cs_suggest_init(&sg, key);
   for (int i = 0; i < SIM_PARAM_COUNT; i++)
-    if ((int)params[i].section_id == section && is_close(key, params[i].key, &best)) hit = i;
+    if ((int)params[i].section_id == section) cs_suggest_offer(&sg, params[i].key);
+  int hit = cs_suggest_best(&sg) ? find_key(section, cs_suggest_best(&sg)) : -1;
   if (hit < 0)
     for (int i = 0; i < SIM_PARAM_COUNT; i++)
       if (strcmp(params[i].key, key) == 0) {

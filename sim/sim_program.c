@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/cs_parse.h"
+#include "base/cs_suggest.h"
 #include "isa/isa_text.h"
 
 /* Longest line content (before any comment) the parser reads. */
@@ -48,10 +49,10 @@ const sim_prog_tensor *sim_program_tensor(const sim_program *p, const char *name
 }
 
 const char *sim_program_suggest_tensor(const sim_program *p, const char *typed) {
-  isa_suggest sg;
-  isa_suggest_init(&sg, typed);
-  for (size_t i = 0; i < p->ntensors; i++) isa_suggest_offer(&sg, p->tensors[i].name);
-  return isa_suggest_best(&sg);
+  cs_suggest sg;
+  cs_suggest_init(&sg, typed);
+  for (size_t i = 0; i < p->ntensors; i++) cs_suggest_offer(&sg, p->tensors[i].name);
+  return cs_suggest_best(&sg);
 }
 
 /* ---- parser ------------------------------------------------------------------------------ */
@@ -207,12 +208,12 @@ static cs_status parse_gm(parser *ps, cursor *c) {
   if (!col) return perr(ps, c->len + 1, ".gm %s: expected a data type (int8, fp16, ...)", t->name);
   isa_dtype dt = isa_dtype_from_name(tok);
   if (dt == ISA_DTYPE_COUNT) {
-    isa_suggest sg;
-    isa_suggest_init(&sg, tok);
-    for (int k = 0; k < ISA_DTYPE_COUNT; k++) isa_suggest_offer(&sg, isa_dtype_name((isa_dtype)k));
-    if (isa_suggest_best(&sg))
+    cs_suggest sg;
+    cs_suggest_init(&sg, tok);
+    for (int k = 0; k < ISA_DTYPE_COUNT; k++) cs_suggest_offer(&sg, isa_dtype_name((isa_dtype)k));
+    if (cs_suggest_best(&sg))
       return perr(ps, col, ".gm %s: unknown data type '%s' (did you mean '%s'?)", t->name, tok,
-                  isa_suggest_best(&sg));
+                  cs_suggest_best(&sg));
     return perr(ps, col, ".gm %s: unknown data type '%s'", t->name, tok);
   }
   t->dtype = dt;
@@ -227,12 +228,12 @@ static cs_status parse_gm(parser *ps, cursor *c) {
   for (int k = 0; k < SIM_TENSOR_KIND_COUNT; k++)
     if (strcmp(tok, kind_names[k]) == 0) kind = k;
   if (kind < 0) {
-    isa_suggest sg;
-    isa_suggest_init(&sg, tok);
-    for (int k = 0; k < SIM_TENSOR_KIND_COUNT; k++) isa_suggest_offer(&sg, kind_names[k]);
-    if (isa_suggest_best(&sg))
+    cs_suggest sg;
+    cs_suggest_init(&sg, tok);
+    for (int k = 0; k < SIM_TENSOR_KIND_COUNT; k++) cs_suggest_offer(&sg, kind_names[k]);
+    if (cs_suggest_best(&sg))
       return perr(ps, col, ".gm %s: unknown tensor kind '%s' (did you mean '%s'?)", t->name, tok,
-                  isa_suggest_best(&sg));
+                  cs_suggest_best(&sg));
     return perr(ps, col, ".gm %s: unknown tensor kind '%s' (one of in, out, inout, temp)",
                 t->name, tok);
   }
@@ -324,12 +325,12 @@ static cs_status parse_line(parser *ps, const char *line, size_t len) {
   size_t col = next_token(&c, dir, sizeof dir);
   if (strcmp(dir, ".gm") == 0) return parse_gm(ps, &c);
   if (strcmp(dir, ".core") == 0) return parse_core(ps, &c);
-  isa_suggest sg;
-  isa_suggest_init(&sg, dir);
-  isa_suggest_offer(&sg, ".gm");
-  isa_suggest_offer(&sg, ".core");
-  if (isa_suggest_best(&sg))
-    return perr(ps, col, "unknown directive '%s' (did you mean '%s'?)", dir, isa_suggest_best(&sg));
+  cs_suggest sg;
+  cs_suggest_init(&sg, dir);
+  cs_suggest_offer(&sg, ".gm");
+  cs_suggest_offer(&sg, ".core");
+  if (cs_suggest_best(&sg))
+    return perr(ps, col, "unknown directive '%s' (did you mean '%s'?)", dir, cs_suggest_best(&sg));
   return perr(ps, col, "unknown directive '%s' (the directives are .gm and .core)", dir);
 }
 

@@ -1,6 +1,6 @@
 /* Tests of isa/isa_text: round trips of every instruction with random operands, non-canonical
  * spellings, hand-written lines with their records, every assembler error with its message and
- * column, symbolic GM operands, and the suggestion helper. */
+ * column and symbolic GM operands. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -478,25 +478,6 @@ static void test_isa_text_symbolic_gm_operands(void **state) {
                              "block_len_bytes, src_gap_bytes, dst_gap_bytes)");
 }
 
-static void test_isa_text_suggest_within_two_edits(void **state) {
-  (void)state;
-  isa_suggest s;
-  isa_suggest_init(&s, "blok_cout");
-  isa_suggest_offer(&s, "block_len_bytes");
-  assert_null(isa_suggest_best(&s));
-  isa_suggest_offer(&s, "block_count"); /* 2 edits */
-  assert_string_equal(isa_suggest_best(&s), "block_count");
-  isa_suggest_init(&s, "ab");
-  isa_suggest_offer(&s, "xy"); /* 2 edits is not fewer than 2 characters */
-  assert_null(isa_suggest_best(&s));
-  isa_suggest_offer(&s, "AB"); /* case does not count */
-  assert_string_equal(isa_suggest_best(&s), "AB");
-  isa_suggest_init(&s, "mte");
-  isa_suggest_offer(&s, "MTE2");
-  isa_suggest_offer(&s, "MTE1"); /* a tie keeps the first */
-  assert_string_equal(isa_suggest_best(&s), "MTE2");
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_isa_text_roundtrip_every_op),
@@ -506,7 +487,6 @@ int main(void) {
       cmocka_unit_test(test_isa_text_disasm_cuts_like_snprintf),
       cmocka_unit_test(test_isa_text_errors_name_column_and_token),
       cmocka_unit_test(test_isa_text_symbolic_gm_operands),
-      cmocka_unit_test(test_isa_text_suggest_within_two_edits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
