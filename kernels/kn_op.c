@@ -212,6 +212,25 @@ cs_status kn_set_input(kn_ctx *c, const char *name, kn_tensor *t, cs_err *err) {
   return CS_OK;
 }
 
+cs_status kn_attr_check(const kn_attr_desc *d, const char *value, cs_err *err) {
+  char what[96];
+  snprintf(what, sizeof what, "attribute %s", d->name);
+  int64_t iv;
+  double dv;
+  int bv;
+  switch (d->kind) {
+    case KN_ATTR_INT: return cs_parse_i64(value, what, &iv, err);
+    case KN_ATTR_FLOAT: return cs_parse_double(value, what, &dv, err);
+    case KN_ATTR_BOOL: return cs_parse_bool(value, what, &bv, err);
+    case KN_ATTR_ENUM:
+      if (!in_list(d->choices, value))
+        return cs_err_set(err, CS_EINVAL, "attribute %s: '%s' is not one of %s", d->name, value, d->choices);
+      return CS_OK;
+    case KN_ATTR_STR: return CS_OK;
+  }
+  return cs_err_set(err, CS_EINVAL, "attribute %s: unknown kind %d", d->name, (int)d->kind);
+}
+
 cs_status kn_ctx_set_attr(kn_ctx *c, const char *name, const char *value, cs_err *err) {
   int i = find_attr(c->op, name);
   if (i < 0) {
@@ -223,23 +242,7 @@ cs_status kn_ctx_set_attr(kn_ctx *c, const char *name, const char *value, cs_err
     return cs_err_set(err, CS_EINVAL, "%s has no attribute '%s' (it has: %s)", c->op->name, name,
                       c->op->nattrs ? known : "none");
   }
-  const kn_attr_desc *d = &c->op->attrs[i];
-  char what[96];
-  snprintf(what, sizeof what, "attribute %s", name);
-  int64_t iv;
-  double dv;
-  int bv;
-  cs_status st = CS_OK;
-  switch (d->kind) {
-    case KN_ATTR_INT: st = cs_parse_i64(value, what, &iv, err); break;
-    case KN_ATTR_FLOAT: st = cs_parse_double(value, what, &dv, err); break;
-    case KN_ATTR_BOOL: st = cs_parse_bool(value, what, &bv, err); break;
-    case KN_ATTR_ENUM:
-      if (!in_list(d->choices, value))
-        st = cs_err_set(err, CS_EINVAL, "attribute %s: '%s' is not one of %s", name, value, d->choices);
-      break;
-    case KN_ATTR_STR: break;
-  }
+  cs_status st = kn_attr_check(&c->op->attrs[i], value, err);
   if (st != CS_OK) return st;
   char *copy = strdup(value);
   if (!copy) return cs_err_set(err, CS_ENOMEM, "no host memory");

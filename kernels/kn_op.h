@@ -20,6 +20,7 @@
 #include "runtime/rt_tiling.h"
 
 #define KN_MAX_DIMS 8
+#define KN_MAX_OUTPUTS 8 /* outputs one operator may declare */
 
 /* A host tensor: what a .npy file holds. data is owned by the tensor. */
 typedef struct kn_tensor {
@@ -173,6 +174,9 @@ bool kn_inputs_generated(const kn_ctx *ctx);
 cs_status kn_ctx_create(const kn_op *op, const kn_run_options *opt, kn_ctx **out, cs_err *err);
 void kn_ctx_destroy(kn_ctx *ctx);
 const kn_op *kn_ctx_op(const kn_ctx *ctx);
+/* Checks that `value` is a valid text for attribute d (an integer, a number, true/false, one of
+ * the choices); the message names the attribute and the value. */
+cs_status kn_attr_check(const kn_attr_desc *d, const char *value, cs_err *err);
 /* Sets an attribute from text; unknown names and values of the wrong kind are errors. */
 cs_status kn_ctx_set_attr(kn_ctx *ctx, const char *name, const char *value, cs_err *err);
 /* Generates the inputs when none was given (make_inputs), checks every required input is
