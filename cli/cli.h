@@ -25,6 +25,7 @@ typedef struct cli_io {
 
 /* Subcommand table: name, one-line summary. Each row needs cli_cmd_<name>. */
 #define CLI_COMMAND_TABLE(X) \
+  X(compare, "two runs' JSON side by side: times, pipes, bytes, with differences in percent") \
   X(config, "show the resolved chip configuration (defaults, or a YAML file over them)") \
   X(exec, "run a text program of instructions on the simulated chip") \
   X(kernels, "list the kernels and operators of cubesim run, with their inputs and attributes") \

@@ -1,5 +1,6 @@
-/* cli_report — `cubesim report RUN.json -o REPORT.html`: the HTML report of a run from its JSON
- * (cubesim run --json-file; traces/trc_report.h). */
+/* cli_report — `cubesim report RUN.json -o REPORT.html` (the HTML report of a run from its JSON,
+ * traces/trc_report.h) and `cubesim compare A.json B.json` (two runs side by side,
+ * traces/trc_compare.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include "base/cs_jsonr.h"
 #include "base/cs_out.h"
 #include "cli/cli.h"
+#include "traces/trc_compare.h"
 #include "traces/trc_report.h"
 
 static const char report_usage[] =
@@ -68,6 +70,70 @@ int cli_cmd_report(cli_io *io, int argc, char **argv) {
   if (st != CS_OK) {
     cs_err_prefix(&err, "%s", in);
     return cli_fail(io, "report", &err);
+  }
+  return 0;
+}
+
+/* ---- cubesim compare ------------------------------------------------------------------------ */
+
+static const char compare_usage[] =
+    "usage: cubesim compare A.json B.json [--json] [-o COMPARE.html]\n"
+    "\n"
+    "Compares two runs from their JSON (cubesim run ... --json-file): task and aicore time, every\n"
+    "pipe's mean and critical busy time and ratio, the bytes of every memory level and path, with\n"
+    "B - A and its percentage of A. A table (default), JSON (--json), or an HTML page (-o).\n";
+
+typedef struct compare_ctx {
+  const trc_cmp_row *rows;
+  size_t n;
+  const char *a, *b;
+} compare_ctx;
+
+static cs_status fill_compare(FILE *f, void *ctx, cs_err *err) {
+  (void)err;
+  const compare_ctx *c = ctx;
+  trc_compare_html(c->rows, c->n, c->a, c->b, f);
+  return CS_OK;
+}
+
+int cli_cmd_compare(cli_io *io, int argc, char **argv) {
+  const char *files[2] = {NULL, NULL}, *html = NULL;
+  bool json = false;
+  int nfiles = 0;
+  cs_err err = {CS_OK, ""};
+  for (int i = 1; i < argc; i++) {
+    int r;
+    if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
+      fputs(compare_usage, io->out);
+      return 0;
+    }
+    if ((r = cli_opt(argc, argv, &i, "-o", &html, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "compare", &err);
+      continue;
+    }
+    if (cli_flag(argv, i, "--json")) json = true;
+    else if (argv[i][0] == '-') return cli_usage_error(io, "compare", "unknown option '%s' (cubesim compare --help)", argv[i]);
+    else if (nfiles < 2) files[nfiles++] = argv[i];
+    else return cli_usage_error(io, "compare", "unexpected argument '%s' (two runs: A.json B.json)", argv[i]);
+  }
+  if (nfiles < 2) return cli_usage_error(io, "compare", "two runs needed: cubesim compare A.json B.json");
+  cs_jdoc *docs[2] = {NULL, NULL};
+  trc_cmp_row rows[TRC_CMP_MAX_ROWS];
+  size_t n = 0;
+  cs_status st = cli_read_run_json(files[0], &docs[0], &err);
+  if (st == CS_OK) st = cli_read_run_json(files[1], &docs[1], &err);
+  if (st == CS_OK) st = trc_compare_rows(cs_jroot(docs[0]), cs_jroot(docs[1]), rows, &n, &err);
+  compare_ctx c = {rows, n, files[0], files[1]};
+  if (st == CS_OK && html) st = cs_out_write_file("-o", html, fill_compare, &c, &err);
+  cs_jfree(docs[0]);
+  cs_jfree(docs[1]);
+  if (st != CS_OK) return cli_fail(io, "compare", &err);
+  if (json) {
+    cs_json j;
+    cs_json_init(&j, io->out, true);
+    trc_compare_json(rows, n, files[0], files[1], &j);
+  } else {
+    trc_compare_text(rows, n, files[0], files[1], io->out);
   }
   return 0;
 }

@@ -196,11 +196,68 @@ static void test_bad_inputs(void **state) {
   tf_dir_remove(&d);
 }
 
+/* Two hand-made runs: B takes 150 us against A's 100 (+50 %), its MTE2 busy 90 against 60 us,
+ * and reads 300 bytes against 0 through L1 (no percentage of 0). */
+static void test_compare_two_runs(void **state) {
+  (void)state;
+  tf_dir d;
+  tf_dir_make(&d);
+  char a[128], b[128], c[128], html[128];
+  tf_join(a, sizeof a, d.path, "a.json");
+  tf_join(b, sizeof b, d.path, "b.json");
+  tf_join(c, sizeof c, d.path, "refused.json");
+  tf_join(html, sizeof html, d.path, "cmp.html");
+  tf_write_text(a, "{\"time_us\": 100, \"aicore_time_us\": 80, \"pipes\": {\"MTE2\": {\"avg_time_us\": 60, "
+                   "\"ratio\": 0.75}}, \"paths\": {}, \"gm\": {\"read_bytes\": 1000}}");
+  tf_write_text(b, "{\"time_us\": 150, \"aicore_time_us\": 60, \"pipes\": {\"MTE2\": {\"avg_time_us\": 90, "
+                   "\"ratio\": 1.5}}, \"paths\": {\"GM->L1\": {\"bytes\": 300}}, \"gm\": {\"read_bytes\": 1000}}");
+  tf_write_text(c, "{\"kernel\": \"matmul\", \"status\": \"refused\", \"error\": \"tiling: no\"}");
+  cr_result r = cr_run("compare", a, b, "-o", html, NULL);
+  cr_assert_ok(&r);
+  cr_assert_contains(r.out, "  time    task time (us)                        100                150                +50   +50.00%\n");
+  cr_assert_contains(r.out, "  time    aicore time (us)                       80                 60                -20   -25.00%\n");
+  cr_assert_contains(r.out, "  pipe    MTE2 time (us)                         60                 90                +30   +50.00%\n");
+  cr_assert_contains(r.out, "  memory  GM read (B)                          1000               1000                 +0    +0.00%\n");
+  cr_assert_contains(r.out, "  path    GM->L1 (B)                              0                300               +300       n/a\n");
+  assert_null(strstr(r.out, "CUBE time")); /* pipes busy in neither run are left out of the table */
+  cr_free(&r);
+  char *page = tf_read(html, NULL);
+  cr_assert_contains(page, "<table class=\"sortable\" id=\"compare\">");
+  cr_assert_contains(page, "<td data-v=\"50.000000\" class=\"bad\">+50.00%</td>");
+  free(page);
+  r = cr_run("compare", a, b, "--json", NULL);
+  cr_assert_ok(&r);
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+  const cs_jvalue *rows = cs_jget(cs_jroot(doc), "rows");
+  assert_string_equal(je_string(rows, "[0].name"), "task time");
+  assert_true(je_number(rows, "[0].diff") == 50.0);
+  assert_true(je_number(rows, "[0].percent") == 50.0);
+  bool found = false;
+  for (size_t i = 0; i < cs_jcount(rows); i++)
+    if (strcmp(je_string(cs_jat(rows, i), "name"), "GM->L1") == 0) {
+      assert_true(cs_jis(cs_jget(cs_jat(rows, i), "percent"), CS_JNULL));
+      found = true;
+    }
+  assert_true(found);
+  cs_jfree(doc);
+  cr_free(&r);
+  r = cr_run("compare", a, c, NULL);
+  assert_int_equal(r.status, 2);
+  assert_string_equal(r.err, "cubesim compare: error: run B was refused: tiling: no\n");
+  cr_free(&r);
+  r = cr_run("compare", a, NULL);
+  assert_int_equal(r.status, 2);
+  assert_string_equal(r.err, "cubesim compare: error: two runs needed: cubesim compare A.json B.json\n");
+  cr_free(&r);
+  tf_dir_remove(&d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_run_writes_json_report_and_msprof_files),
       cmocka_unit_test(test_run_json_with_timeline_and_refusals),
       cmocka_unit_test(test_bad_inputs),
+      cmocka_unit_test(test_compare_two_runs),
   };
   return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
