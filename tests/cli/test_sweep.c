@@ -25,15 +25,6 @@ static const char sweep_yaml[] = "kernel: matmul\n"
                                  "  base_m: [16, 32]\n"
                                  "  base_n: [16, 17]\n";
 
-static char *sh(int *status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *sh(int *status, const char *fmt, ...) {
-  char cmd[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(cmd, sizeof cmd, fmt, ap);
-  va_end(ap);
-  return cr_shell(cmd, status);
-}
 
 #define BIN "'" CUBESIM_BINARY "'"
 
@@ -60,7 +51,7 @@ static void test_sweep_runs_collects_and_reruns_nothing(void **state) {
   tf_join(html, sizeof html, out, "report.html");
   tf_write_text(yaml, sweep_yaml);
   int st;
-  char *o = sh(&st, BIN " sweep '%s' --dir '%s' -j 2 2>&1", yaml, out);
+  char *o = cr_shellf(&st, BIN " sweep '%s' --dir '%s' -j 2 2>&1", yaml, out);
   assert_int_equal(st, 0);
   cr_assert_contains(o, "4 points: 2 ran, 2 refused, 0 without a result\n");
   cr_assert_contains(o, "refused: base_m-16_base_n-17-");
@@ -88,11 +79,11 @@ static void test_sweep_runs_collects_and_reruns_nothing(void **state) {
   free(cmds);
   /* nothing changed: nothing runs, no file is touched */
   char first[256];
-  o = sh(&st, "ls '%s'/points/base_m-32_base_n-16-*.json", out);
+  o = cr_shellf(&st, "ls '%s'/points/base_m-32_base_n-16-*.json", out);
   snprintf(first, sizeof first, "%.*s", (int)strcspn(o, "\n"), o);
   free(o);
   long before = mtime_ns(first);
-  o = sh(&st, BIN " sweep '%s' --dir '%s' 2>&1", yaml, out);
+  o = cr_shellf(&st, BIN " sweep '%s' --dir '%s' 2>&1", yaml, out);
   assert_int_equal(st, 0);
   cr_assert_contains(o, "ninja: no work to do.");
   free(o);
@@ -110,7 +101,7 @@ static void test_sweep_runs_collects_and_reruns_nothing(void **state) {
   *strstr(text, "[16, 32]") = '\0';
   strcat(text, "[16, 32, 48]\n  base_n: [16, 17]\n");
   tf_write_text(yaml, text);
-  o = sh(&st, BIN " sweep '%s' --dir '%s' 2>&1", yaml, out);
+  o = cr_shellf(&st, BIN " sweep '%s' --dir '%s' 2>&1", yaml, out);
   assert_int_equal(st, 0);
   cr_assert_contains(o, "[2/2] ");
   assert_null(strstr(o, "[3/"));
@@ -121,12 +112,12 @@ static void test_sweep_runs_collects_and_reruns_nothing(void **state) {
   char out2[128], csv2[160];
   tf_join(out2, sizeof out2, d.path, "out2");
   tf_join(csv2, sizeof csv2, out2, "results.csv");
-  o = sh(&st, BIN " sweep '%s' --dir '%s' --emit parallel", yaml, out2);
+  o = cr_shellf(&st, BIN " sweep '%s' --dir '%s' --emit parallel", yaml, out2);
   assert_int_equal(st, 0);
   cr_assert_contains(o, "commands.txt (6 points): parallel < ");
   free(o);
   assert_false(tf_exists(csv2));
-  o = sh(&st, "sh '%s/commands.txt' 2>/dev/null && " BIN " sweep '%s' --dir '%s' --collect", out2, yaml, out2);
+  o = cr_shellf(&st, "sh '%s/commands.txt' 2>/dev/null && " BIN " sweep '%s' --dir '%s' --collect", out2, yaml, out2);
   assert_int_equal(st, 0);
   free(o);
   char *one = tf_read(tf_join(pt, sizeof pt, out, "results.csv"), NULL), *two = tf_read(csv2, NULL);

@@ -33,15 +33,6 @@ static const char sweep_yaml[] = "kernel: matmul\n"
                                  "  - {base_n: 16}\n"
                                  "  - {base_n: 32}\n";
 
-static char *sh(int *status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *sh(int *status, const char *fmt, ...) {
-  char cmd[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(cmd, sizeof cmd, fmt, ap);
-  va_end(ap);
-  return cr_shell(cmd, status);
-}
 
 typedef struct cluster {
   tf_dir d;
@@ -53,7 +44,7 @@ static int teardown(void **state) {
   cluster *c = *state;
   if (c && c->up) {
     int st;
-    free(sh(&st, CLUSTER " stop '%s/slurm'", c->d.path));
+    free(cr_shellf(&st, CLUSTER " stop '%s/slurm'", c->d.path));
   }
   if (c) tf_dir_remove(&c->d);
   free(c);
@@ -62,7 +53,7 @@ static int teardown(void **state) {
 
 static void test_sweep_as_a_slurm_array(void **state) {
   int st;
-  char *have = sh(&st, "command -v sbatch && command -v slurmctld && command -v slurmd && command -v munged "
+  char *have = cr_shellf(&st, "command -v sbatch && command -v slurmctld && command -v slurmd && command -v munged "
                        "&& command -v runuser");
   free(have);
   if (st != 0 || geteuid() != 0) {
@@ -79,10 +70,10 @@ static void test_sweep_as_a_slurm_array(void **state) {
   snprintf(csv[0], sizeof csv[0], "%s/ninja/results.csv", c->d.path);
   snprintf(csv[1], sizeof csv[1], "%s/slurm/results.csv", c->d.path);
   /* the same sweep under Ninja */
-  free(sh(&st, BIN " sweep '%s' --dir '%s/ninja' >/dev/null 2>&1", yaml, c->d.path));
+  free(cr_shellf(&st, BIN " sweep '%s' --dir '%s/ninja' >/dev/null 2>&1", yaml, c->d.path));
   assert_int_equal(st, 0);
   /* as a job array: 12 points, 5 per task */
-  char *o = sh(&st, BIN " sweep '%s' --dir '%s/slurm' --emit slurm --chunk 5", yaml, c->d.path);
+  char *o = cr_shellf(&st, BIN " sweep '%s' --dir '%s/slurm' --emit slurm --chunk 5", yaml, c->d.path);
   assert_int_equal(st, 0);
   cr_assert_contains(o, "(12 points, 5 per array task)");
   free(o);
@@ -91,19 +82,19 @@ static void test_sweep_as_a_slurm_array(void **state) {
   char *text = tf_read(script, NULL);
   cr_assert_contains(text, "#SBATCH --array=0-2\n");
   free(text);
-  o = sh(&st, CLUSTER " start '%s/slurm'", c->d.path);
+  o = cr_shellf(&st, CLUSTER " start '%s/slurm'", c->d.path);
   if (st != 0) fail_msg("the cluster did not start: %s", o);
   c->up = true;
   snprintf(c->conf, sizeof c->conf, "%.*s", (int)strcspn(o, "\n"), o);
   free(o);
-  o = sh(&st, "SLURM_CONF='%s' timeout 600 sbatch --wait '%s' 2>&1", c->conf, script);
+  o = cr_shellf(&st, "SLURM_CONF='%s' timeout 600 sbatch --wait '%s' 2>&1", c->conf, script);
   if (st != 0) fail_msg("sbatch --wait failed (%d): %s", st, o);
   cr_assert_contains(o, "Submitted batch job ");
   free(o);
-  o = sh(&st, "ls '%s/slurm' | grep -c '^slurm-.*_[0-9]*\\.out$'", c->d.path);
+  o = cr_shellf(&st, "ls '%s/slurm' | grep -c '^slurm-.*_[0-9]*\\.out$'", c->d.path);
   assert_string_equal(o, "3\n"); /* one output per array task */
   free(o);
-  o = sh(&st, BIN " sweep '%s' --dir '%s/slurm' --collect", yaml, c->d.path);
+  o = cr_shellf(&st, BIN " sweep '%s' --dir '%s/slurm' --collect", yaml, c->d.path);
   assert_int_equal(st, 0);
   cr_assert_contains(o, "12 points: ");
   assert_null(strstr(o, " 0 ran"));

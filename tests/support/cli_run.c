@@ -76,3 +76,13 @@ void cr_assert_contains(const char *text, const char *needle) {
 void cr_assert_prefix(const char *text, const char *prefix) {
   if (strncmp(text, prefix, strlen(prefix)) != 0) fail_msg("[%s] does not start with [%s]", text, prefix);
 }
+
+char *cr_shellf(int *status, const char *fmt, ...) {
+  char cmd[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof cmd) fail_msg("command line longer than %zu bytes", sizeof cmd);
+  return cr_shell(cmd, status);
+}

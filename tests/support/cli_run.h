@@ -20,6 +20,8 @@ void cr_free(cr_result *r);
 /* Runs a shell command line; returns what it wrote to its stdout (malloc'd) and its exit
  * status in *status (a command that does not exit normally fails the test). */
 char *cr_shell(const char *cmd, int *status);
+/* cr_shell of a printf-formatted command line. */
+char *cr_shellf(int *status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Exit status 0 and nothing on stderr. */
 void cr_assert_ok(const cr_result *r);
