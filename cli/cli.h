@@ -111,6 +111,35 @@ void cli_progress_line(const sim_progress *p, uint64_t clock_mhz, double replay_
  * it cannot be read, CS_EFORMAT with the line and column when it is not JSON. */
 cs_status cli_read_run_json(const char *path, cs_jdoc **doc, cs_err *err);
 
+/* The chip options of every command that simulates (run, exec): --config FILE.yaml, --set
+ * SECTION.KEY=VALUE (repeatable, applied in order) and --cores N (--set chip.cores=N). */
+#define CLI_MAX_SETS 32
+typedef struct cli_chip_args {
+  const char *config;
+  const char *sets[CLI_MAX_SETS]; /* "section.key=value" as given */
+  int nset;
+  const char *cores;
+} cli_chip_args;
+
+#define CLI_CHIP_USAGE                                                                          \
+  "  --config FILE.yaml     the chip: the built-in Ascend 910B with FILE over it (cubesim config\n" \
+  "                         show explains every key)\n"                                             \
+  "  --set KEY=VALUE        override one configuration value, e.g. --set cube.latency_cycles=20\n" \
+  "  --cores N              the number of cores (the same as --set chip.cores=N)\n"
+
+/* If argv[*i] is one of the chip options: stores it in a, advances *i, returns 1; 0 for another
+ * argument; -1 (message in err) for a malformed one. */
+int cli_chip_opt(int argc, char **argv, int *i, cli_chip_args *a, cs_err *err);
+/* The configuration the chip options give: the defaults, the file, the --set values in order,
+ * then --cores; validated. default_cores (0: none) replaces the defaults' core count unless the
+ * file, --set or --cores gives one. */
+cs_status cli_chip_config(const cli_chip_args *a, unsigned default_cores, sim_config *cfg, cs_err *err);
+
+/* The error for an unknown option `arg` of command `cmd`, with the closest option named in
+ * `usage` (the command's --help text) when one is close: "unknown option '--attrs' (did you mean
+ * '--attr'?)". Returns the exit status. */
+int cli_unknown_option(cli_io *io, const char *cmd, const char *arg, const char *usage);
+
 /* Prints "cubesim <cmd>: error: <msg>" on io->err and returns the exit status for err->code. */
 int cli_fail(cli_io *io, const char *cmd, const cs_err *err);
 /* Convenience: formats a CS_EINVAL message and fails with it. */

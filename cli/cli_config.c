@@ -284,8 +284,7 @@ static int config_show(cli_io *io, int argc, char **argv) {
           return cli_usage_error(io, cmd, "--set %s: expected KEY=VALUE (e.g. chip.cores=4)",
                                  val);
       } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-        return cli_usage_error(io, cmd, "unknown option '%s' (cubesim config show --help)",
-                               argv[i]);
+        return cli_unknown_option(io, cmd, argv[i], config_help);
       } else if (file) {
         return cli_usage_error(io, cmd, "more than one FILE ('%s' and '%s')", file, argv[i]);
       } else {

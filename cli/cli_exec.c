@@ -21,14 +21,17 @@
 
 static const char exec_help[] =
     "usage: cubesim exec PROGRAM.s [--in NAME=FILE.npy]... [--out NAME=FILE.npy]...\n"
-    "                    [--config FILE.yaml] [--trace FILE [--trace-...]] [--timing-only]\n"
+    "                    [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--cores N]\n"
+    "                    [--trace FILE [--trace-...]] [--timing-only]\n"
     "                    [--allow-hazards] [--json] [--csv FILE.csv] [--dump-stream FILE.s] [--quiet]\n"
     "\n"
     "Runs a text program (GM tensors declared with .gm, instructions per core after .core;\n"
     "docs/PROGRAM.md) on the simulated chip: every core's instructions are checked and applied\n"
     "(core 0 first), then all cores are replayed together for the timing, and a summary is\n"
     "printed. A fault, a deadlock or a data hazard is an error naming the program line, and\n"
-    "then no output file is written.\n"
+    "then no output file is written. The chip has as many cores as the program uses (its highest\n"
+    ".core + 1), so its figures are not spread over idle cores, unless --config, --set chip.cores\n"
+    "or --cores says otherwise.\n"
     "\n"
     "options:\n"
     "  --in NAME=FILE.npy     data of an in/inout tensor; its dtype and shape must be the\n"
@@ -36,7 +39,7 @@ static const char exec_help[] =
     "                         int8/uint8, one value per element). Tensors not given are zero.\n"
     "  --out NAME=FILE.npy    write an out/inout tensor after the run (bf16 as float32,\n"
     "                         int4/uint4 as int8/uint8)\n"
-    "  --config FILE.yaml     chip configuration over the built-in 910B defaults\n"
+  CLI_CHIP_USAGE
 CLI_TRACE_USAGE
     "  --timing-only          keep no data (tensors are not loaded; --out is refused)\n"
     "  --allow-hazards        report data hazards as a warning instead of failing\n"
@@ -58,7 +61,8 @@ typedef struct exec_args {
   const char *program;
   binding *ins, *outs;
   size_t nin, nout;
-  const char *config, *dump, *csv;
+  cli_chip_args chip;           /* --config, --set, --cores */
+  const char *dump, *csv;
   cli_trace_args trace;       /* the trace options */
   sim_trace_options trace_opt; /* checked, once the configuration is known */
   bool timing_only, allow_hazards, json, quiet;
@@ -94,13 +98,14 @@ static int parse_args(cli_io *io, int argc, char **argv, exec_args *a, bool *hel
     if (cli_flag(argv, i, "--allow-hazards")) { a->allow_hazards = true; continue; }
     if (cli_flag(argv, i, "--json")) { a->json = true; continue; }
     if (cli_flag(argv, i, "--quiet")) { a->quiet = true; continue; }
-    if ((r = cli_trace_opt(argc, argv, &i, &a->trace, &e)) != 0) {
+    if ((r = cli_trace_opt(argc, argv, &i, &a->trace, &e)) != 0 ||
+        (r = cli_chip_opt(argc, argv, &i, &a->chip, &e)) != 0) {
       if (r < 0) return cli_fail(io, CMD, &e);
       continue;
     }
-    static const char *const valued[] = {"--in", "--out", "--config", "--dump-stream", "--csv"};
+    static const char *const valued[] = {"--in", "--out", "--dump-stream", "--csv"};
     int which = -1;
-    for (int k = 0; k < 5 && which < 0; k++) {
+    for (int k = 0; k < 4 && which < 0; k++) {
       r = cli_opt(argc, argv, &i, valued[k], &v, &e);
       if (r < 0) return cli_fail(io, CMD, &e);
       if (r > 0) which = k;
@@ -110,12 +115,9 @@ static int parse_args(cli_io *io, int argc, char **argv, exec_args *a, bool *hel
       if (split_binding(valued[which], v, b, &e) != CS_OK) return cli_fail(io, CMD, &e);
       continue;
     }
-    if (which == 2) { a->config = v; continue; }
-    if (which == 3) { a->dump = v; continue; }
-    if (which == 4) { a->csv = v; continue; }
-    if (argv[i][0] == '-' && argv[i][1] != '\0')
-      return cli_usage_error(io, CMD, "unknown option '%s' (cubesim exec --help lists them)",
-                             argv[i]);
+    if (which == 2) { a->dump = v; continue; }
+    if (which == 3) { a->csv = v; continue; }
+    if (argv[i][0] == '-' && argv[i][1] != '\0') return cli_unknown_option(io, CMD, argv[i], exec_help);
     if (a->program)
       return cli_usage_error(io, CMD, "one program only: '%s' and '%s'", a->program, argv[i]);
     a->program = argv[i];
@@ -325,6 +327,14 @@ static cs_status replay(const exec_args *a, const sim_program *p, sim *s, sim_re
   return st;
 }
 
+/* The cores the program uses: its highest .core + 1 (1 when it names none). */
+static unsigned program_cores(const sim_program *p) {
+  unsigned n = 1;
+  for (size_t i = 0; i < p->ncore_dirs; i++)
+    if (p->core_dirs[i].core >= n) n = p->core_dirs[i].core + 1;
+  return n;
+}
+
 static int run_exec(cli_io *io, exec_args *a) {
   cs_err e;
   sim_program *p = NULL;
@@ -336,8 +346,7 @@ static int run_exec(cli_io *io, exec_args *a) {
   if (st == CS_OK) st = bind(p, "--in", a->ins, a->nin, true, &e);
   if (st == CS_OK) st = bind(p, "--out", a->outs, a->nout, false, &e);
   sim_config cfg;
-  sim_config_derived d;
-  if (st == CS_OK) st = sim_config_resolve(a->config, &cfg, &d, &e);
+  if (st == CS_OK) st = cli_chip_config(&a->chip, program_cores(p), &cfg, &e);
   if (st == CS_OK) st = cli_trace_options(&a->trace, io, CMD, &cfg, &a->trace_opt, &e);
   cli_progress progress;
   cli_progress_init(&progress, io, CMD, a->quiet, st == CS_OK ? cfg.chip_clock_mhz : 1);

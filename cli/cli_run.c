@@ -14,6 +14,7 @@
 #include "base/cs_parse.h"
 #include "cli/cli.h"
 #include "kernels/kn_op.h"
+#include "kernels/kn_plugin.h"
 #include "sim/sim_program.h"
 #include "sim/sim_trace.h"
 #include "traces/trc_msprof.h"
@@ -25,7 +26,8 @@
 
 static const char *const run_usage =
     "usage: cubesim run KERNEL [--in NAME=FILE.npy]... [--attr KEY=VALUE]... [--out NAME=FILE.npy]...\n"
-    "                   [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--trace FILE [--trace-...]]\n"
+    "                   [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--cores N]\n"
+    "                   [--plugin LIB.so]... [--trace FILE [--trace-...]]\n"
     "                   [--timing-only] [--check] [--json] [--allow-hazards] [--seed N] [--quiet]\n"
     "                   [--csv FILE.csv] [--dump-stream FILE.s] [--tiling FILE.json]\n"
     "                   [--json-file FILE.json] [--timeline] [--report FILE.html]\n"
@@ -39,8 +41,8 @@ static const char *const run_usage =
     "  --tiling FILE.json     a TCubeTiling (camelCase fields, as Ascend's tiling API prints it) for\n"
     "                         the matmul operators' tiling attributes; --attr overrides its fields\n"
     "  --out NAME=FILE.npy    write an output (bf16 is written as float32, int4 as int8)\n"
-    "  --config FILE.yaml     the chip (cubesim config show explains every key)\n"
-    "  --set KEY=VALUE        override one configuration value, e.g. --set chip.cores=8\n"
+CLI_CHIP_USAGE
+    "  --plugin LIB.so        load the operators of a plug-in (docs/API.md, \"Plug-ins\"); repeatable\n"
 CLI_TRACE_USAGE
     "  --timing-only          simulate time only: no data, no outputs (fast for large shapes)\n"
     "  --check                compare every output with the host reference, bit for bit\n"
@@ -232,9 +234,12 @@ static cs_status dump_stream(cs_out *out, const char *kernel, sim *s, cs_err *er
 
 /* A run's command line. */
 typedef struct run_args {
-  kv ins[MAX_ARGS], attrs[MAX_ARGS], outs[MAX_ARGS], sets[MAX_ARGS];
-  int nin, nattr, nout, nset;
-  const char *kernel, *config, *csv, *dump, *tiling, *json_file, *report, *msprof_dir;
+  kv ins[MAX_ARGS], attrs[MAX_ARGS], outs[MAX_ARGS];
+  int nin, nattr, nout;
+  cli_chip_args chip;   /* --config, --set, --cores */
+  const char *plugins[MAX_ARGS];
+  int nplugin;
+  const char *kernel, *csv, *dump, *tiling, *json_file, *report, *msprof_dir;
   cli_trace_args trace; /* trace.path: --trace */
   bool timing_only, check, json, allow_hazards, quiet, timeline, record_refusal;
   uint64_t seed;
@@ -472,11 +477,14 @@ static cs_status refusal_fill(FILE *f, void *ctx, cs_err *err) {
     snprintf(name, sizeof name, "%.*s", (int)keylen(&r->a->attrs[i]), r->a->attrs[i].key);
     cs_json_member_str(&j, name, r->a->attrs[i].val);
   }
-  for (int i = 0; i < r->a->nset; i++) {
+  const cli_chip_args *chip = &r->a->chip;
+  for (int i = 0; i < chip->nset; i++) {
     char name[140];
-    snprintf(name, sizeof name, "set.%.*s", (int)keylen(&r->a->sets[i]), r->a->sets[i].key);
-    cs_json_member_str(&j, name, r->a->sets[i].val);
+    const char *eq = strchr(chip->sets[i], '=');
+    snprintf(name, sizeof name, "set.%.*s", (int)(eq - chip->sets[i]), chip->sets[i]);
+    cs_json_member_str(&j, name, eq + 1);
   }
+  if (chip->cores) cs_json_member_str(&j, "set.chip.cores", chip->cores);
   cs_json_obj_end(&j);
   cs_json_obj_end(&j);
   return CS_OK;
@@ -504,11 +512,11 @@ static int parse_run_args(cli_io *io, int argc, char **argv, run_args *a, bool *
       return 0;
     }
     /* the NAME=VALUE options; cli_opt moves i to the value when it is a separate word */
-    static const char *const kv_opts[4] = {"--in", "--attr", "--out", "--set"};
-    kv *const kv_lists[4] = {a->ins, a->attrs, a->outs, a->sets};
-    int *const kv_counts[4] = {&a->nin, &a->nattr, &a->nout, &a->nset};
+    static const char *const kv_opts[3] = {"--in", "--attr", "--out"};
+    kv *const kv_lists[3] = {a->ins, a->attrs, a->outs};
+    int *const kv_counts[3] = {&a->nin, &a->nattr, &a->nout};
     int which = -1;
-    for (int o = 0; o < 4 && which < 0; o++) {
+    for (int o = 0; o < 3 && which < 0; o++) {
       if ((r = cli_opt(argc, argv, &i, kv_opts[o], &v, &err)) < 0) return cli_fail(io, "run", &err);
       if (r > 0) which = o;
     }
@@ -517,23 +525,29 @@ static int parse_run_args(cli_io *io, int argc, char **argv, run_args *a, bool *
       if (*n == MAX_ARGS) return cli_usage_error(io, "run", "too many %s options (at most %d)", kv_opts[which], MAX_ARGS);
       kv *cur = &kv_lists[which][*n];
       if (split_kv(v, kv_opts[which], cur, &err) < 0) return cli_fail(io, "run", &err);
-      /* one --in, --attr or --out per name: a second one would silently win. --set is applied
-       * in order, each over the configuration so far, so repeating a key there is meaningful. */
-      for (int k = 0; which != 3 && k < *n; k++)
+      /* one --in, --attr or --out per name: a second one would silently win. (--set is applied
+       * in order, each over the configuration so far, so repeating a key there is meaningful.) */
+      for (int k = 0; k < *n; k++)
         if (keylen(&kv_lists[which][k]) == keylen(cur) && strncmp(kv_lists[which][k].key, cur->key, keylen(cur)) == 0)
           return cli_usage_error(io, "run", "%s %.*s is given twice ('%s' and '%s')", kv_opts[which], (int)keylen(cur),
                                  cur->key, kv_lists[which][k].key, cur->key);
       (*n)++;
       continue;
     }
-    if ((r = cli_trace_opt(argc, argv, &i, &a->trace, &err)) != 0) {
+    if ((r = cli_trace_opt(argc, argv, &i, &a->trace, &err)) != 0 ||
+        (r = cli_chip_opt(argc, argv, &i, &a->chip, &err)) != 0) {
       if (r < 0) return cli_fail(io, "run", &err);
       continue;
     }
-    static const char *const path_opts[] = {"--config", "--csv",       "--dump-stream", "--tiling",
-                                            "--json-file", "--report", "--msprof-dir"};
-    const char **const path_vals[] = {&a->config,    &a->csv,    &a->dump,      &a->tiling,
-                                      &a->json_file, &a->report, &a->msprof_dir};
+    if ((r = cli_opt(argc, argv, &i, "--plugin", &v, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "run", &err);
+      if (a->nplugin == MAX_ARGS) return cli_usage_error(io, "run", "too many --plugin options (at most %d)", MAX_ARGS);
+      a->plugins[a->nplugin++] = v;
+      continue;
+    }
+    static const char *const path_opts[] = {"--csv", "--dump-stream", "--tiling", "--json-file", "--report",
+                                            "--msprof-dir"};
+    const char **const path_vals[] = {&a->csv, &a->dump, &a->tiling, &a->json_file, &a->report, &a->msprof_dir};
     for (size_t o = 0, done = 0; !done && o < sizeof path_opts / sizeof path_opts[0]; o++)
       if ((r = cli_opt(argc, argv, &i, path_opts[o], path_vals[o], &err)) != 0) {
         if (r < 0) return cli_fail(io, "run", &err);
@@ -551,7 +565,7 @@ static int parse_run_args(cli_io *io, int argc, char **argv, run_args *a, bool *
     else if (cli_flag(argv, i, "--quiet")) a->quiet = true;
     else if (cli_flag(argv, i, "--timeline")) a->timeline = true;
     else if (cli_flag(argv, i, "--record-refusal")) a->record_refusal = true;
-    else if (argv[i][0] == '-') return cli_usage_error(io, "run", "unknown option '%s' (cubesim run --help)", argv[i]);
+    else if (argv[i][0] == '-') return cli_unknown_option(io, "run", argv[i], run_usage);
     else if (!a->kernel) a->kernel = argv[i];
     else return cli_usage_error(io, "run", "unexpected argument '%s' (one KERNEL per run)", argv[i]);
   }
@@ -628,14 +642,7 @@ static void print_run(cli_io *io, const run_args *a, const run_result *rr) {
 /* Resolves the configuration, runs the operator and checks it; writes and commits the files. */
 static cs_status run(cli_io *io, run_args *a, const kn_op *op, run_result *rr, cs_err *err) {
   sim_config cfg;
-  sim_config_derived d;
-  cs_status st = sim_config_resolve(a->config, &cfg, &d, err);
-  for (int i = 0; st == CS_OK && i < a->nset; i++) {
-    char path[128];
-    snprintf(path, sizeof path, "%.*s", (int)keylen(&a->sets[i]), a->sets[i].key);
-    st = sim_config_set(&cfg, path, a->sets[i].val, err);
-    if (st == CS_OK) st = sim_config_validate(&cfg, err);
-  }
+  cs_status st = cli_chip_config(&a->chip, 0, &cfg, err);
   sim_trace_options topts;
   if (st == CS_OK) st = cli_trace_options(&a->trace, io, "run", &cfg, &topts, err);
   run_outputs ro;
@@ -693,6 +700,45 @@ static cs_status run(cli_io *io, run_args *a, const kn_op *op, run_result *rr, c
   return st;
 }
 
+/* The built-in operators and those of the plug-ins given (--plugin). */
+static cs_status registry_with_plugins(const char *const *plugins, int n, kn_registry **out, cs_err *err) {
+  cs_status st = kn_registry_create(out, err);
+  for (int i = 0; st == CS_OK && i < n; i++) {
+    st = kn_registry_load(*out, plugins[i], err);
+    if (st != CS_OK) cs_err_prefix(err, "--plugin %s", plugins[i]);
+  }
+  if (st != CS_OK) {
+    kn_registry_destroy(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* The operator named `name`, or the error (with the closest name when one is close). */
+static int find_kernel(cli_io *io, const char *cmd, const kn_registry *reg, const char *name, const kn_op **op) {
+  *op = kn_registry_find(reg, name);
+  if (*op) return 0;
+  const char *near = kn_registry_suggest(reg, name);
+  if (near) return cli_usage_error(io, cmd, "unknown kernel '%s' (did you mean '%s'?)", name, near);
+  return cli_usage_error(io, cmd, "unknown kernel '%s' (cubesim kernels lists them)", name);
+}
+
+/* The checks of the arguments against the operator, before any work. */
+static int check_run_args(cli_io *io, const run_args *a, const kn_op *op) {
+  for (int i = 0; i < a->nout; i++) {
+    const kv *o = &a->outs[i];
+    if (find_output(op, o) < 0)
+      return cli_usage_error(io, "run", "--out %.*s: %s has no output of that name", (int)keylen(o), o->key, op->name);
+    if (a->timing_only)
+      return cli_usage_error(io, "run", "--out %.*s: a --timing-only run computes no data", (int)keylen(o), o->key);
+  }
+  if (a->check && a->timing_only) return cli_usage_error(io, "run", "--check needs data: drop --timing-only");
+  const char *chip_only = needs_chip(a);
+  if (chip_only && !op->simulated)
+    return cli_usage_error(io, "run", "%s: %s runs on the host, it has no simulated timing", chip_only, op->name);
+  return 0;
+}
+
 int cli_cmd_run(cli_io *io, int argc, char **argv) {
   run_args a;
   memset(&a, 0, sizeof a);
@@ -700,29 +746,26 @@ int cli_cmd_run(cli_io *io, int argc, char **argv) {
   int rc = parse_run_args(io, argc, argv, &a, &help);
   if (help) fputs(run_usage, io->out);
   if (help || rc) return rc;
-  const kn_op *op = kn_op_find(a.kernel);
-  if (!op) return cli_usage_error(io, "run", "unknown kernel '%s' (cubesim kernels lists them)", a.kernel);
-  for (int i = 0; i < a.nout; i++) {
-    const kv *o = &a.outs[i];
-    if (find_output(op, o) < 0)
-      return cli_usage_error(io, "run", "--out %.*s: %s has no output of that name", (int)keylen(o), o->key, op->name);
-    if (a.timing_only)
-      return cli_usage_error(io, "run", "--out %.*s: a --timing-only run computes no data", (int)keylen(o), o->key);
+  kn_registry *reg;
+  cs_err err = {CS_OK, ""};
+  if (registry_with_plugins(a.plugins, a.nplugin, &reg, &err) != CS_OK) return cli_fail(io, "run", &err);
+  const kn_op *op;
+  rc = find_kernel(io, "run", reg, a.kernel, &op);
+  if (rc == 0) rc = check_run_args(io, &a, op);
+  if (rc) {
+    kn_registry_destroy(reg);
+    return rc;
   }
-  if (a.check && a.timing_only) return cli_usage_error(io, "run", "--check needs data: drop --timing-only");
-  const char *chip_only = needs_chip(&a);
-  if (chip_only && !op->simulated)
-    return cli_usage_error(io, "run", "%s: %s runs on the host, it has no simulated timing", chip_only, op->name);
 
   run_result rr;
   memset(&rr, 0, sizeof rr);
   rr.op = op;
-  cs_err err = {CS_OK, ""};
   cs_status st = run(io, &a, op, &rr, &err);
   if (st != CS_OK) rc = run_failed(io, &a, &err);
   else print_run(io, &a, &rr);
   trc_timeline_destroy((trc_timeline *)(uintptr_t)rr.timeline);
   kn_ctx_destroy(rr.ctx);
+  kn_registry_destroy(reg); /* after every context: a plug-in's operators live in it */
   if (st == CS_OK && rr.mismatches) {
     fprintf(io->err, "cubesim run: error: %" PRIu64 " output element%s differ from the host reference\n", rr.mismatches,
             rr.mismatches == 1 ? "" : "s");
@@ -736,89 +779,109 @@ static void print_io(FILE *f, const char *what, const kn_io_desc *d, uint32_t n)
     fprintf(f, "    %-6s %-22s %-18s %s%s\n", what, d[i].name, d[i].dtypes, d[i].optional ? "(optional) " : "", d[i].desc);
 }
 
+static const char kernels_usage[] =
+    "usage: cubesim kernels [NAME] [--json] [--plugin LIB.so]...\n"
+    "\n"
+    "Lists every kernel and operator `cubesim run` takes, with its inputs, attributes and outputs;\n"
+    "with NAME, that one only.\n"
+    "  --json            the same as JSON (an array; with NAME, one object)\n"
+    "  --plugin LIB.so   also the operators of a plug-in (docs/API.md, \"Plug-ins\"); repeatable\n";
+
+static const char *const attr_kinds[] = {"int", "float", "bool", "enum", "string"};
+
+static void json_op(cs_json *j, const kn_op *op, const char *origin) {
+  cs_json_obj_begin(j);
+  cs_json_member_str(j, "name", op->name);
+  cs_json_member_str(j, "summary", op->summary);
+  cs_json_member_str(j, "source", op->source);
+  cs_json_key(j, "simulated");
+  cs_json_bool(j, op->simulated);
+  cs_json_member_str(j, "plugin", origin); /* null for a built-in */
+  const char *sect[2] = {"inputs", "outputs"};
+  for (int s2 = 0; s2 < 2; s2++) {
+    const kn_io_desc *d = s2 ? op->outputs : op->inputs;
+    uint32_t n = s2 ? op->noutputs : op->ninputs;
+    cs_json_key(j, sect[s2]);
+    cs_json_arr_begin(j);
+    for (uint32_t i = 0; i < n; i++) {
+      cs_json_obj_begin(j);
+      cs_json_member_str(j, "name", d[i].name);
+      cs_json_member_str(j, "dtypes", d[i].dtypes);
+      cs_json_key(j, "optional");
+      cs_json_bool(j, d[i].optional);
+      cs_json_member_str(j, "description", d[i].desc);
+      cs_json_obj_end(j);
+    }
+    cs_json_arr_end(j);
+  }
+  cs_json_key(j, "attributes");
+  cs_json_arr_begin(j);
+  for (uint32_t i = 0; i < op->nattrs; i++) {
+    const kn_attr_desc *at = &op->attrs[i];
+    cs_json_obj_begin(j);
+    cs_json_member_str(j, "name", at->name);
+    cs_json_member_str(j, "kind", attr_kinds[at->kind]);
+    cs_json_member_str(j, "default", at->def);
+    cs_json_member_str(j, "choices", at->choices);
+    cs_json_member_str(j, "description", at->desc);
+    cs_json_obj_end(j);
+  }
+  cs_json_arr_end(j);
+  cs_json_obj_end(j);
+}
+
+static void print_op(FILE *f, const kn_op *op, const char *origin) {
+  fprintf(f, "%s  (%s%s%s)\n  %s\n  source: %s\n", op->name, op->simulated ? "simulated" : "host",
+          origin ? ", plug-in " : "", origin ? origin : "", op->summary, op->source);
+  print_io(f, "in", op->inputs, op->ninputs);
+  for (uint32_t i = 0; i < op->nattrs; i++) {
+    const kn_attr_desc *at = &op->attrs[i];
+    fprintf(f, "    attr   %-22s %-18s %s%s%s%s\n", at->name, at->kind == KN_ATTR_ENUM ? at->choices : attr_kinds[at->kind],
+            at->desc, at->def ? " (default " : "", at->def ? at->def : "", at->def ? ")" : "");
+  }
+  print_io(f, "out", op->outputs, op->noutputs);
+}
+
 int cli_cmd_kernels(cli_io *io, int argc, char **argv) {
   bool json = false;
+  const char *name = NULL, *plugins[MAX_ARGS] = {NULL}, *v;
+  int nplugin = 0, r;
+  cs_err err = {CS_OK, ""};
   for (int i = 1; i < argc; i++) {
     if (cli_flag(argv, i, "--json")) json = true;
     else if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
-      fputs("usage: cubesim kernels [--json]\n\nLists every kernel and operator `cubesim run` takes, with its inputs, "
-            "attributes and outputs.\n", io->out);
+      fputs(kernels_usage, io->out);
       return 0;
-    } else
-      return cli_usage_error(io, "kernels", "unknown argument '%s'", argv[i]);
+    } else if ((r = cli_opt(argc, argv, &i, "--plugin", &v, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "kernels", &err);
+      if (nplugin == MAX_ARGS) return cli_usage_error(io, "kernels", "too many --plugin options (at most %d)", MAX_ARGS);
+      plugins[nplugin++] = v;
+    } else if (argv[i][0] == '-')
+      return cli_unknown_option(io, "kernels", argv[i], kernels_usage);
+    else if (!name)
+      name = argv[i];
+    else
+      return cli_usage_error(io, "kernels", "one NAME at most: '%s' and '%s'", name, argv[i]);
   }
-  static const char *const kinds[] = {"int", "float", "bool", "enum", "string"};
-  if (json) {
-    cs_json j;
+  kn_registry *reg;
+  if (registry_with_plugins(plugins, nplugin, &reg, &err) != CS_OK) return cli_fail(io, "kernels", &err);
+  const kn_op *one = NULL;
+  int rc = name ? find_kernel(io, "kernels", reg, name, &one) : 0;
+  cs_json j;
+  if (rc == 0 && json) {
     cs_json_init(&j, io->out, true);
-    cs_json_arr_begin(&j);
-    for (size_t k = 0; k < kn_op_count(); k++) {
-      const kn_op *op = kn_op_at(k);
-      cs_json_obj_begin(&j);
-      cs_json_key(&j, "name");
-      cs_json_str(&j, op->name);
-      cs_json_key(&j, "summary");
-      cs_json_str(&j, op->summary);
-      cs_json_key(&j, "source");
-      cs_json_str(&j, op->source);
-      cs_json_key(&j, "simulated");
-      cs_json_bool(&j, op->simulated);
-      const char *sect[2] = {"inputs", "outputs"};
-      for (int s2 = 0; s2 < 2; s2++) {
-        const kn_io_desc *d = s2 ? op->outputs : op->inputs;
-        uint32_t n = s2 ? op->noutputs : op->ninputs;
-        cs_json_key(&j, sect[s2]);
-        cs_json_arr_begin(&j);
-        for (uint32_t i = 0; i < n; i++) {
-          cs_json_obj_begin(&j);
-          cs_json_key(&j, "name");
-          cs_json_str(&j, d[i].name);
-          cs_json_key(&j, "dtypes");
-          cs_json_str(&j, d[i].dtypes);
-          cs_json_key(&j, "optional");
-          cs_json_bool(&j, d[i].optional);
-          cs_json_key(&j, "description");
-          cs_json_str(&j, d[i].desc);
-          cs_json_obj_end(&j);
-        }
-        cs_json_arr_end(&j);
-      }
-      cs_json_key(&j, "attributes");
-      cs_json_arr_begin(&j);
-      for (uint32_t i = 0; i < op->nattrs; i++) {
-        const kn_attr_desc *a = &op->attrs[i];
-        cs_json_obj_begin(&j);
-        cs_json_key(&j, "name");
-        cs_json_str(&j, a->name);
-        cs_json_key(&j, "kind");
-        cs_json_str(&j, kinds[a->kind]);
-        cs_json_key(&j, "default");
-        cs_json_str(&j, a->def);
-        cs_json_key(&j, "choices");
-        cs_json_str(&j, a->choices);
-        cs_json_key(&j, "description");
-        cs_json_str(&j, a->desc);
-        cs_json_obj_end(&j);
-      }
-      cs_json_arr_end(&j);
-      cs_json_obj_end(&j);
-    }
-    cs_json_arr_end(&j);
-    return 0;
+    if (!one) cs_json_arr_begin(&j);
   }
-  for (size_t k = 0; k < kn_op_count(); k++) {
-    const kn_op *op = kn_op_at(k);
-    fprintf(io->out, "%s%s  (%s)\n  %s\n  source: %s\n", k ? "\n" : "", op->name,
-            op->simulated ? "simulated" : "host", op->summary, op->source);
-    print_io(io->out, "in", op->inputs, op->ninputs);
-    for (uint32_t i = 0; i < op->nattrs; i++) {
-      const kn_attr_desc *a = &op->attrs[i];
-      char def[96];
-      snprintf(def, sizeof def, "%s%s", a->kind == KN_ATTR_ENUM ? a->choices : kinds[a->kind], "");
-      fprintf(io->out, "    attr   %-22s %-18s %s%s%s%s\n", a->name, def, a->desc, a->def ? " (default " : "",
-              a->def ? a->def : "", a->def ? ")" : "");
+  for (size_t k = 0; rc == 0 && k < kn_registry_count(reg); k++) {
+    const kn_op *op = kn_registry_at(reg, k);
+    if (one && op != one) continue;
+    if (json) json_op(&j, op, kn_registry_origin(reg, k));
+    else {
+      if (!one && k) fputc('\n', io->out);
+      print_op(io->out, op, kn_registry_origin(reg, k));
     }
-    print_io(io->out, "out", op->outputs, op->noutputs);
   }
-  return 0;
+  if (rc == 0 && json && !one) cs_json_arr_end(&j);
+  kn_registry_destroy(reg);
+  return rc;
 }

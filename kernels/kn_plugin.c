@@ -74,11 +74,14 @@ const char *kn_registry_suggest(const kn_registry *r, const char *typed) {
 
 /* ---- checking a declaration ---------------------------------------------------------------- */
 
-static bool is_name(const char *s, size_t max_len) {
+/* 1 to max_len characters of a-z, 0-9, '_' (and A-Z when upper is true: the names documents give
+ * inputs, such as DirectML's ATensor). */
+static bool is_name(const char *s, size_t max_len, bool upper) {
   size_t n = s ? strlen(s) : 0;
   if (n == 0 || n > max_len) return false;
   for (; *s; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || (upper && *s >= 'A' && *s <= 'Z')))
+      return false;
   return true;
 }
 
@@ -105,25 +108,25 @@ static bool dtypes_known(const char *list, char *bad, size_t bad_bytes) {
 
 static cs_status check_ios(const kn_op *op, const char *what, const kn_io_desc *d, uint32_t n,
                            cs_err *err) {
-  if (n && !d) return cs_err_set(err, CS_EINVAL, "operator '%s': %u %s but no declarations", op->name, n, what);
+  if (n && !d) return cs_err_set(err, CS_EINVAL, "operator '%s': %u %ss but no declarations", op->name, n, what);
   for (uint32_t i = 0; i < n; i++) {
     char bad[64];
-    if (!is_name(d[i].name, 31))
-      return cs_err_set(err, CS_EINVAL, "operator '%s': %s %u is named '%s' (1 to 31 of a-z, 0-9, _)", op->name,
+    if (!is_name(d[i].name, 31, true))
+      return cs_err_set(err, CS_EINVAL, "operator '%s': %s %u is named '%s' (1 to 31 of a-z, A-Z, 0-9, _)", op->name,
                         what, i, d[i].name ? d[i].name : "(null)");
     if (!dtypes_known(d[i].dtypes, bad, sizeof bad))
       return cs_err_set(err, CS_EINVAL, "operator '%s': %s '%s' accepts the unknown data type '%s'", op->name,
                         what, d[i].name, bad);
     for (uint32_t j = 0; j < i; j++)
       if (strcmp(d[j].name, d[i].name) == 0)
-        return cs_err_set(err, CS_EINVAL, "operator '%s': two %s are named '%s'", op->name, what, d[i].name);
+        return cs_err_set(err, CS_EINVAL, "operator '%s': two %ss are named '%s'", op->name, what, d[i].name);
   }
   return CS_OK;
 }
 
 static cs_status check_op(const kn_registry *r, const kn_op *op, cs_err *err) {
   if (!op) return cs_err_set(err, CS_EINVAL, "an operator is NULL");
-  if (!is_name(op->name, 63))
+  if (!is_name(op->name, 63, false))
     return cs_err_set(err, CS_EINVAL, "an operator is named '%s' (1 to 63 of a-z, 0-9, _)",
                       op->name ? op->name : "(null)");
   ptrdiff_t twin = find(r, op->name);
@@ -134,15 +137,15 @@ static cs_status check_op(const kn_registry *r, const kn_op *op, cs_err *err) {
   if (op->noutputs == 0 || op->noutputs > KN_MAX_OUTPUTS)
     return cs_err_set(err, CS_EINVAL, "operator '%s' declares %u outputs (1 to %d)", op->name, op->noutputs,
                       KN_MAX_OUTPUTS);
-  cs_status st = check_ios(op, "inputs", op->inputs, op->ninputs, err);
-  if (st == CS_OK) st = check_ios(op, "outputs", op->outputs, op->noutputs, err);
+  cs_status st = check_ios(op, "input", op->inputs, op->ninputs, err);
+  if (st == CS_OK) st = check_ios(op, "output", op->outputs, op->noutputs, err);
   if (st != CS_OK) return st;
   if (op->nattrs && !op->attrs)
     return cs_err_set(err, CS_EINVAL, "operator '%s': %u attributes but no declarations", op->name, op->nattrs);
   for (uint32_t i = 0; i < op->nattrs; i++) {
     const kn_attr_desc *a = &op->attrs[i];
-    if (!is_name(a->name, 31))
-      return cs_err_set(err, CS_EINVAL, "operator '%s': attribute %u is named '%s' (1 to 31 of a-z, 0-9, _)",
+    if (!is_name(a->name, 31, true))
+      return cs_err_set(err, CS_EINVAL, "operator '%s': attribute %u is named '%s' (1 to 31 of a-z, A-Z, 0-9, _)",
                         op->name, i, a->name ? a->name : "(null)");
     if ((unsigned)a->kind > KN_ATTR_STR)
       return cs_err_set(err, CS_EINVAL, "operator '%s': attribute '%s' has the unknown kind %d", op->name, a->name,

@@ -200,8 +200,12 @@ static void test_cli_config_errors_in_process(void **state) {
   cr_free(&r);
   r = cr_run("config", "show", "--jsn", NULL);
   assert_int_equal(r.status, 2);
-  assert_string_equal(r.err, "cubesim config show: error: unknown option '--jsn' (cubesim config "
-                             "show --help)\n");
+  assert_string_equal(r.err, "cubesim config show: error: unknown option '--jsn' (did you mean '--json'?)\n");
+  cr_free(&r);
+  r = cr_run("config", "show", "--frobnicate", NULL);
+  assert_int_equal(r.status, 2);
+  assert_string_equal(r.err, "cubesim config show: error: unknown option '--frobnicate' (cubesim config show --help "
+                             "lists them)\n");
   cr_free(&r);
   r = cr_run("config", "show", "--json", "--markdown", NULL);
   assert_int_equal(r.status, 2);

@@ -105,8 +105,9 @@ static void test_cli_exec_two_cores_copy_inputs_to_outputs(void **state) {
   assert_string_equal(r.err, "");
   assert_int_equal(r.status, 0);
   check_two_core_outputs(&t, t.b, t.d);
-  /* the summary (traces/trc_summary): 8 instructions, 256 + 64 bytes each way */
-  cr_assert_prefix(r.out, "cubesim summary: ascend910b, 24 cores at 1850 MHz\n");
+  /* the summary (traces/trc_summary): 8 instructions, 256 + 64 bytes each way; the chip has the
+   * program's 2 cores, not the configuration's 24 */
+  cr_assert_prefix(r.out, "cubesim summary: ascend910b, 2 cores at 1850 MHz\n");
   assert_non_null(strstr(r.out, "\n  instructions   8\n"));
   assert_non_null(strstr(r.out, "\n  read           320 B\n"));
   assert_non_null(strstr(r.out, "\n  written        320 B\n"));
@@ -126,10 +127,49 @@ static void test_cli_exec_two_cores_copy_inputs_to_outputs(void **state) {
   r = cr_run("exec", t.prog, "--in", ina, "--json", NULL);
   assert_int_equal(r.status, 0);
   cr_assert_prefix(r.out, "{\n");
-  assert_non_null(strstr(r.out, "\n  \"cores\": 24,\n"));
+  assert_non_null(strstr(r.out, "\n  \"cores\": 2,\n"));
   assert_non_null(strstr(r.out, "\n  \"instructions\": 8,\n"));
   assert_non_null(strstr(r.out, "\n    \"read_bytes\": 320,\n"));
   assert_ends_with(r.out, "}\n");
+  cr_free(&r);
+
+  /* the chip options of cubesim run: --cores, --set chip.cores, a file's chip.cores */
+  r = cr_run("exec", t.prog, "--in", ina, "--cores", "5", NULL);
+  cr_assert_ok(&r);
+  cr_assert_prefix(r.out, "cubesim summary: ascend910b, 5 cores at 1850 MHz\n");
+  cr_free(&r);
+  r = cr_run("exec", t.prog, "--in", ina, "--set", "chip.cores=3", "--set", "chip.clock_mhz=1000", NULL);
+  cr_assert_ok(&r);
+  cr_assert_prefix(r.out, "cubesim summary: ascend910b, 3 cores at 1000 MHz\n");
+  cr_free(&r);
+  char yaml[200];
+  tf_join(yaml, sizeof yaml, t.dir, "six.yaml");
+  tf_write_text(yaml, "chip:\n  cores: 6\n");
+  r = cr_run("exec", t.prog, "--in", ina, "--config", yaml, NULL);
+  cr_assert_ok(&r);
+  cr_assert_prefix(r.out, "cubesim summary: ascend910b, 6 cores at 1850 MHz\n");
+  cr_free(&r);
+  tf_write_text(yaml, "cube:\n  latency_cycles: 20\n"); /* no chip.cores: the program's 2 */
+  r = cr_run("exec", t.prog, "--in", ina, "--config", yaml, NULL);
+  cr_assert_ok(&r);
+  cr_assert_prefix(r.out, "cubesim summary: ascend910b, 2 cores at 1850 MHz\n");
+  cr_free(&r);
+  /* one core is too few for a program using two; both ways of giving the count is ambiguous */
+  r = cr_run("exec", t.prog, "--cores", "1", NULL);
+  assert_int_equal(r.status, 2);
+  cr_assert_contains(r.err, ".core 1");
+  cr_free(&r);
+  r = cr_run("exec", t.prog, "--cores", "4", "--set", "chip.cores=4", NULL);
+  assert_int_equal(r.status, 2);
+  assert_string_equal(r.err, "cubesim exec: error: --cores 4 and --set chip.cores both give the core count: give one\n");
+  cr_free(&r);
+  r = cr_run("exec", t.prog, "--cores", "0", NULL);
+  assert_int_equal(r.status, 2);
+  assert_string_equal(r.err, "cubesim exec: error: --cores: chip.cores = 0 is below the minimum 1\n");
+  cr_free(&r);
+  r = cr_run("exec", t.prog, "--confg", yaml, NULL);
+  assert_int_equal(r.status, 2);
+  assert_string_equal(r.err, "cubesim exec: error: unknown option '--confg' (did you mean '--config'?)\n");
   cr_free(&r);
   tf_remove_tree(t.dir);
 }

@@ -1,0 +1,103 @@
+/* Tests of what every command shares (cli/cli.c): --version, "did you mean" for commands,
+ * options and kernels, `cubesim kernels NAME`, and the chip options (--config, --set, --cores)
+ * of cubesim run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "base/cs_jsonr.h"
+#include "support/cli_run.h"
+#include "support/json_expect.h"
+
+static void expect_error(cr_result r, const char *want) {
+  assert_int_equal(r.status, 2);
+  assert_string_equal(r.err, want);
+  assert_string_equal(r.out, "");
+  cr_free(&r);
+}
+
+static void test_cli_version(void **state) {
+  (void)state;
+  const char *forms[] = {"--version", "-V", "version"};
+  for (int i = 0; i < 3; i++) {
+    cr_result r = cr_run(forms[i], NULL);
+    cr_assert_ok(&r);
+    assert_string_equal(r.out, "cubesim " CUBESIM_VERSION "\n");
+    cr_free(&r);
+  }
+}
+
+static void test_cli_did_you_mean(void **state) {
+  (void)state;
+  expect_error(cr_run("kernles", NULL), "cubesim: error: unknown command 'kernles' (did you mean 'kernels'?)\n");
+  expect_error(cr_run("--verison", NULL), "cubesim: error: unknown command '--verison' (did you mean '--version'?)\n");
+  expect_error(cr_run("simulate", NULL), "cubesim: error: unknown command 'simulate' (cubesim --help lists them)\n");
+  expect_error(cr_run("run", "linear", "--attrs", "m=4", NULL),
+               "cubesim run: error: unknown option '--attrs' (did you mean '--attr'?)\n");
+  expect_error(cr_run("run", "linear", "--timing_only", NULL),
+               "cubesim run: error: unknown option '--timing_only' (did you mean '--timing-only'?)\n");
+  expect_error(cr_run("run", "linear", "--trace-cores=0-3x", "--plugn=x.so", NULL),
+               "cubesim run: error: unknown option '--plugn=x.so' (did you mean '--plugin'?)\n");
+  expect_error(cr_run("run", "linear", "--frobnicate", NULL),
+               "cubesim run: error: unknown option '--frobnicate' (cubesim run --help lists them)\n");
+  expect_error(cr_run("run", "matmull", NULL), "cubesim run: error: unknown kernel 'matmull' (did you mean 'matmul'?)\n");
+  expect_error(cr_run("kernels", "--jsn", NULL),
+               "cubesim kernels: error: unknown option '--jsn' (did you mean '--json'?)\n");
+  expect_error(cr_run("kernels", "lineer", NULL),
+               "cubesim kernels: error: unknown kernel 'lineer' (did you mean 'linear'?)\n");
+  expect_error(cr_run("kernels", "linear", "matmul", NULL),
+               "cubesim kernels: error: one NAME at most: 'linear' and 'matmul'\n");
+}
+
+static void test_cli_kernels_one(void **state) {
+  (void)state;
+  cr_result r = cr_run("kernels", "linear", NULL);
+  cr_assert_ok(&r);
+  cr_assert_prefix(r.out, "linear  (simulated)\n  ATB Linear");
+  cr_assert_contains(r.out, "\n    in     x                      int8 ");
+  cr_assert_contains(r.out, "\n    out    output                 ");
+  assert_null(strstr(r.out, "matmul_quant")); /* the one asked for only */
+  cr_free(&r);
+  r = cr_run("kernels", "--json", "tf_dequantize", NULL);
+  cr_assert_ok(&r);
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+  const cs_jvalue *root = cs_jroot(doc);
+  assert_true(cs_jis(root, CS_JOBJECT));
+  assert_string_equal(je_string(root, "name"), "tf_dequantize");
+  assert_true(cs_jis(cs_jget(root, "plugin"), CS_JNULL));
+  bool sim = true;
+  assert_true(cs_jbool(cs_jget(root, "simulated"), &sim) && !sim);
+  cs_jfree(doc);
+  cr_free(&r);
+}
+
+static void test_cli_run_chip_options(void **state) {
+  (void)state;
+  cr_result r = cr_run("run", "matmul", "--attr", "in_dtype=fp16", "--attr", "m=64", "--attr", "n=64", "--attr", "k=64",
+                       "--timing-only", "--cores", "3", "--json", NULL);
+  cr_assert_ok(&r);
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+  assert_int_equal(je_u64(cs_jroot(doc), "cores"), 3);
+  cs_jfree(doc);
+  cr_free(&r);
+  expect_error(cr_run("run", "matmul", "--cores", "2", "--set", "chip.cores=2", NULL),
+               "cubesim run: error: --cores 2 and --set chip.cores both give the core count: give one\n");
+  expect_error(cr_run("run", "matmul", "--cores", "many", NULL),
+               "cubesim run: error: --cores: chip.cores: expected an unsigned integer (decimal or 0x hex), found 'many'\n");
+  expect_error(cr_run("run", "matmul", "--set", "cores", NULL),
+               "cubesim run: error: --set 'cores': expected SECTION.KEY=VALUE (e.g. chip.cores=8)\n");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cli_version),
+      cmocka_unit_test(test_cli_did_you_mean),
+      cmocka_unit_test(test_cli_kernels_one),
+      cmocka_unit_test(test_cli_run_chip_options),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
