@@ -38,4 +38,16 @@ static inline float isa_f32_add(float a, float b) {
   return isa_f32_canon(r);
 }
 
+/* a - b in fp32, round to nearest even; NaN results canonical. */
+static inline float isa_f32_sub(float a, float b) {
+  float r = a - b;
+  return isa_f32_canon(r);
+}
+
+/* a / b in fp32, round to nearest even (x / 0 is ±Inf, 0 / 0 NaN); NaN results canonical. */
+static inline float isa_f32_div(float a, float b) {
+  float r = a / b;
+  return isa_f32_canon(r);
+}
+
 #endif

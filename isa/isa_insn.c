@@ -69,6 +69,46 @@ bool isa_quant_mode_is_vector(isa_quant_mode q) {
   return q == ISA_QUANT_VDEQF16 || q == ISA_QUANT_VQF322B8_PRE || q == ISA_QUANT_VREQ8;
 }
 
+/* The enumerated operand kinds: one name table each, indexed by value. */
+#define ISA_ENUM_NAME(sfx, name, desc) name,
+static const char *const vmask_names[] = {ISA_VMASK_TABLE(ISA_ENUM_NAME)};
+static const char *const round_names[] = {ISA_ROUND_TABLE(ISA_ENUM_NAME)};
+static const char *const cmp_names[] = {ISA_CMP_TABLE(ISA_ENUM_NAME)};
+static const char *const sel_names[] = {ISA_SEL_TABLE(ISA_ENUM_NAME)};
+static const char *const order_names[] = {ISA_ORDER_TABLE(ISA_ENUM_NAME)};
+static const char *const vclass_names[] = {ISA_VCLASS_TABLE(ISA_ENUM_NAME)};
+#undef ISA_ENUM_NAME
+
+#define ISA_ENUM_KIND(k, tbl) [ISA_FK_##k] = {tbl, sizeof tbl / sizeof tbl[0]}
+static const struct {
+  const char *const *names;
+  size_t n;
+} enum_kinds[] = {
+    ISA_ENUM_KIND(VMASK, vmask_names), ISA_ENUM_KIND(ROUND, round_names),
+    ISA_ENUM_KIND(CMP, cmp_names),     ISA_ENUM_KIND(SEL, sel_names),
+    ISA_ENUM_KIND(ORDER, order_names),
+};
+#undef ISA_ENUM_KIND
+
+const char *const *isa_field_enum_names(isa_field_kind k, size_t *n) {
+  if ((unsigned)k >= sizeof enum_kinds / sizeof enum_kinds[0] || !enum_kinds[k].names) {
+    *n = 0;
+    return NULL;
+  }
+  *n = enum_kinds[k].n;
+  return enum_kinds[k].names;
+}
+
+const char *isa_field_enum_name(isa_field_kind k, uint32_t v) {
+  size_t n;
+  const char *const *names = isa_field_enum_names(k, &n);
+  return names && v < n ? names[v] : "?";
+}
+
+const char *isa_vclass_name(isa_vclass c) {
+  return (unsigned)c < ISA_VCLASS_COUNT ? vclass_names[c] : "?";
+}
+
 static const char *const path_names[ISA_PATH_COUNT] = {
 #define ISA_PATH_NAME(sfx, name) name,
     ISA_PATH_TABLE(ISA_PATH_NAME)
@@ -117,8 +157,15 @@ bool isa_fault_set(isa_fault *f, isa_fault_cause cause, const char *operand, uin
 #define ISA_FIELD_DESC_flag(...) ISA_FIELD_DESC(flag, __VA_ARGS__)
 #define ISA_FIELD_DESC_barrier(...) ISA_FIELD_DESC(barrier, __VA_ARGS__)
 #define ISA_FIELD_DESC_vdeq(...) ISA_FIELD_DESC(vdeq, __VA_ARGS__)
-#define ISA_FIELD_DESC_vcast(...) ISA_FIELD_DESC(vcast, __VA_ARGS__)
 #define ISA_FIELD_DESC_vbinary(...) ISA_FIELD_DESC(vbinary, __VA_ARGS__)
+#define ISA_FIELD_DESC_vunary(...) ISA_FIELD_DESC(vunary, __VA_ARGS__)
+#define ISA_FIELD_DESC_vscalar(...) ISA_FIELD_DESC(vscalar, __VA_ARGS__)
+#define ISA_FIELD_DESC_vdup(...) ISA_FIELD_DESC(vdup, __VA_ARGS__)
+#define ISA_FIELD_DESC_vbrcb(...) ISA_FIELD_DESC(vbrcb, __VA_ARGS__)
+#define ISA_FIELD_DESC_vcmp(...) ISA_FIELD_DESC(vcmp, __VA_ARGS__)
+#define ISA_FIELD_DESC_vsel(...) ISA_FIELD_DESC(vsel, __VA_ARGS__)
+#define ISA_FIELD_DESC_vcast(...) ISA_FIELD_DESC(vcast, __VA_ARGS__)
+#define ISA_FIELD_DESC_vreduce(...) ISA_FIELD_DESC(vreduce, __VA_ARGS__)
 ISA_FORMAT_LIST(ISA_FMT_FIELDS)
 
 static const isa_op_desc op_rows[ISA_OP_COUNT] = {

@@ -100,6 +100,84 @@ isa_quant_mode isa_quant_mode_from_name(const char *name); /* ISA_QUANT_COUNT wh
 /* True for the modes that read one word per output column from FB. */
 bool isa_quant_mode_is_vector(isa_quant_mode q);
 
+/* ---- enumerated operand values of the vector instructions (docs/ISA.md §vector) ------------ */
+
+/* Each table: enum suffix, name (the text form), description. The values are Ascend C's own
+ * (RoundMode, CMPMODE, SELMODE, ReduceOrder), so a value can be compared with a kernel's source. */
+
+/* How a vector instruction's mask is read: Ascend's mask mode (CTRL[56], SetMaskNorm and
+ * SetMaskCount), an operand of each instruction here. */
+#define ISA_VMASK_TABLE(X)                                                                   \
+  X(NORM, "norm", "normal: mask_hi:mask_lo enable elements of each repeat; repeat_times repeats") \
+  X(COUNTER, "counter", "counter: mask_lo elements in all, in as many repeats as they need")
+
+/* Rounding of a conversion (Ascend C RoundMode; CAST_HYBRID is not on A2). */
+#define ISA_ROUND_TABLE(X)                                                                  \
+  X(NONE, "none", "CAST_NONE: as rint where the conversion is inexact")                   \
+  X(RINT, "rint", "CAST_RINT: to nearest, ties to even")                                  \
+  X(FLOOR, "floor", "CAST_FLOOR: toward -inf")                                            \
+  X(CEIL, "ceil", "CAST_CEIL: toward +inf")                                               \
+  X(ROUND, "round", "CAST_ROUND: to nearest, ties away from zero")                        \
+  X(TRUNC, "trunc", "CAST_TRUNC: toward zero")                                            \
+  X(ODD, "odd", "CAST_ODD: to odd (Von Neumann): an inexact result gets an odd last bit")
+
+/* Comparison of vcmp (Ascend C CMPMODE): src0 <op> src1. */
+#define ISA_CMP_TABLE(X)                   \
+  X(LT, "lt", "src0 < src1")               \
+  X(GT, "gt", "src0 > src1")               \
+  X(EQ, "eq", "src0 == src1")              \
+  X(LE, "le", "src0 <= src1")              \
+  X(GE, "ge", "src0 >= src1")              \
+  X(NE, "ne", "src0 != src1")
+
+/* Where vsel's second choice and its selection bits come from (Ascend C SELMODE). */
+#define ISA_SEL_TABLE(X)                                                                       \
+  X(CMPMASK, "cmpmask", "VSEL_CMPMASK_SPR: bits 0..P-1 of sel for every repeat; src1 a tensor")  \
+  X(TENSOR_SCALAR, "tensor_scalar", "VSEL_TENSOR_SCALAR_MODE: bits r*P.. for repeat r; src1 the scalar") \
+  X(TENSOR_TENSOR, "tensor_tensor", "VSEL_TENSOR_TENSOR_MODE: bits r*P.. for repeat r; src1 a tensor")
+
+/* What a max/min reduction writes per repeat (Ascend C ReduceOrder). */
+#define ISA_ORDER_TABLE(X)                                         \
+  X(VALUE_INDEX, "value_index", "the value, then its index")       \
+  X(INDEX_VALUE, "index_value", "the index, then the value")       \
+  X(ONLY_VALUE, "only_value", "the value")                         \
+  X(ONLY_INDEX, "only_index", "the index, as a uint32")
+
+typedef enum isa_vmask_mode {
+#define ISA_VMASK_ENUM(sfx, name, desc) ISA_VMASK_##sfx,
+  ISA_VMASK_TABLE(ISA_VMASK_ENUM)
+#undef ISA_VMASK_ENUM
+  ISA_VMASK_COUNT
+} isa_vmask_mode;
+
+typedef enum isa_round_mode {
+#define ISA_ROUND_ENUM(sfx, name, desc) ISA_ROUND_##sfx,
+  ISA_ROUND_TABLE(ISA_ROUND_ENUM)
+#undef ISA_ROUND_ENUM
+  ISA_ROUND_COUNT
+} isa_round_mode;
+
+typedef enum isa_cmp_mode {
+#define ISA_CMP_ENUM(sfx, name, desc) ISA_CMP_##sfx,
+  ISA_CMP_TABLE(ISA_CMP_ENUM)
+#undef ISA_CMP_ENUM
+  ISA_CMP_COUNT
+} isa_cmp_mode;
+
+typedef enum isa_sel_mode {
+#define ISA_SEL_ENUM(sfx, name, desc) ISA_SEL_##sfx,
+  ISA_SEL_TABLE(ISA_SEL_ENUM)
+#undef ISA_SEL_ENUM
+  ISA_SEL_COUNT
+} isa_sel_mode;
+
+typedef enum isa_reduce_order {
+#define ISA_ORDER_ENUM(sfx, name, desc) ISA_ORDER_##sfx,
+  ISA_ORDER_TABLE(ISA_ORDER_ENUM)
+#undef ISA_ORDER_ENUM
+  ISA_ORDER_COUNT
+} isa_reduce_order;
+
 /* ---- operand fields -------------------------------------------------------------------- */
 
 /* A memory operand: which memory, and the byte offset in it (GM: the global address). */
@@ -116,8 +194,21 @@ typedef enum isa_field_kind {
   ISA_FK_BOOL,  /* uint32_t 0/1 */
   ISA_FK_DTYPE, /* uint32_t isa_dtype */
   ISA_FK_QUANT, /* uint32_t isa_quant_mode */
-  ISA_FK_PIPE   /* uint32_t isa_pipe (ALL allowed where the max says so) */
+  ISA_FK_PIPE,  /* uint32_t isa_pipe (ALL allowed where the max says so) */
+  ISA_FK_VMASK, /* uint32_t isa_vmask_mode */
+  ISA_FK_ROUND, /* uint32_t isa_round_mode */
+  ISA_FK_CMP,   /* uint32_t isa_cmp_mode */
+  ISA_FK_SEL,   /* uint32_t isa_sel_mode */
+  ISA_FK_ORDER  /* uint32_t isa_reduce_order */
 } isa_field_kind;
+
+/* The value names of an enumerated kind taken from the tables above (VMASK, ROUND, CMP, SEL,
+ * ORDER), their number in *n; NULL for the other kinds (DTYPE, QUANT and PIPE have their own
+ * name functions, with aliases). Readers of the operand tables use it to write and parse the
+ * names, so a new enumerated kind needs no code in them. */
+const char *const *isa_field_enum_names(isa_field_kind k, size_t *n);
+/* The name of value v of an enumerated kind; "?" when it names nothing. */
+const char *isa_field_enum_name(isa_field_kind k, uint32_t v);
 
 #define ISA_CTYPE_ADDR isa_addr
 #define ISA_CTYPE_U32 uint32_t
@@ -126,6 +217,11 @@ typedef enum isa_field_kind {
 #define ISA_CTYPE_DTYPE uint32_t
 #define ISA_CTYPE_QUANT uint32_t
 #define ISA_CTYPE_PIPE uint32_t
+#define ISA_CTYPE_VMASK uint32_t
+#define ISA_CTYPE_ROUND uint32_t
+#define ISA_CTYPE_CMP uint32_t
+#define ISA_CTYPE_SEL uint32_t
+#define ISA_CTYPE_ORDER uint32_t
 
 /* Formats: F(kind, field, min, max, unit, description). For ADDR fields, min is the bitmask of
  * memories the field may name in any instruction using the format (the instruction row narrows
@@ -222,25 +318,132 @@ typedef enum isa_field_kind {
   F(U32, src_row_stride, 1, 4294967295u, "elements", "source row stride")         \
   F(U32, dst_row_stride, 1, 4294967295u, "elements", "destination row stride")
 
-/* Vector cast on UB: count elements from src_dtype to dst_dtype. */
-#define ISA_FMT_vcast(F)                                        \
-  F(ADDR, dst, 0, 0, "", "result")                              \
-  F(ADDR, src, 0, 0, "", "input")                               \
-  F(DTYPE, src_dtype, 0, 0, "", "input type")                   \
-  F(DTYPE, dst_dtype, 0, 0, "", "result type")                  \
-  F(U32, count, 1, 4294967295u, "elements", "elements converted")
+/* The vector instructions below work in repeats, as Ascend's vector unit does (docs/ISA.md
+ * §vector): a repeat covers 256 bytes of its widest operand, P = 256 / (widest element size)
+ * elements, in 8 blocks of 32 bytes. Element i of repeat r of an operand with elements of s
+ * bytes lies at
+ *     base + r * rep_stride * 32 + (i / (32 / s)) * blk_stride * 32 + (i % (32 / s)) * s
+ * (the strides of Ascend's BinaryRepeatParams / UnaryRepeatParams, in 32-byte blocks). Which
+ * elements take part is said by the mask fields, the same in every format: */
+#define ISA_VEC_MASK_FIELDS(F)                                                                 \
+  F(VMASK, mask_mode, 0, ISA_VMASK_COUNT - 1, "",                                              \
+    "norm: the mask bits enable elements of each repeat; counter: mask_lo elements in all")      \
+  F(U64, mask_hi, 0, 0, "", "norm: enable bits of elements 64..127 of a repeat (16-bit types)")  \
+  F(U64, mask_lo, 0, 0, "", "norm: enable bits of elements 0..63 of a repeat; counter: elements") \
+  F(U32, repeat_times, 0, 255, "repeats", "norm: repeats (0: nothing); counter: not used")
 
-/* Vector element-wise binary operation on UB. */
-#define ISA_FMT_vbinary(F)                                       \
-  F(ADDR, dst, 0, 0, "", "result")                               \
-  F(ADDR, src0, 0, 0, "", "first input")                         \
-  F(ADDR, src1, 0, 0, "", "second input")                        \
-  F(DTYPE, dtype, 0, 0, "", "element type (fp32, fp16, int32)")  \
-  F(U32, count, 1, 4294967295u, "elements", "elements")
+/* The strides of Ascend's UnaryRepeatParams and BinaryRepeatParams, in 32-byte blocks. */
+#define ISA_VEC_UNARY_STRIDES(F)                                                                \
+  F(U32, dst_blk_stride, 1, 255, "32B blocks", "dst: distance between the blocks of a repeat") \
+  F(U32, src_blk_stride, 0, 255, "32B blocks", "src: distance between the blocks of a repeat") \
+  F(U32, dst_rep_stride, 0, 255, "32B blocks", "dst: distance between repeats")             \
+  F(U32, src_rep_stride, 0, 255, "32B blocks", "src: distance between repeats")
+#define ISA_VEC_BINARY_STRIDES(F)                                                               \
+  F(U32, dst_blk_stride, 1, 255, "32B blocks", "dst: distance between the blocks of a repeat") \
+  F(U32, src0_blk_stride, 0, 255, "32B blocks", "src0: distance between the blocks of a repeat") \
+  F(U32, src1_blk_stride, 0, 255, "32B blocks", "src1: distance between the blocks of a repeat") \
+  F(U32, dst_rep_stride, 0, 255, "32B blocks", "dst: distance between repeats")             \
+  F(U32, src0_rep_stride, 0, 255, "32B blocks", "src0: distance between repeats")           \
+  F(U32, src1_rep_stride, 0, 255, "32B blocks", "src1: distance between repeats")
+
+/* Element-wise binary operations (Add, Sub, Mul, Div, Max, Min): dst = src0 op src1. */
+#define ISA_FMT_vbinary(F)                                                                  \
+  F(ADDR, dst, 0, 0, "", "result")                                                          \
+  F(ADDR, src0, 0, 0, "", "first input")                                                    \
+  F(ADDR, src1, 0, 0, "", "second input")                                                   \
+  F(DTYPE, dtype, 0, 0, "", "element type of every operand")                                \
+  ISA_VEC_MASK_FIELDS(F)                                                                    \
+  ISA_VEC_BINARY_STRIDES(F)
+
+/* Element-wise unary operations (Exp, Ln, Sqrt, Reciprocal, Relu, Abs): dst = op(src). */
+#define ISA_FMT_vunary(F)                                                                   \
+  F(ADDR, dst, 0, 0, "", "result")                                                          \
+  F(ADDR, src, 0, 0, "", "input")                                                           \
+  F(DTYPE, dtype, 0, 0, "", "element type of both operands")                                \
+  ISA_VEC_MASK_FIELDS(F)                                                                    \
+  ISA_VEC_UNARY_STRIDES(F)
+
+/* Tensor-scalar operations (Adds, Muls, Maxs, Mins): dst = src op scalar. */
+#define ISA_FMT_vscalar(F)                                                                  \
+  F(ADDR, dst, 0, 0, "", "result")                                                          \
+  F(ADDR, src, 0, 0, "", "input")                                                           \
+  F(DTYPE, dtype, 0, 0, "", "element type of both operands and of the scalar")              \
+  F(U64, scalar, 0, 0, "", "the scalar's bits in dtype (low 16 bits for 16-bit types)")      \
+  ISA_VEC_MASK_FIELDS(F)                                                                    \
+  ISA_VEC_UNARY_STRIDES(F)
+
+/* Duplicate: dst = scalar. */
+#define ISA_FMT_vdup(F)                                                                     \
+  F(ADDR, dst, 0, 0, "", "result")                                                          \
+  F(DTYPE, dtype, 0, 0, "", "element type")                                                 \
+  F(U64, scalar, 0, 0, "", "the scalar's bits in dtype (low 16 bits for 16-bit types)")      \
+  ISA_VEC_MASK_FIELDS(F)                                                                    \
+  F(U32, dst_blk_stride, 1, 65535, "32B blocks", "dst: distance between the blocks of a repeat") \
+  F(U32, dst_rep_stride, 0, 255, "32B blocks", "dst: distance between repeats")
+
+/* Brcb: repeat r reads the 8 elements src[8r .. 8r+7] and fills destination block j of the
+ * repeat with copies of src[8r + j]. No mask. */
+#define ISA_FMT_vbrcb(F)                                                                    \
+  F(ADDR, dst, 0, 0, "", "result: 8 blocks a repeat")                                       \
+  F(ADDR, src, 0, 0, "", "input: 8 contiguous elements a repeat")                           \
+  F(DTYPE, dtype, 0, 0, "", "element type")                                                 \
+  F(U32, repeat_times, 0, 255, "repeats", "repeats (0: nothing)")                           \
+  F(U32, dst_blk_stride, 1, 255, "32B blocks", "dst: distance between the blocks of a repeat") \
+  F(U32, dst_rep_stride, 0, 255, "32B blocks", "dst: distance between repeats")
+
+/* Compare: bit n of dst (byte n / 8, bit n % 8) = src0[n] <cmp_mode> src1[n] for element n =
+ * r * P + i. On A2 the mask bits are not used: every element of a repeat is compared, and a
+ * counter-mode instruction compares whole repeats only (the tail is left out). */
+#define ISA_FMT_vcmp(F)                                                                     \
+  F(ADDR, dst, 0, 0, "", "result bits, P / 8 bytes a repeat, packed")                       \
+  F(ADDR, src0, 0, 0, "", "first input")                                                    \
+  F(ADDR, src1, 0, 0, "", "second input")                                                   \
+  F(DTYPE, dtype, 0, 0, "", "element type of the inputs")                                   \
+  F(CMP, cmp_mode, 0, ISA_CMP_COUNT - 1, "", "the comparison")                              \
+  ISA_VEC_MASK_FIELDS(F)                                                                    \
+  F(U32, src0_blk_stride, 0, 255, "32B blocks", "src0: distance between the blocks of a repeat") \
+  F(U32, src1_blk_stride, 0, 255, "32B blocks", "src1: distance between the blocks of a repeat") \
+  F(U32, src0_rep_stride, 0, 255, "32B blocks", "src0: distance between repeats")           \
+  F(U32, src1_rep_stride, 0, 255, "32B blocks", "src1: distance between repeats")
+
+/* Select: dst = sel bit ? src0 : (src1 or the scalar), per sel_mode. */
+#define ISA_FMT_vsel(F)                                                                     \
+  F(ADDR, dst, 0, 0, "", "result")                                                          \
+  F(ADDR, sel, 0, 0, "", "selection bits (as vcmp writes them)")                            \
+  F(ADDR, src0, 0, 0, "", "chosen where the bit is 1")                                      \
+  F(ADDR, src1, 0, 0, "", "chosen where the bit is 0 (not used in tensor_scalar mode)")     \
+  F(DTYPE, dtype, 0, 0, "", "element type of dst, src0, src1 and the scalar")               \
+  F(SEL, sel_mode, 0, ISA_SEL_COUNT - 1, "", "where the bits and the second choice come from") \
+  F(U64, scalar, 0, 0, "", "tensor_scalar mode: the second choice's bits in dtype")         \
+  ISA_VEC_MASK_FIELDS(F)                                                                    \
+  ISA_VEC_BINARY_STRIDES(F)
+
+/* Cast: dst = src converted to dst_dtype with round_mode. P follows the wider of the two types;
+ * the mask counts elements of that P. */
+#define ISA_FMT_vcast(F)                                                                    \
+  F(ADDR, dst, 0, 0, "", "result")                                                          \
+  F(ADDR, src, 0, 0, "", "input")                                                           \
+  F(DTYPE, src_dtype, 0, 0, "", "input type")                                               \
+  F(DTYPE, dst_dtype, 0, 0, "", "result type")                                              \
+  F(ROUND, round_mode, 0, ISA_ROUND_COUNT - 1, "", "rounding (the pair says which are allowed)") \
+  ISA_VEC_MASK_FIELDS(F)                                                                    \
+  ISA_VEC_UNARY_STRIDES(F)
+
+/* ReduceRepeat (WholeReduceSum / Max / Min): each repeat's enabled elements reduced to one
+ * result, written at dst + r * dst_rep_stride results. */
+#define ISA_FMT_vreduce(F)                                                                  \
+  F(ADDR, dst, 0, 0, "", "results, one per repeat")                                         \
+  F(ADDR, src, 0, 0, "", "input")                                                           \
+  F(DTYPE, dtype, 0, 0, "", "element type of src and of the values written")               \
+  F(ORDER, order, 0, ISA_ORDER_COUNT - 1, "", "max / min: value and index written, and in which order") \
+  ISA_VEC_MASK_FIELDS(F)                                                                    \
+  F(U32, dst_rep_stride, 0, 65535, "results", "dst: distance between the results of repeats") \
+  F(U32, src_blk_stride, 0, 65535, "32B blocks", "src: distance between the blocks of a repeat") \
+  F(U32, src_rep_stride, 0, 65535, "32B blocks", "src: distance between repeats")
 
 /* The list of formats, for generic expansion. */
 #define ISA_FORMAT_LIST(X) X(copy) X(nd2nz) X(load2d) X(mmad) X(fixpipe) X(flag) X(barrier) \
-  X(vdeq) X(vcast) X(vbinary)
+  X(vdeq) X(vbinary) X(vunary) X(vscalar) X(vdup) X(vbrcb) X(vcmp) X(vsel) X(vcast) X(vreduce)
 
 #define ISA_FIELD_MEMBER(kind, name, min, max, unit, desc) ISA_CTYPE_##kind name;
 #define ISA_FMT_STRUCT(fmt) typedef struct isa_fmt_##fmt { ISA_FMT_##fmt(ISA_FIELD_MEMBER) } isa_fmt_##fmt;
@@ -276,8 +479,54 @@ ISA_FORMAT_LIST(ISA_FMT_STRUCT)
     "DataCopy UB -> GM")                                                                       \
   X(VDEQ, vdeq, V, vdeq, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                                 \
     "vector dequant: int32 x fp32 column scale -> fp32/fp16/bf16")                             \
-  X(VCAST, vcast, V, vcast, ISA_MEMBIT(UB), ISA_MEMBIT(UB), "vector type conversion")   \
-  X(VADD, vadd, V, vbinary, ISA_MEMBIT(UB), ISA_MEMBIT(UB), "vector add")            \
+  X(VADD, vadd, V, vbinary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                           \
+    "Add: dst = src0 + src1")                                                         \
+  X(VSUB, vsub, V, vbinary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                           \
+    "Sub: dst = src0 - src1")                                                         \
+  X(VMUL, vmul, V, vbinary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                           \
+    "Mul: dst = src0 * src1")                                                         \
+  X(VDIV, vdiv, V, vbinary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                           \
+    "Div: dst = src0 / src1")                                                         \
+  X(VMAX, vmax, V, vbinary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                           \
+    "Max: dst = max(src0, src1)")                                                     \
+  X(VMIN, vmin, V, vbinary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                           \
+    "Min: dst = min(src0, src1)")                                                     \
+  X(VEXP, vexp, V, vunary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                            \
+    "Exp: dst = e^src, correctly rounded")                                            \
+  X(VLN, vln, V, vunary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                              \
+    "Ln: dst = ln(src), correctly rounded")                                           \
+  X(VSQRT, vsqrt, V, vunary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                          \
+    "Sqrt: dst = sqrt(src)")                                                          \
+  X(VREC, vrec, V, vunary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                            \
+    "Reciprocal: dst = 1 / src")                                                      \
+  X(VRELU, vrelu, V, vunary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                          \
+    "Relu: dst = max(src, 0)")                                                        \
+  X(VABS, vabs, V, vunary, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                            \
+    "Abs: dst = |src|")                                                               \
+  X(VADDS, vadds, V, vscalar, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                         \
+    "Adds: dst = src + scalar")                                                       \
+  X(VMULS, vmuls, V, vscalar, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                         \
+    "Muls: dst = src * scalar")                                                       \
+  X(VMAXS, vmaxs, V, vscalar, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                         \
+    "Maxs: dst = max(src, scalar)")                                                   \
+  X(VMINS, vmins, V, vscalar, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                         \
+    "Mins: dst = min(src, scalar)")                                                   \
+  X(VDUP, vdup, V, vdup, ISA_MEMBIT(UB), 0,                                           \
+    "Duplicate: dst = scalar")                                                        \
+  X(VBRCB, vbrcb, V, vbrcb, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                           \
+    "Brcb: each of 8 elements fills one 32-byte block")                               \
+  X(VCMP, vcmp, V, vcmp, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                              \
+    "Compare: one result bit per element")                                            \
+  X(VSEL, vsel, V, vsel, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                              \
+    "Select: by bits, from src0 or src1 / the scalar")                                \
+  X(VCAST, vcast, V, vcast, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                           \
+    "Cast: type conversion with a rounding mode")                                     \
+  X(VREDUCE_SUM, vreduce_sum, V, vreduce, ISA_MEMBIT(UB), ISA_MEMBIT(UB),             \
+    "ReduceRepeat SUM: each repeat's sum")                                            \
+  X(VREDUCE_MAX, vreduce_max, V, vreduce, ISA_MEMBIT(UB), ISA_MEMBIT(UB),             \
+    "ReduceRepeat MAX: each repeat's max")                                            \
+  X(VREDUCE_MIN, vreduce_min, V, vreduce, ISA_MEMBIT(UB), ISA_MEMBIT(UB),             \
+    "ReduceRepeat MIN: each repeat's min")                                            \
   X(SET_FLAG, set_flag, DYN, flag, 0, 0, "set an event flag when the source pipe drains") \
   X(WAIT_FLAG, wait_flag, DYN, flag, 0, 0, "block the destination pipe until the flag")  \
   X(PIPE_BARRIER, pipe_barrier, DYN, barrier, 0, 0, "wait for all earlier work of a pipe")
@@ -422,15 +671,33 @@ typedef enum isa_path {
 
 const char *isa_path_name(isa_path p);
 
+/* Rate classes of vector instructions: the timing model gives each its cycles per repeat
+ * (configuration vector.*_cycles_per_repeat). enum suffix, name, description */
+#define ISA_VCLASS_TABLE(X)                                                      \
+  X(SIMPLE, "simple", "one repeat a cycle: arithmetic, compare, select, cast, moves") \
+  X(DIV, "div", "division, reciprocal and square root")                         \
+  X(TRANSC, "transcendental", "exp and ln")
+
+typedef enum isa_vclass {
+#define ISA_VCLASS_ENUM(sfx, name, desc) ISA_VCLASS_##sfx,
+  ISA_VCLASS_TABLE(ISA_VCLASS_ENUM)
+#undef ISA_VCLASS_ENUM
+  ISA_VCLASS_COUNT
+} isa_vclass;
+
+const char *isa_vclass_name(isa_vclass c);
+
 typedef struct isa_work {
   uint32_t path;      /* isa_path */
   uint64_t bytes;     /* bytes moved on the path (transfers: read side; fixpipe: written;
-                       * vector: elements x the wider of the input and output sizes) */
-  uint64_t elements;  /* fixpipe: elements converted; vector: elements produced */
+                       * vector: 256 per repeat issued, the repeat width of the widest operand;
+                       * vdeq: elements x 4, its int32 input) */
+  uint64_t elements;  /* fixpipe: elements converted; vector: elements computed */
+  uint32_t vclass;    /* vector: isa_vclass, the rate class */
   uint64_t fractal_ops; /* cube: ceil(m/16) * ceil(n/16) * ceil(k/k0) (docs/DESIGN.md §6) */
   uint64_t macs;      /* cube: m * n * k */
   uint32_t m, n, k;   /* cube: the shape (the timing model applies the configured k0) */
-  uint32_t dtype;     /* cube: input type; fixpipe: output type */
+  uint32_t dtype;     /* cube: input type; fixpipe and vector: output type */
 } isa_work;
 
 /* The work of one instruction (flags and barriers: path NONE, no bytes). */
@@ -440,7 +707,11 @@ void isa_insn_work(const isa_insn *in, isa_work *w);
 
 /* What an instruction needs to know of the machine beyond its operands. */
 typedef struct isa_env {
-  bool fixpipe_saturation; /* CTRL[48] = 0: overflow -> ±max, NaN -> 0 (docs/DESIGN.md §3) */
+  /* CTRL[48] = 0, the saturation mode (docs/DESIGN.md §3): an fp16/bf16 result that would be
+   * ±Inf is ±max and a NaN is 0. It governs the fixpipe's conversions and, as Ascend documents
+   * for the same bit, the vector unit's fp16 arithmetic and its conversions to fp16/bf16
+   * (docs/ISA.md §vector). The name is the configuration key's (chip.fixpipe_saturation). */
+  bool fixpipe_saturation;
 } isa_env;
 
 /* Static checks of one instruction: opcode, each field against its range, each ADDR field

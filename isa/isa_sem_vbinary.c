@@ -1,77 +1,77 @@
-/* isa_sem_vbinary — element-wise binary vector operations on UB (docs/ISA.md §vector): vadd in
- * fp32 (RNE), fp16 (the exact sum rounded once to fp16) and int32 (wrapping).
- *
- * Elements are processed in increasing order, each reading both inputs just before writing its
- * result, so dst may be src0 or src1 (in place). */
-#include <stdint.h>
+/* isa_sem_vbinary — element-wise binary operations on UB (docs/ISA.md §vector): vadd, vsub,
+ * vmul, vdiv, vmax, vmin; dst = src0 op src1 lane by lane (arithmetic in isa_vec.h). */
+#include "isa/isa_vec.h"
 
-#include "isa/isa_fparith.h"
-#include "isa/isa_insn.h"
-#include "isa/isa_num.h"
+#define ARITH_TYPES (ISA_DTBIT(ISA_FP16) | ISA_DTBIT(ISA_FP32) | ISA_DTBIT(ISA_INT16) | ISA_DTBIT(ISA_INT32))
+#define FLOAT_TYPES (ISA_DTBIT(ISA_FP16) | ISA_DTBIT(ISA_FP32))
 
-static bool is_vadd_dtype(uint32_t dt) { return dt == ISA_FP32 || dt == ISA_FP16 || dt == ISA_INT32; }
+/* Each instruction, indexed by opcode: its arithmetic, rate class and the types Ascend's A2
+ * accepts. */
+static const struct {
+  isa_vec_arith k;
+  isa_vclass cls;
+  uint32_t types;
+} rows[ISA_OP_COUNT] = {
+    [ISA_OP_VADD] = {ISA_VEC_ADD, ISA_VCLASS_SIMPLE, ARITH_TYPES},
+    [ISA_OP_VSUB] = {ISA_VEC_SUB, ISA_VCLASS_SIMPLE, ARITH_TYPES},
+    [ISA_OP_VMUL] = {ISA_VEC_MUL, ISA_VCLASS_SIMPLE, ARITH_TYPES},
+    [ISA_OP_VDIV] = {ISA_VEC_DIV, ISA_VCLASS_DIV, FLOAT_TYPES},
+    [ISA_OP_VMAX] = {ISA_VEC_MAX, ISA_VCLASS_SIMPLE, ARITH_TYPES},
+    [ISA_OP_VMIN] = {ISA_VEC_MIN, ISA_VCLASS_SIMPLE, ARITH_TYPES},
+};
 
-static uint64_t elem_bytes(uint32_t dt) { return isa_dtype_bits((isa_dtype)dt) / 8; }
+static isa_vshape shape(const isa_fmt_vbinary *p) {
+  return isa_vshape_of(p->mask_mode, p->mask_hi, p->mask_lo, p->repeat_times,
+                       ISA_VEC_REPEAT_BYTES / isa_vec_elem_bytes(p->dtype));
+}
+
+static void operands(const isa_fmt_vbinary *p, isa_vopnd o[3]) {
+  unsigned es = isa_vec_elem_bytes(p->dtype);
+  o[0] = isa_vopnd_std(p->src0, es, p->src0_blk_stride, p->src0_rep_stride, 0);
+  o[1] = isa_vopnd_std(p->src1, es, p->src1_blk_stride, p->src1_rep_stride, 0);
+  o[2] = isa_vopnd_std(p->dst, es, p->dst_blk_stride, p->dst_rep_stride, 1);
+}
 
 bool isa_sem_vbinary_check(const isa_insn *in, isa_fault *f) {
   const isa_fmt_vbinary *p = &in->u.vbinary;
   const char *mn = isa_op_info((isa_op)in->op)->mnemonic;
-  if (!is_vadd_dtype(p->dtype))
-    return isa_fault_set(f, ISA_FAULT_DTYPE, "dtype", p->dtype, 0,
-                         "%s: dtype %s is not supported (fp32, fp16 or int32)", mn,
-                         isa_dtype_name((isa_dtype)p->dtype));
-  if (p->src0.mem != ISA_MEM_UB)
-    return isa_fault_set(f, ISA_FAULT_BAD_MEM, "src0", p->src0.mem, ISA_MEMBIT(UB),
-                         "%s: operand src0 names %s; the inputs must be in UB", mn,
-                         isa_mem_name((isa_mem)p->src0.mem));
-  if (p->src1.mem != ISA_MEM_UB)
-    return isa_fault_set(f, ISA_FAULT_BAD_MEM, "src1", p->src1.mem, ISA_MEMBIT(UB),
-                         "%s: operand src1 names %s; the inputs must be in UB", mn,
-                         isa_mem_name((isa_mem)p->src1.mem));
-  return true;
+  return isa_vec_check_dtype(mn, "dtype", p->dtype, rows[in->op].types, f) &&
+         isa_vec_check_ub(mn, "src0", p->src0, f) && isa_vec_check_ub(mn, "src1", p->src1, f) &&
+         isa_vshape_check(mn, p->mask_mode, p->mask_hi, p->mask_lo,
+                          ISA_VEC_REPEAT_BYTES / isa_vec_elem_bytes(p->dtype), f);
 }
 
 size_t isa_sem_vbinary_ranges(const isa_insn *in, isa_range *out) {
-  const isa_fmt_vbinary *p = &in->u.vbinary;
-  uint64_t bytes = p->count * elem_bytes(p->dtype);
-  out[0] = (isa_range){ISA_MEM_UB, 0, p->src0.off, bytes, bytes, 1};
-  out[1] = (isa_range){ISA_MEM_UB, 0, p->src1.off, bytes, bytes, 1};
-  out[2] = (isa_range){ISA_MEM_UB, 1, p->dst.off, bytes, bytes, 1};
-  return 3;
+  isa_vshape s = shape(&in->u.vbinary);
+  const isa_vshape *shapes[3] = {&s, &s, &s};
+  isa_vopnd o[3];
+  operands(&in->u.vbinary, o);
+  return isa_vec_ranges(o, shapes, 3, out);
 }
 
 void isa_sem_vbinary_work(const isa_insn *in, isa_work *w) {
-  const isa_fmt_vbinary *p = &in->u.vbinary;
-  w->path = ISA_PATH_VECTOR;
-  w->elements = p->count;
-  w->bytes = p->count * elem_bytes(p->dtype); /* inputs and output have one type */
-  w->dtype = p->dtype;
-}
-
-/* a + b on the element bits. fp16: the fp32 sum of two fp16 values is their exact sum rounded
- * to 24 bits, and rounding that to fp16 (11 bits) gives the exact sum rounded once: with
- * 24 >= 2*11 + 2 bits in between, double rounding is innocuous for addition (S. A. Figueroa,
- * "When is double rounding innocuous?", SIGNUM Newsletter 30(3), 1995). */
-static uint32_t add(uint32_t dt, uint32_t a, uint32_t b) {
-  switch (dt) {
-    case ISA_INT32: return a + b; /* wraps modulo 2^32 */
-    case ISA_FP16: {
-      float s = isa_f32_add(isa_f16_to_f32((uint16_t)a), isa_f16_to_f32((uint16_t)b));
-      return s != s ? ISA_F16_QNAN : isa_f32_to_f16(s);
-    }
-    default: return isa_f32_bits(isa_f32_add(isa_f32_from_bits(a), isa_f32_from_bits(b)));
-  }
+  isa_vshape s = shape(&in->u.vbinary);
+  isa_vec_work(&s, rows[in->op].cls, in->u.vbinary.dtype, w);
 }
 
 void isa_sem_vbinary_exec(const isa_insn *in, const isa_mach *m) {
   const isa_fmt_vbinary *p = &in->u.vbinary;
-  uint64_t es = elem_bytes(p->dtype), bytes = p->count * es;
-  const uint8_t *s0 = m->ptr(m->ctx, ISA_MEM_UB, p->src0.off, bytes);
-  const uint8_t *s1 = m->ptr(m->ctx, ISA_MEM_UB, p->src1.off, bytes);
-  uint8_t *d = m->ptr(m->ctx, ISA_MEM_UB, p->dst.off, bytes);
-  for (uint64_t i = 0; i < p->count; i++) {
-    uint32_t a = (uint32_t)isa_le_load(s0 + i * es, es), b = (uint32_t)isa_le_load(s1 + i * es, es);
-    uint32_t r = add(p->dtype, a, b);
-    isa_le_store(d + i * es, r, es);
+  isa_vec_arith k = rows[in->op].k;
+  isa_vshape s = shape(p);
+  isa_vopnd o[3];
+  operands(p, o);
+  unsigned es = isa_vec_elem_bytes(p->dtype);
+  uint8_t *a[ISA_VEC_MAX_LANES], *b[ISA_VEC_MAX_LANES], *d[ISA_VEC_MAX_LANES];
+  uint32_t y[ISA_VEC_MAX_LANES];
+  for (uint64_t r = 0; r < s.repeats; r++) {
+    isa_vec_lanes(m, &s, &o[0], r, a);
+    isa_vec_lanes(m, &s, &o[1], r, b);
+    isa_vec_lanes(m, &s, &o[2], r, d);
+    for (uint32_t i = 0; i < s.lanes; i++)
+      if (d[i])
+        y[i] = isa_vec_arith_apply(k, p->dtype, (uint32_t)isa_le_load(a[i], es),
+                                   (uint32_t)isa_le_load(b[i], es), m->env.fixpipe_saturation);
+    for (uint32_t i = 0; i < s.lanes; i++)
+      if (d[i]) isa_le_store(d[i], y[i], es);
   }
 }

@@ -1,5 +1,6 @@
 /* isa_sem_vdeq — vector dequant on UB: dst[r][c] = cvt(fp32(src[r][c]) * scale[c]) (docs/ISA.md
- * §vector): the bf16 epilogue of ATB Linear (docs/DESIGN.md §5.3), int32 -> fp32 / fp16 / bf16.
+ * §vector): the bf16 epilogue of ATB Linear (docs/DESIGN.md §5.3), int32 -> fp32 / fp16 / bf16,
+ * the fp16 / bf16 results under CTRL[48] like every vector conversion.
  *
  * Elements are computed row by row, columns in increasing order, each reading its inputs just
  * before writing its output, so an in-place dequant (dst = src, fp32 out, same strides) works. */
@@ -8,6 +9,7 @@
 #include "isa/isa_fparith.h"
 #include "isa/isa_insn.h"
 #include "isa/isa_num.h"
+#include "isa/isa_vec.h"
 
 #define SRC_ELEM_BYTES 4u   /* int32 */
 #define SCALE_ELEM_BYTES 4u /* fp32 */
@@ -66,10 +68,7 @@ void isa_sem_vdeq_exec(const isa_insn *in, const isa_mach *m) {
     for (uint32_t c = 0; c < p->cols; c++) {
       float x = isa_i32_to_f32((int32_t)isa_le_load32(src + (uint64_t)c * SRC_ELEM_BYTES));
       float y = isa_f32_mul(x, isa_f32_from_bits(isa_le_load32(scale + (uint64_t)c * SCALE_ELEM_BYTES)));
-      uint32_t bits = p->out_dtype == ISA_FP32   ? isa_f32_bits(y)
-                      : p->out_dtype == ISA_FP16 ? isa_f32_to_f16(y)
-                                                 : isa_f32_to_bf16(y);
-      isa_le_store(dst + (uint64_t)c * es, bits, es);
+      isa_le_store(dst + (uint64_t)c * es, isa_vec_from_f32(p->out_dtype, y, m->env.fixpipe_saturation), es);
     }
   }
 }

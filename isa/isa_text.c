@@ -79,6 +79,13 @@ static void write_field(outbuf *o, const isa_insn *in, const isa_field_desc *f,
       break;
     case ISA_FK_U32:
     case ISA_FK_BOOL: out_add(o, "%" PRIu32, v); break;
+    default: { /* an enumerated kind of the operand tables */
+      size_t n;
+      const char *const *names = isa_field_enum_names(f->kind, &n);
+      if (names && v < n) out_add(o, "%s", names[v]);
+      else out_add(o, "%" PRIu32, v);
+      break;
+    }
   }
 }
 
@@ -113,37 +120,40 @@ static bool starts_number(const char *s) { return isdigit((unsigned char)s[0]) !
 
 /* The names an enumerated field accepts, for suggestions and lists. */
 typedef struct name_set {
-  const char *what; /* "data type", "quant mode", "pipe", "memory" */
+  const char *what; /* "data type", "quant mode", "pipe", "memory", "value" */
   unsigned count;
-  const char *(*name)(unsigned i);
+  const char *(*name)(unsigned i); /* NULL: names[i] */
+  const char *const *names;
 } name_set;
+
+static const char *set_name(const name_set *ns, unsigned i) { return ns->name ? ns->name(i) : ns->names[i]; }
 
 static const char *dtype_name_at(unsigned i) { return isa_dtype_name((isa_dtype)i); }
 static const char *quant_name_at(unsigned i) { return isa_quant_mode_name((isa_quant_mode)i); }
 static const char *pipe_name_at(unsigned i) { return isa_pipe_name((isa_pipe)i); }
 static const char *mem_name_at(unsigned i) { return isa_mem_name((isa_mem)i); }
 
-static const name_set dtype_names = {"data type", ISA_DTYPE_COUNT, dtype_name_at};
-static const name_set quant_names = {"quant mode", ISA_QUANT_COUNT, quant_name_at};
-static const name_set pipe_names = {"pipe", ISA_PIPE_ALL + 1, pipe_name_at};
-static const name_set mem_names = {"memory", ISA_MEM_COUNT, mem_name_at};
+static const name_set dtype_names = {"data type", ISA_DTYPE_COUNT, dtype_name_at, NULL};
+static const name_set quant_names = {"quant mode", ISA_QUANT_COUNT, quant_name_at, NULL};
+static const name_set pipe_names = {"pipe", ISA_PIPE_ALL + 1, pipe_name_at, NULL};
+static const name_set mem_names = {"memory", ISA_MEM_COUNT, mem_name_at, NULL};
 
 /* "(did you mean 'x'?)" or "(one of a, b, c)" for a name that is not in the set. */
 static void unknown_hint(const name_set *ns, const char *typed, char *out, size_t n) {
   cs_suggest sg;
   cs_suggest_init(&sg, typed);
-  for (unsigned i = 0; i < ns->count; i++) cs_suggest_offer(&sg, ns->name(i));
+  for (unsigned i = 0; i < ns->count; i++) cs_suggest_offer(&sg, set_name(ns, i));
   if (cs_suggest_best(&sg)) {
     snprintf(out, n, "did you mean '%s'?", cs_suggest_best(&sg));
     return;
   }
   outbuf o = {out, n, 0};
   out_add(&o, "one of");
-  for (unsigned i = 0; i < ns->count; i++) out_add(&o, "%s %s", i ? "," : "", ns->name(i));
+  for (unsigned i = 0; i < ns->count; i++) out_add(&o, "%s %s", i ? "," : "", set_name(ns, i));
 }
 
 /* An enumerated value: a name of the set (resolved by from_name, which returns a value >= limit
- * when unknown) or a 32-bit number. */
+ * when unknown; NULL: the set's names, any case) or a 32-bit number. */
 static cs_status parse_enum(const char *s, const char *field, const name_set *ns,
                             unsigned (*from_name)(const char *), unsigned limit, uint32_t *out,
                             cs_err *err) {
@@ -153,7 +163,11 @@ static cs_status parse_enum(const char *s, const char *field, const name_set *ns
     if (st == CS_OK) *out = (uint32_t)v;
     return st;
   }
-  unsigned u = from_name(s);
+  unsigned u = limit;
+  if (from_name) u = from_name(s);
+  else
+    for (unsigned i = 0; i < ns->count && u == limit; i++)
+      if (strcasecmp(s, ns->names[i]) == 0) u = i;
   if (u < limit) {
     *out = u;
     return CS_OK;
@@ -246,7 +260,14 @@ static cs_status parse_field(char *value, const isa_field_desc *f, const isa_tex
     case ISA_FK_PIPE:
       st = parse_enum(value, f->name, &pipe_names, pipe_from, ISA_PIPE_ALL + 1, &u, err);
       break;
-    default: return cs_err_set(err, CS_EINTERNAL, "%s: unknown field kind %d", f->name, f->kind);
+    default: {
+      size_t n;
+      const char *const *names = isa_field_enum_names(f->kind, &n);
+      if (!names) return cs_err_set(err, CS_EINTERNAL, "%s: unknown field kind %d", f->name, f->kind);
+      name_set ns = {"value", (unsigned)n, NULL, names};
+      st = parse_enum(value, f->name, &ns, NULL, (unsigned)n, &u, err);
+      break;
+    }
   }
   if (st == CS_OK) memcpy(p, &u, sizeof u);
   return st;

@@ -1,7 +1,10 @@
 /* rt_intrin — intrinsics: operands from tensors, one instruction each. */
 #include "runtime/rt_intrin.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "isa/isa_num.h"
 
 #include "runtime/rt_internal.h"
 
@@ -99,25 +102,177 @@ void rt_vdeq(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, rt_ltensor scale, isa_
   rt_issue(ctx, &in);
 }
 
-void rt_vcast(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_vcast p) {
+/* ---- vector ------------------------------------------------------------------------------ */
+
+static unsigned elem_bytes(isa_dtype t) { return isa_dtype_bits(t) / 8; }
+
+/* Counter mode over count elements. */
+#define COUNTER_MASK(p, count)          \
+  do {                                  \
+    (p).mask_mode = ISA_VMASK_COUNTER;  \
+    (p).mask_hi = 0;                    \
+    (p).mask_lo = (count);              \
+    (p).repeat_times = 1;               \
+  } while (0)
+
+/* Contiguous repeats of an operand whose elements are `bytes` wide, in a repeat of `lanes`. */
+static uint32_t rep_blocks(uint32_t lanes, unsigned bytes) { return lanes * bytes / 32; }
+static uint32_t lanes_of(unsigned widest_bytes) { return widest_bytes ? 256 / widest_bytes : 0; }
+
+static void issue_vec(rt_ctx *ctx, isa_op op, const void *fmt, size_t bytes) {
   isa_insn in;
   memset(&in, 0, sizeof in);
-  in.op = ISA_OP_VCAST;
-  p.dst = laddr(dst);
-  p.src = laddr(src);
-  in.u.vcast = p;
+  in.op = op;
+  memcpy(&in.u, fmt, bytes);
   rt_issue(ctx, &in);
 }
 
-void rt_vadd(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src0, rt_ltensor src1, isa_fmt_vbinary p) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_VADD;
+void rt_vbinary(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src0, rt_ltensor src1, isa_fmt_vbinary p) {
   p.dst = laddr(dst);
   p.src0 = laddr(src0);
   p.src1 = laddr(src1);
-  in.u.vbinary = p;
-  rt_issue(ctx, &in);
+  p.dtype = dst.dtype;
+  issue_vec(ctx, op, &p, sizeof p);
+}
+
+void rt_vbinary_n(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src0, rt_ltensor src1, uint32_t count) {
+  isa_fmt_vbinary p;
+  memset(&p, 0, sizeof p);
+  COUNTER_MASK(p, count);
+  p.dst_blk_stride = p.src0_blk_stride = p.src1_blk_stride = 1;
+  p.dst_rep_stride = p.src0_rep_stride = p.src1_rep_stride = 8;
+  rt_vbinary(ctx, op, dst, src0, src1, p);
+}
+
+void rt_vunary(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, isa_fmt_vunary p) {
+  p.dst = laddr(dst);
+  p.src = laddr(src);
+  p.dtype = dst.dtype;
+  issue_vec(ctx, op, &p, sizeof p);
+}
+
+void rt_vunary_n(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, uint32_t count) {
+  isa_fmt_vunary p;
+  memset(&p, 0, sizeof p);
+  COUNTER_MASK(p, count);
+  p.dst_blk_stride = p.src_blk_stride = 1;
+  p.dst_rep_stride = p.src_rep_stride = 8;
+  rt_vunary(ctx, op, dst, src, p);
+}
+
+void rt_vscalar(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, isa_fmt_vscalar p) {
+  p.dst = laddr(dst);
+  p.src = laddr(src);
+  p.dtype = dst.dtype;
+  issue_vec(ctx, op, &p, sizeof p);
+}
+
+void rt_vscalar_n(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, double scalar, uint32_t count) {
+  isa_fmt_vscalar p;
+  memset(&p, 0, sizeof p);
+  COUNTER_MASK(p, count);
+  p.scalar = rt_scalar_bits(ctx, dst.dtype, scalar);
+  p.dst_blk_stride = p.src_blk_stride = 1;
+  p.dst_rep_stride = p.src_rep_stride = 8;
+  rt_vscalar(ctx, op, dst, src, p);
+}
+
+void rt_vdup(rt_ctx *ctx, rt_ltensor dst, isa_fmt_vdup p) {
+  p.dst = laddr(dst);
+  p.dtype = dst.dtype;
+  issue_vec(ctx, ISA_OP_VDUP, &p, sizeof p);
+}
+
+void rt_vdup_n(rt_ctx *ctx, rt_ltensor dst, double scalar, uint32_t count) {
+  isa_fmt_vdup p;
+  memset(&p, 0, sizeof p);
+  COUNTER_MASK(p, count);
+  p.scalar = rt_scalar_bits(ctx, dst.dtype, scalar);
+  p.dst_blk_stride = 1;
+  p.dst_rep_stride = 8;
+  rt_vdup(ctx, dst, p);
+}
+
+void rt_vbrcb(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_vbrcb p) {
+  p.dst = laddr(dst);
+  p.src = laddr(src);
+  p.dtype = dst.dtype;
+  issue_vec(ctx, ISA_OP_VBRCB, &p, sizeof p);
+}
+
+void rt_vcmp(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src0, rt_ltensor src1, isa_fmt_vcmp p) {
+  p.dst = laddr(dst);
+  p.src0 = laddr(src0);
+  p.src1 = laddr(src1);
+  p.dtype = src0.dtype;
+  issue_vec(ctx, ISA_OP_VCMP, &p, sizeof p);
+}
+
+void rt_vcmp_n(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src0, rt_ltensor src1, isa_cmp_mode mode,
+               uint32_t count) {
+  isa_fmt_vcmp p;
+  memset(&p, 0, sizeof p);
+  COUNTER_MASK(p, count);
+  p.cmp_mode = mode;
+  p.src0_blk_stride = p.src1_blk_stride = 1;
+  p.src0_rep_stride = p.src1_rep_stride = 8;
+  rt_vcmp(ctx, dst, src0, src1, p);
+}
+
+void rt_vsel(rt_ctx *ctx, rt_ltensor dst, rt_ltensor sel, rt_ltensor src0, const rt_ltensor *src1,
+             isa_fmt_vsel p) {
+  p.dst = laddr(dst);
+  p.sel = laddr(sel);
+  p.src0 = laddr(src0);
+  p.src1 = src1 ? laddr(*src1) : (isa_addr){ISA_MEM_UB, 0};
+  p.dtype = dst.dtype;
+  issue_vec(ctx, ISA_OP_VSEL, &p, sizeof p);
+}
+
+void rt_vcast(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_vcast p) {
+  p.dst = laddr(dst);
+  p.src = laddr(src);
+  p.src_dtype = src.dtype;
+  p.dst_dtype = dst.dtype;
+  issue_vec(ctx, ISA_OP_VCAST, &p, sizeof p);
+}
+
+void rt_vcast_n(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_round_mode mode, uint32_t count) {
+  isa_fmt_vcast p;
+  memset(&p, 0, sizeof p);
+  COUNTER_MASK(p, count);
+  p.round_mode = mode;
+  unsigned sb = elem_bytes(src.dtype), db = elem_bytes(dst.dtype);
+  uint32_t lanes = lanes_of(sb > db ? sb : db);
+  p.dst_blk_stride = p.src_blk_stride = 1;
+  p.src_rep_stride = rep_blocks(lanes, sb);
+  p.dst_rep_stride = rep_blocks(lanes, db);
+  rt_vcast(ctx, dst, src, p);
+}
+
+void rt_vreduce(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, isa_fmt_vreduce p) {
+  p.dst = laddr(dst);
+  p.src = laddr(src);
+  p.dtype = src.dtype;
+  issue_vec(ctx, op, &p, sizeof p);
+}
+
+uint64_t rt_scalar_bits(rt_ctx *ctx, isa_dtype t, double v) {
+  switch (t) {
+    case ISA_FP32: return isa_f32_bits((float)v);
+    case ISA_FP16: return isa_f32_to_f16((float)v);
+    case ISA_BF16: return isa_f32_to_bf16((float)v);
+    default: break;
+  }
+  unsigned bits = isa_dtype_bits(t);
+  bool is_signed = t == ISA_INT8 || t == ISA_INT16 || t == ISA_INT32;
+  double lo = is_signed ? -ldexp(1.0, (int)bits - 1) : 0.0;
+  double hi = is_signed ? ldexp(1.0, (int)bits - 1) - 1.0 : ldexp(1.0, (int)bits) - 1.0;
+  if (!(v >= lo && v <= hi) || v != floor(v)) {
+    rt_fail(ctx, "scalar %g is not a %s value", v, isa_dtype_name(t));
+    return 0;
+  }
+  return (uint64_t)(int64_t)v & ((UINT64_C(1) << bits) - 1);
 }
 
 static void issue_flag(rt_ctx *ctx, isa_op op, isa_pipe src, isa_pipe dst, int id) {

@@ -28,10 +28,47 @@ void rt_mmad(rt_ctx *ctx, rt_ltensor c, rt_ltensor a, rt_ltensor b, const rt_lte
 /* Fixpipe CO1 -> GM; fb (C2PIPE2GM) holds the per-column words of vector modes, or NULL. */
 void rt_fixpipe(rt_ctx *ctx, rt_gtensor dst, rt_ltensor src, const rt_ltensor *fb, isa_fmt_fixpipe p);
 
-/* Vector operations on UB. */
+/* ---- vector instructions on UB (docs/ISA.md §vector) ----------------------------------------
+ * Each call is one instruction. The operand struct carries what Ascend C's high-dimension API
+ * passes (mask or count, repeatTime, Binary/UnaryRepeatParams); the addresses and the element
+ * types come from the tensors (dtype of dst, or of src0 for vcmp; vcast: both), so callers leave
+ * them zero. The _n forms are Ascend C's "first count elements" API: one counter-mode instruction
+ * over count contiguous elements (block stride 1, repeats back to back). */
+
+/* Dequant int32 -> fp32/fp16/bf16 with a column scale (not repeat-based; see isa_fmt_vdeq). */
 void rt_vdeq(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, rt_ltensor scale, isa_fmt_vdeq p);
+
+/* vadd, vsub, vmul, vdiv, vmax, vmin. */
+void rt_vbinary(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src0, rt_ltensor src1, isa_fmt_vbinary p);
+void rt_vbinary_n(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src0, rt_ltensor src1, uint32_t count);
+/* vexp, vln, vsqrt, vrec, vrelu, vabs. */
+void rt_vunary(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, isa_fmt_vunary p);
+void rt_vunary_n(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, uint32_t count);
+/* vadds, vmuls, vmaxs, vmins; the _n form takes the scalar as a value (rt_scalar_bits). */
+void rt_vscalar(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, isa_fmt_vscalar p);
+void rt_vscalar_n(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, double scalar, uint32_t count);
+/* Duplicate. */
+void rt_vdup(rt_ctx *ctx, rt_ltensor dst, isa_fmt_vdup p);
+void rt_vdup_n(rt_ctx *ctx, rt_ltensor dst, double scalar, uint32_t count);
+/* Brcb: repeat r spreads src[8r .. 8r+7] over 8 blocks of dst. */
+void rt_vbrcb(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_vbrcb p);
+/* Compare into bits; the _n form compares whole repeats only (count a multiple of 256 B). */
+void rt_vcmp(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src0, rt_ltensor src1, isa_fmt_vcmp p);
+void rt_vcmp_n(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src0, rt_ltensor src1, isa_cmp_mode mode,
+               uint32_t count);
+/* Select by the bits in sel; src1 is NULL in tensor_scalar mode (p.scalar is then the choice). */
+void rt_vsel(rt_ctx *ctx, rt_ltensor dst, rt_ltensor sel, rt_ltensor src0, const rt_ltensor *src1,
+             isa_fmt_vsel p);
+/* Cast src.dtype -> dst.dtype. */
 void rt_vcast(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_vcast p);
-void rt_vadd(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src0, rt_ltensor src1, isa_fmt_vbinary p);
+void rt_vcast_n(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_round_mode mode, uint32_t count);
+/* vreduce_sum, vreduce_max, vreduce_min: one result a repeat. */
+void rt_vreduce(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, isa_fmt_vreduce p);
+
+/* The bits of scalar v as an element of type t: floats rounded to fp32 first (as a C float
+ * constant is), then to nearest even in t; integers must be whole and in t's range (else a
+ * runtime fault, and 0). */
+uint64_t rt_scalar_bits(rt_ctx *ctx, isa_dtype t, double v);
 
 /* Synchronisation. */
 void rt_set_flag(rt_ctx *ctx, isa_pipe src, isa_pipe dst, int event_id);

@@ -77,7 +77,8 @@
     "core clock: converts cycles to time and GB/s to bytes per cycle")                       \
   X(chip, fixpipe_saturation, BOOL, true, 0, 1, ANY, "", DOC,                                \
     "CTRL[48] = 0 (saturation mode) is the hardware's default (docs/DESIGN.md §3)",          \
-    "fixpipe saturation: overflow gives +-max finite and NaN gives 0; false keeps inf/NaN")  \
+    "CTRL[48] saturation of fp16/bf16 results (fixpipe, vector fp16 arithmetic and casts): " \
+    "overflow gives +-max finite and NaN gives 0; false keeps inf/NaN")                      \
   /* ---- buffers: sizes (per core) ---- */                                                 \
   X(buffers, l1_bytes, U64, 524288, 512, 67108864, ANY, "bytes", DOC,                        \
     "910B: L1 512 KiB (docs/DESIGN.md §6)",                                                  \
@@ -212,6 +213,14 @@
     "Ascend C: one vector repeat covers 256 B (8 blocks of 32 B); one repeat per cycle is "  \
     "assumed",                                                                               \
     "bytes of UB operands the vector unit processes per cycle")                              \
+  X(vector, div_cycles_per_repeat, U64, 7, 1, 1000, ANY, "cycles", ASSUMED,                 \
+    "not published; fitted to Ascend's matmul_gelu sample, whose GELU kernel (8 vector ops "   \
+    "on 1.4 M fp32 per AIV) takes 236.5 us of vector time on A2: with its 6 other ops at one " \
+    "repeat a cycle, Exp and Div share about 14 cycles a repeat, taken as 7 each",           \
+    "cycles one repeat of vdiv, vrec or vsqrt takes (the other ops: one repeat a cycle)")    \
+  X(vector, transcendental_cycles_per_repeat, U64, 7, 1, 1000, ANY, "cycles", ASSUMED,       \
+    "not published; fitted with vector.div_cycles_per_repeat (see there)",                   \
+    "cycles one repeat of vexp or vln takes")                                                \
   X(vector, latency_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                      \
     "not published; a short arithmetic pipeline, like the cube's",                           \
     "cycles from the end of a vector instruction's occupancy until its result is in UB")     \

@@ -175,6 +175,16 @@ static uint64_t cube_k0(const sim_config_derived *d, isa_dtype t) {
   }
 }
 
+/* Cycles a vector repeat (vector.bytes_per_cycle bytes of its widest operand) takes, by the
+ * instruction's rate class (isa_vclass). */
+static uint64_t vector_cycles_per_repeat(const sim_config *c, uint32_t vclass) {
+  switch ((isa_vclass)vclass) {
+    case ISA_VCLASS_DIV: return c->vector_div_cycles_per_repeat;
+    case ISA_VCLASS_TRANSC: return c->vector_transcendental_cycles_per_repeat;
+    default: return 1;
+  }
+}
+
 /* Fixed occupancy and latency of an on-chip instruction; for GM paths, *gm_cap is the flow's
  * bytes/cycle limit (and occupancy comes from the flow). */
 static void insn_timing(const engine *e, const isa_work *w, uint64_t *occ, uint64_t *lat,
@@ -205,7 +215,10 @@ static void insn_timing(const engine *e, const isa_work *w, uint64_t *occ, uint6
              c->cube_head_cycles;
       *lat = c->cube_latency_cycles;
       break;
-    case ISA_PATH_VECTOR: *occ = ceil_div(w->bytes, c->vector_bytes_per_cycle); *lat = c->vector_latency_cycles; break;
+    case ISA_PATH_VECTOR:
+      *occ = ceil_div(w->bytes, c->vector_bytes_per_cycle) * vector_cycles_per_repeat(c, w->vclass);
+      *lat = c->vector_latency_cycles;
+      break;
     default: break;
   }
 }

@@ -147,7 +147,8 @@ static void json_begin(sim_trace *t, unsigned cores) {
 }
 
 /* One operand field as an args member: ADDR "L1:0x200", DTYPE/QUANT/PIPE by name, U64 as a
- * hex string (quant words are read as bit patterns), U32 and BOOL as numbers. */
+ * hex string (quant words and scalars are read as bit patterns), the vector enumerations
+ * (VMASK, ROUND, CMP, SEL, ORDER) by name, U32 and BOOL as numbers. */
 static void write_field(sim_trace *t, const isa_insn *in, const isa_field_desc *fd) {
   const void *v = isa_field_cptr(in, fd);
   note(t, fprintf(t->f, ",\"%s\":", fd->name));
@@ -163,6 +164,13 @@ static void write_field(sim_trace *t, const isa_insn *in, const isa_field_desc *
       note(t, fprintf(t->f, "\"%s\"", isa_quant_mode_name((isa_quant_mode) * (const uint32_t *)v)));
       break;
     case ISA_FK_PIPE: note(t, fprintf(t->f, "\"%s\"", isa_pipe_name((isa_pipe) * (const uint32_t *)v))); break;
+    case ISA_FK_VMASK:
+    case ISA_FK_ROUND:
+    case ISA_FK_CMP:
+    case ISA_FK_SEL:
+    case ISA_FK_ORDER:
+      note(t, fprintf(t->f, "\"%s\"", isa_field_enum_name(fd->kind, *(const uint32_t *)v)));
+      break;
     case ISA_FK_U32:
     case ISA_FK_BOOL:
     default: note(t, fprintf(t->f, "%" PRIu32, *(const uint32_t *)v)); break;

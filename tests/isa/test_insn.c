@@ -30,8 +30,19 @@ static const struct {
     {"copy_l1_bt", ISA_PIPE_MTE1, "copy"},      {"copy_l1_fb", ISA_PIPE_MTE1, "copy"},
     {"mmad", ISA_PIPE_M, "mmad"},               {"fixpipe", ISA_PIPE_FIX, "fixpipe"},
     {"copy_gm_ub", ISA_PIPE_MTE2, "copy"},      {"copy_ub_gm", ISA_PIPE_MTE3, "copy"},
-    {"vdeq", ISA_PIPE_V, "vdeq"},               {"vcast", ISA_PIPE_V, "vcast"},
-    {"vadd", ISA_PIPE_V, "vbinary"},            {"set_flag", ISA_PIPE_DYN, "flag"},
+    {"vdeq", ISA_PIPE_V, "vdeq"},               {"vadd", ISA_PIPE_V, "vbinary"},
+    {"vsub", ISA_PIPE_V, "vbinary"},            {"vmul", ISA_PIPE_V, "vbinary"},
+    {"vdiv", ISA_PIPE_V, "vbinary"},            {"vmax", ISA_PIPE_V, "vbinary"},
+    {"vmin", ISA_PIPE_V, "vbinary"},            {"vexp", ISA_PIPE_V, "vunary"},
+    {"vln", ISA_PIPE_V, "vunary"},              {"vsqrt", ISA_PIPE_V, "vunary"},
+    {"vrec", ISA_PIPE_V, "vunary"},             {"vrelu", ISA_PIPE_V, "vunary"},
+    {"vabs", ISA_PIPE_V, "vunary"},             {"vadds", ISA_PIPE_V, "vscalar"},
+    {"vmuls", ISA_PIPE_V, "vscalar"},           {"vmaxs", ISA_PIPE_V, "vscalar"},
+    {"vmins", ISA_PIPE_V, "vscalar"},           {"vdup", ISA_PIPE_V, "vdup"},
+    {"vbrcb", ISA_PIPE_V, "vbrcb"},             {"vcmp", ISA_PIPE_V, "vcmp"},
+    {"vsel", ISA_PIPE_V, "vsel"},               {"vcast", ISA_PIPE_V, "vcast"},
+    {"vreduce_sum", ISA_PIPE_V, "vreduce"},     {"vreduce_max", ISA_PIPE_V, "vreduce"},
+    {"vreduce_min", ISA_PIPE_V, "vreduce"},     {"set_flag", ISA_PIPE_DYN, "flag"},
     {"wait_flag", ISA_PIPE_DYN, "flag"},        {"pipe_barrier", ISA_PIPE_DYN, "barrier"},
 };
 
@@ -84,7 +95,10 @@ static void test_insn_table_complete(void **state) {
       assert_true(f->name && f->name[0]);
       assert_non_null(f->unit);
       assert_true(f->desc && f->desc[0]);
-      assert_true(f->kind <= ISA_FK_PIPE);
+      assert_true(f->kind <= ISA_FK_ORDER);
+      size_t names = 0;
+      if (isa_field_enum_names(f->kind, &names)) /* an enumerated kind: its range is its names */
+        assert_true(f->min == 0 && f->max == names - 1);
       if (f->kind == ISA_FK_U32 || f->kind == ISA_FK_BOOL || f->kind == ISA_FK_PIPE)
         assert_true(f->min <= f->max);
     }

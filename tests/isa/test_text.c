@@ -64,6 +64,16 @@ static void random_insn(isa_op op, uint64_t *state, isa_insn *in) {
       case ISA_FK_DTYPE: u = rnd_enum(state, ISA_DTYPE_COUNT); break;
       case ISA_FK_QUANT: u = rnd_enum(state, ISA_QUANT_COUNT); break;
       case ISA_FK_PIPE: u = rnd_enum(state, ISA_PIPE_ALL + 1); break;
+      case ISA_FK_VMASK:
+      case ISA_FK_ROUND:
+      case ISA_FK_CMP:
+      case ISA_FK_SEL:
+      case ISA_FK_ORDER: {
+        size_t names;
+        isa_field_enum_names(f->kind, &names);
+        u = rnd_enum(state, (uint32_t)names);
+        break;
+      }
     }
     memcpy(p, &u, sizeof u);
   }
@@ -164,6 +174,18 @@ static void spell_pipe(char *out, size_t n, uint32_t v, uint64_t *st) {
   if (rnd(st, 2)) lower(out);
 }
 
+/* A vector enumeration (round_mode, cmp_mode, ...): its name in any case, or a number. */
+static void spell_enum(char *out, size_t n, isa_field_kind k, uint32_t v, uint64_t *st) {
+  size_t count;
+  const char *const *names = isa_field_enum_names(k, &count);
+  if (v >= count || rnd(st, 4) == 0) {
+    spell_number(out, n, v, st);
+    return;
+  }
+  snprintf(out, n, "%s", names[v]);
+  if (rnd(st, 2)) upper(out);
+}
+
 /* A non-canonical text of in: fields shuffled, zero fields left out, other spellings, extra
  * blanks and a comment. */
 static void spell_insn(const isa_insn *in, uint64_t *st, char *out, size_t n) {
@@ -205,6 +227,7 @@ static void spell_insn(const isa_insn *in, uint64_t *st, char *out, size_t n) {
       if (f->kind == ISA_FK_DTYPE) spell_dtype(v, sizeof v, u, st);
       else if (f->kind == ISA_FK_QUANT) spell_quant(v, sizeof v, u, st);
       else if (f->kind == ISA_FK_PIPE) spell_pipe(v, sizeof v, u, st);
+      else if (isa_field_enum_names(f->kind, &(size_t){0})) spell_enum(v, sizeof v, f->kind, u, st);
       else spell_number(v, sizeof v, u, st);
     }
     used += (size_t)snprintf(out + used, n - used, "%s%s=%s", rnd(st, 2) ? " " : " \t ", f->name, v);
@@ -325,11 +348,40 @@ static void test_isa_text_hand_written_short_lines(void **state) {
   assert_int_equal(f.cause, ISA_FAULT_FIELD_RANGE);
 
   /* values that name nothing are written as numbers and read back */
-  assert_asm_ok("vcast src_dtype=99 dst_dtype=fp32 dst=12:0x20", &in);
+  assert_asm_ok("vcast src_dtype=99 dst_dtype=fp32 dst=12:0x20 round_mode=7", &in);
   assert_int_equal(in.u.vcast.src_dtype, 99);
   assert_int_equal(in.u.vcast.dst.mem, 12);
+  assert_int_equal(in.u.vcast.round_mode, 7);
   isa_disasm(&in, text, sizeof text);
-  assert_string_equal(text, "vcast dst=12:0x20 src=GM:0x0 src_dtype=99 dst_dtype=fp32 count=0");
+  assert_string_equal(text, "vcast dst=12:0x20 src=GM:0x0 src_dtype=99 dst_dtype=fp32 round_mode=7 "
+                            "mask_mode=norm mask_hi=0x0 mask_lo=0x0 repeat_times=0 dst_blk_stride=0 "
+                            "src_blk_stride=0 dst_rep_stride=0 src_rep_stride=0");
+}
+
+/* The vector enumerations read by name in any case (or as numbers) and are written by name. */
+static void test_isa_text_vector_enumerations(void **state) {
+  (void)state;
+  isa_insn in;
+  char text[ISA_TEXT_LINE_BYTES];
+  assert_asm_ok("vcast dst=UB:0x100 src=UB:0 src_dtype=fp32 dst_dtype=fp16 round_mode=ODD "
+                "mask_mode=Counter mask_lo=1000 dst_blk_stride=1 src_blk_stride=1 dst_rep_stride=4 "
+                "src_rep_stride=8",
+                &in);
+  assert_int_equal(in.u.vcast.round_mode, ISA_ROUND_ODD);
+  assert_int_equal(in.u.vcast.mask_mode, ISA_VMASK_COUNTER);
+  isa_disasm(&in, text, sizeof text);
+  assert_string_equal(text, "vcast dst=UB:0x100 src=UB:0x0 src_dtype=fp32 dst_dtype=fp16 round_mode=odd "
+                            "mask_mode=counter mask_hi=0x0 mask_lo=0x3e8 repeat_times=0 dst_blk_stride=1 "
+                            "src_blk_stride=1 dst_rep_stride=4 src_rep_stride=8");
+  assert_asm_ok("vcmp cmp_mode=ge", &in);
+  assert_int_equal(in.u.vcmp.cmp_mode, ISA_CMP_GE);
+  assert_asm_ok("vsel sel_mode=2", &in);
+  assert_int_equal(in.u.vsel.sel_mode, ISA_SEL_TENSOR_TENSOR);
+  assert_asm_ok("vreduce_max order=only_index", &in);
+  assert_int_equal(in.u.vreduce.order, ISA_ORDER_ONLY_INDEX);
+  assert_asm_error("vcast round_mode=rnt", "column 18: round_mode: unknown value 'rnt' (did you mean 'rint'?)");
+  assert_asm_error("vcmp cmp_mode=above",
+                   "column 15: cmp_mode: unknown value 'above' (one of lt, gt, eq, le, ge, ne)");
 }
 
 static void test_isa_text_disasm_cuts_like_snprintf(void **state) {
@@ -344,7 +396,9 @@ static void test_isa_text_disasm_cuts_like_snprintf(void **state) {
   in.op = ISA_OP_COUNT + 5;
   char text[64];
   isa_disasm(&in, text, sizeof text);
-  assert_string_equal(text, "<unknown opcode 21>");
+  char want[64];
+  snprintf(want, sizeof want, "<unknown opcode %d>", ISA_OP_COUNT + 5);
+  assert_string_equal(text, want);
 }
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -485,6 +539,7 @@ int main(void) {
       cmocka_unit_test(test_isa_text_hand_written_fixpipe),
       cmocka_unit_test(test_isa_text_hand_written_short_lines),
       cmocka_unit_test(test_isa_text_disasm_cuts_like_snprintf),
+      cmocka_unit_test(test_isa_text_vector_enumerations),
       cmocka_unit_test(test_isa_text_errors_name_column_and_token),
       cmocka_unit_test(test_isa_text_symbolic_gm_operands),
   };

@@ -1,7 +1,11 @@
-/* Tests of the vector families vdeq, vcast and vadd (isa/isa_sem_vdeq.c, _vcast.c, _vbinary.c)
- * on the fake machine: random data against references written here (C's int -> float
- * conversion and float arithmetic, fp16/bf16 rounding through nearbyint on exactly scaled
- * doubles, exact fp16 sums in double), hand-derived values, in-place operation, ranges, faults. */
+/* Tests of the vector machinery the families share (isa/isa_vec.c: the mask in normal and counter
+ * mode, strided operands, execution order, ranges, work) through vbinary, vscalar and vdup, their
+ * lane arithmetic against plain references, and of vdeq (isa/isa_sem_vdeq.c).
+ *
+ * References are written here: lane addresses from the formula of docs/ISA.md, arithmetic in
+ * double (exact for fp16 sums and products; one rounding for fp32, innocuous when the double
+ * result is rounded again) rounded by tests/support/ref_num, integer arithmetic in int64. The fake
+ * machine also checks that each instruction touches only bytes inside its own ranges. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 
 #include "isa/isa_insn.h"
+#include "support/insn_build.h"
 #include "support/insn_check.h"
 #include "support/isa_testmach.h"
 #include "support/packed.h"
@@ -34,45 +39,6 @@ static isa_testmach *new_machine(void) {
   return t;
 }
 
-/* ---- references --------------------------------------------------------------------------- */
-
-/* A double that is exactly an fp32 or an exact fp16 sum -> fp16 (mbits 10, emin -14, emax 15)
- * or bf16 (7, -126, 127), round to nearest even through nearbyint, IEEE overflow to Inf. NaN:
- * quiet, with the payload's top bits taken from fp32 bits nan_bits. */
-static uint32_t ref_narrow(double v, uint32_t nan_bits, unsigned mbits, int emin, int emax) {
-  unsigned ebits = emax == 15 ? 5 : 8;
-  uint32_t exp_all = ((1u << ebits) - 1) << mbits;
-  uint32_t sign = (signbit(v) ? 1u : 0u) << (mbits + ebits);
-  if (isnan(v)) {
-    sign = (nan_bits >> 31) << (mbits + ebits);
-    return sign | exp_all | (1u << (mbits - 1)) | ((nan_bits & 0x7FFFFFu) >> (23 - mbits));
-  }
-  if (isinf(v)) return sign | exp_all;
-  double a = fabs(v);
-  if (a == 0.0) return sign;
-  int ex;
-  frexp(a, &ex);
-  int e = ex - 1 > emin ? ex - 1 : emin;
-  int q = e - (int)mbits;
-  double n = nearbyint(ldexp(a, -q));
-  double val = ldexp(n, q);
-  if (val > ldexp(2.0 - ldexp(1.0, -(int)mbits), emax)) return sign | exp_all;
-  if (val < ldexp(1.0, emin)) return sign | (uint32_t)n;
-  frexp(val, &ex);
-  uint32_t mant = (uint32_t)(ldexp(val, -(ex - 1)) * (1u << mbits)) - (1u << mbits);
-  return sign | (uint32_t)(ex - emin) << mbits | mant;
-}
-
-static uint32_t ref_f16(float f) { return ref_narrow(f, ref_f32_bits(f), 10, -14, 15); }
-static uint32_t ref_bf16(float f) { return ref_narrow(f, ref_f32_bits(f), 7, -126, 127); }
-
-/* fp16 -> fp32 bits: the value, or for NaN the quiet-kept payload (fp16 mantissa << 13). */
-static uint32_t ref_f16_to_f32(uint32_t h) {
-  if (((h >> 10) & 0x1F) == 31 && (h & 0x3FF))
-    return ((h & 0x8000u) << 16) | 0x7F800000u | ((h & 0x3FFu) << 13);
-  return ref_f32_bits((float)ref_f16_value((uint16_t)h));
-}
-
 static uint32_t canon32(float f) { return f != f ? 0x7FC00000u : ref_f32_bits(f); }
 
 static uint32_t random_f32(uint64_t *seed) {
@@ -86,6 +52,481 @@ static uint32_t random_f32(uint64_t *seed) {
     default: return ref_f32_bits((float)((int64_t)((r >> 3) % 2000001) - 1000000) / 137.0f);
   }
 }
+
+/* A random element of type dt, with the cancellations and ties that test rounding. */
+static uint32_t random_elem(isa_dtype dt, uint64_t *seed) {
+  uint64_t r = rng_lcg(seed);
+  switch (dt) {
+    case ISA_FP32: return random_f32(seed);
+    case ISA_FP16: return (uint32_t)(r >> 5) & 0xFFFFu;
+    case ISA_INT16: return (uint32_t)(r >> 7) & 0xFFFFu;
+    default: return r % 3 ? (uint32_t)(r >> 11) : (uint32_t)((int32_t)((r >> 11) % 2001) - 1000);
+  }
+}
+
+static double value_of(isa_dtype dt, uint32_t bits) {
+  return dt == ISA_FP16 ? ref_f16_value((uint16_t)bits) : (double)ref_f32_of_bits(bits);
+}
+
+/* IEEE 754-2019 maximum / minimum on doubles: NaN wins, +0 above -0. */
+static double ref_max(double a, double b, bool is_max) {
+  if (isnan(a) || isnan(b)) return NAN;
+  if (a == b) return (signbit(a) != 0) == is_max ? b : a;
+  return (a > b) == is_max ? a : b;
+}
+
+/* The lane arithmetic of vadd .. vmin (and the scalar forms) on element bits. */
+static uint32_t ref_arith(isa_op op, isa_dtype dt, uint32_t a, uint32_t b, bool sat) {
+  if (dt == ISA_INT16 || dt == ISA_INT32) {
+    int64_t x = dt == ISA_INT16 ? (int16_t)a : (int32_t)a, y = dt == ISA_INT16 ? (int16_t)b : (int32_t)b, r;
+    switch (op) {
+      case ISA_OP_VADD: case ISA_OP_VADDS: r = x + y; break;
+      case ISA_OP_VSUB: r = x - y; break;
+      case ISA_OP_VMUL: case ISA_OP_VMULS: r = x * y; break;
+      case ISA_OP_VMAX: case ISA_OP_VMAXS: r = x > y ? x : y; break;
+      default: r = x < y ? x : y; break;
+    }
+    return dt == ISA_INT16 ? (uint32_t)r & 0xFFFFu : (uint32_t)r;
+  }
+  double x = value_of(dt, a), y = value_of(dt, b), r;
+  switch (op) {
+    case ISA_OP_VADD: case ISA_OP_VADDS: r = x + y; break;
+    case ISA_OP_VSUB: r = x - y; break;
+    case ISA_OP_VMUL: case ISA_OP_VMULS: r = x * y; break;
+    case ISA_OP_VDIV: r = x / y; break;
+    case ISA_OP_VMAX: case ISA_OP_VMAXS: r = ref_max(x, y, true); break;
+    default: r = ref_max(x, y, false); break;
+  }
+  return dt == ISA_FP16 ? ref_f16_of(r, sat) : ref_f32_of(r);
+}
+
+/* ---- binary: the arithmetic ------------------------------------------------------------------ */
+
+/* Every binary op on every type it takes, 1000 elements in counter mode (fp32: 15 repeats and a
+ * tail of 40), saturation on and off; the bytes after the last result are untouched. */
+static void test_vector_binary_random(void **state) {
+  (void)state;
+  static const isa_op ops[] = {ISA_OP_VADD, ISA_OP_VSUB, ISA_OP_VMUL, ISA_OP_VDIV, ISA_OP_VMAX, ISA_OP_VMIN};
+  static const isa_dtype dts[] = {ISA_FP32, ISA_FP16, ISA_INT16, ISA_INT32};
+  uint64_t seed = 9;
+  const uint64_t s0 = 0, s1 = 16384, dst = 32768;
+  const uint32_t n = 1000;
+  for (size_t o = 0; o < 6; o++)
+    for (size_t d = 0; d < 4; d++)
+      for (int sat = 0; sat <= 1; sat++) {
+        if (ops[o] == ISA_OP_VDIV && (dts[d] == ISA_INT16 || dts[d] == ISA_INT32)) continue;
+        isa_testmach *t = new_machine();
+        itm_set_env(t, (isa_env){sat});
+        uint8_t *ub = itm_mem(t, ISA_MEM_UB);
+        unsigned es = isa_dtype_bits(dts[d]) / 8;
+        for (uint32_t i = 0; i < n; i++) {
+          uint32_t a = random_elem(dts[d], &seed), b = random_elem(dts[d], &seed);
+          if (dts[d] == ISA_FP16 && i % 4 == 0) b = (a ^ 0x8000u) + (uint32_t)(i % 5) - 2u; /* cancellation */
+          pk_le_put(ub + s0 + (uint64_t)i * es, a, es);
+          pk_le_put(ub + s1 + (uint64_t)i * es, b & (es == 2 ? 0xFFFFu : 0xFFFFFFFFu), es);
+        }
+        isa_insn in = ib_vbinary_n(ops[o], dts[d], dst, s0, s1, n);
+        isa_fault f;
+        if (!itm_run(t, &in, &f)) fail_msg("%s", f.msg);
+        for (uint32_t i = 0; i < n; i++) {
+          uint32_t a = (uint32_t)pk_le_get(ub + s0 + (uint64_t)i * es, es);
+          uint32_t b = (uint32_t)pk_le_get(ub + s1 + (uint64_t)i * es, es);
+          uint32_t want = ref_arith(ops[o], dts[d], a, b, sat), got = (uint32_t)pk_le_get(ub + dst + (uint64_t)i * es, es);
+          if (got != want)
+            fail_msg("%s %s sat=%d lane %u: 0x%x op 0x%x = 0x%x, want 0x%x", isa_op_info(ops[o])->mnemonic,
+                     isa_dtype_name(dts[d]), sat, i, a, b, got, want);
+        }
+        assert_int_equal(ub[dst + (uint64_t)n * es], FILL);
+        itm_destroy(t);
+      }
+}
+
+static uint32_t bin1(isa_op op, isa_dtype dt, uint32_t a, uint32_t b, bool sat) {
+  isa_testmach *t = new_machine();
+  itm_set_env(t, (isa_env){sat});
+  uint8_t *ub = itm_mem(t, ISA_MEM_UB);
+  unsigned es = isa_dtype_bits(dt) / 8;
+  pk_le_put(ub, a, es);
+  pk_le_put(ub + 32, b, es);
+  isa_insn in = ib_vbinary_n(op, dt, 64, 0, 32, 1);
+  assert_true(itm_run(t, &in, NULL));
+  uint32_t r = (uint32_t)pk_le_get(ub + 64, es);
+  itm_destroy(t);
+  return r;
+}
+
+static void test_vector_binary_by_hand(void **state) {
+  (void)state;
+  /* fp16: 1 + 2^-10 = 0x3C01 exactly; 1 + 2^-11 is a tie -> 1.0; (1 + 2^-10) + 2^-11 is a tie
+   * -> even 1 + 2^-9 = 0x3C02; 65504 + 8 -> 65504; 65504 + 16 = 65520 -> Inf, or 65504 with
+   * saturation */
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP16, 0x3C00, 0x1400, false), 0x3C01);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP16, 0x3C00, 0x1000, false), 0x3C00);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP16, 0x3C01, 0x1000, false), 0x3C02);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP16, 0x7BFF, 0x4800, false), 0x7BFF);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP16, 0x7BFF, 0x4C00, false), 0x7C00);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP16, 0x7BFF, 0x4C00, true), 0x7BFF);
+  assert_int_equal(bin1(ISA_OP_VSUB, ISA_FP16, 0xFBFF, 0x4C00, true), 0xFBFF);
+  /* subnormals add exactly; 1 - 1 = +0; -0 + -0 = -0 */
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP16, 0x0001, 0x0001, false), 0x0002);
+  assert_int_equal(bin1(ISA_OP_VSUB, ISA_FP16, 0x3C00, 0x3C00, false), 0x0000);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP16, 0x8000, 0x8000, false), 0x8000);
+  /* NaN: the canonical one, or 0 with saturation; Inf - Inf too */
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP16, 0xFE55, 0x3C00, false), 0x7E00);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP16, 0x7C00, 0xFC00, false), 0x7E00);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP16, 0x7C00, 0xFC00, true), 0x0000);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP32, 0x7F800000u, 0xFF800000u, true), 0x7FC00000u);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP32, 0xFFC12345u, 0x3F800000u, true), 0x7FC00000u);
+  /* fp32 has no saturation: FLT_MAX + FLT_MAX = Inf either way; 1 + 2^-24 ties to 1 */
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP32, 0x7F7FFFFFu, 0x7F7FFFFFu, true), 0x7F800000u);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_FP32, 0x3F800000u, 0x33800000u, true), 0x3F800000u);
+  /* division: 1 / 3 in fp16 = 0x3555 (0.33325195...); 1 / 0 = Inf; 0 / 0 NaN; fp32 1 / 3 */
+  assert_int_equal(bin1(ISA_OP_VDIV, ISA_FP16, 0x3C00, 0x4200, false), 0x3555);
+  assert_int_equal(bin1(ISA_OP_VDIV, ISA_FP16, 0x3C00, 0x0000, false), 0x7C00);
+  assert_int_equal(bin1(ISA_OP_VDIV, ISA_FP32, 0x00000000u, 0x80000000u, false), 0x7FC00000u);
+  assert_int_equal(bin1(ISA_OP_VDIV, ISA_FP32, 0x3F800000u, 0x40400000u, false), 0x3EAAAAABu);
+  /* max / min: +0 above -0, NaN wins */
+  assert_int_equal(bin1(ISA_OP_VMAX, ISA_FP32, 0x80000000u, 0x00000000u, false), 0x00000000u);
+  assert_int_equal(bin1(ISA_OP_VMIN, ISA_FP32, 0x00000000u, 0x80000000u, false), 0x80000000u);
+  assert_int_equal(bin1(ISA_OP_VMAX, ISA_FP32, 0x7FC00001u, 0x3F800000u, false), 0x7FC00000u);
+  assert_int_equal(bin1(ISA_OP_VMIN, ISA_FP16, 0x3C00, 0xBC00, false), 0xBC00);
+  /* integers wrap */
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_INT32, 0x7FFFFFFFu, 1, false), 0x80000000u);
+  assert_int_equal(bin1(ISA_OP_VADD, ISA_INT16, 0x7FFF, 1, false), 0x8000);
+  assert_int_equal(bin1(ISA_OP_VMUL, ISA_INT16, 0x0100, 0x0100, false), 0x0000);
+  assert_int_equal(bin1(ISA_OP_VMAX, ISA_INT16, 0xFFFF, 0x0001, false), 0x0001);
+  assert_int_equal(bin1(ISA_OP_VMIN, ISA_INT32, 0xFFFFFFFFu, 0x00000001u, false), 0xFFFFFFFFu);
+}
+
+/* ---- the mask, strides and execution order ---------------------------------------------------- */
+
+typedef struct geo {
+  uint32_t mode;
+  uint64_t hi, lo;
+  uint32_t repeats;
+  uint32_t dblk, s0blk, s1blk, drep, s0rep, s1rep;
+} geo;
+
+static isa_insn vbin(isa_op op, isa_dtype dt, uint64_t d, uint64_t a, uint64_t b, geo g) {
+  isa_insn in = ib_vbinary_n(op, dt, d, a, b, 0);
+  isa_fmt_vbinary *p = &in.u.vbinary;
+  p->mask_mode = g.mode;
+  p->mask_hi = g.hi;
+  p->mask_lo = g.lo;
+  p->repeat_times = g.repeats;
+  p->dst_blk_stride = g.dblk;
+  p->src0_blk_stride = g.s0blk;
+  p->src1_blk_stride = g.s1blk;
+  p->dst_rep_stride = g.drep;
+  p->src0_rep_stride = g.s0rep;
+  p->src1_rep_stride = g.s1rep;
+  return in;
+}
+
+/* docs/ISA.md: lane i of repeat r at base + r * rep * 32 + (i / (32 / s)) * blk * 32 + (i % (32 / s)) * s. */
+static uint64_t lane_addr(uint64_t base, unsigned s, uint32_t blk, uint32_t rep, uint64_t r, uint32_t i) {
+  return base + r * rep * 32 + (uint64_t)(i / (32 / s)) * blk * 32 + (uint64_t)(i % (32 / s)) * s;
+}
+
+static bool lane_on(geo g, uint32_t lanes, uint64_t r, uint64_t repeats, uint32_t i) {
+  if (g.mode == ISA_VMASK_COUNTER) return r + 1 < repeats || i < g.lo - r * lanes;
+  return (i < 64 ? g.lo >> i : g.hi >> (i - 64)) & 1u;
+}
+
+/* Runs vadd of type dt with geometry g on random data and checks every byte of UB: enabled
+ * lanes hold src0 + src1 read from their own addresses, every other byte is as it was. */
+static void check_geometry(isa_dtype dt, geo g) {
+  uint64_t seed = 31;
+  isa_testmach *t = new_machine();
+  uint8_t *ub = itm_mem(t, ISA_MEM_UB);
+  rng_lcg_bytes(&seed, ub, UB_BYTES);
+  uint8_t *before = malloc(UB_BYTES);
+  assert_non_null(before);
+  memcpy(before, ub, UB_BYTES);
+  const uint64_t d = 0x10000, a = 0x1000, b = 0x20000;
+  isa_insn in = vbin(ISA_OP_VADD, dt, d, a, b, g);
+  isa_fault f;
+  if (!itm_run(t, &in, &f)) fail_msg("%s", f.msg);
+  unsigned s = isa_dtype_bits(dt) / 8;
+  uint32_t lanes = 256 / s;
+  uint64_t repeats = g.mode == ISA_VMASK_COUNTER ? (g.lo + lanes - 1) / lanes : g.repeats;
+  uint8_t *want = malloc(UB_BYTES);
+  assert_non_null(want);
+  memcpy(want, before, UB_BYTES);
+  for (uint64_t r = 0; r < repeats; r++)
+    for (uint32_t i = 0; i < lanes; i++) {
+      if (!lane_on(g, lanes, r, repeats, i)) continue;
+      uint32_t x = (uint32_t)pk_le_get(before + lane_addr(a, s, g.s0blk, g.s0rep, r, i), s);
+      uint32_t y = (uint32_t)pk_le_get(before + lane_addr(b, s, g.s1blk, g.s1rep, r, i), s);
+      pk_le_put(want + lane_addr(d, s, g.dblk, g.drep, r, i), ref_arith(ISA_OP_VADD, dt, x, y, true), s);
+    }
+  for (uint64_t k = 0; k < UB_BYTES; k++)
+    if (ub[k] != want[k]) fail_msg("%s: UB byte 0x%llx is 0x%02x, want 0x%02x", isa_dtype_name(dt), (unsigned long long)k, ub[k], want[k]);
+  free(before);
+  free(want);
+  itm_destroy(t);
+}
+
+static void test_vector_mask_and_strides(void **state) {
+  (void)state;
+  /* fp16, 128 lanes: holes in both mask words, 3 repeats; dst blocks 2 apart and repeats 20
+   * blocks apart; src0 contiguous; src1 reads one block 8 times, the next repeat one block on */
+  check_geometry(ISA_INT16, (geo){ISA_VMASK_NORM, 0xF0F00000FFFF0001ull, 0x8000000000FF00F3ull, 3, 2, 1, 0, 20, 8, 1});
+  check_geometry(ISA_FP16, (geo){ISA_VMASK_NORM, 0xF0F00000FFFF0001ull, 0x8000000000FF00F3ull, 3, 2, 1, 0, 20, 8, 1});
+  /* fp32, 64 lanes: every lane, src0 repeats overlapping (rep stride 4 < 8 blocks) */
+  check_geometry(ISA_FP32, (geo){ISA_VMASK_NORM, 0, UINT64_MAX, 5, 1, 1, 1, 8, 4, 8});
+  /* counter mode: 100 fp32 = one full repeat and 36 lanes, dst repeats 10 blocks apart */
+  check_geometry(ISA_FP32, (geo){ISA_VMASK_COUNTER, 0, 100, 1, 1, 1, 1, 10, 8, 8});
+  /* counter mode across many repeats with block strides of 3 */
+  check_geometry(ISA_INT32, (geo){ISA_VMASK_COUNTER, 0, 1000, 0, 3, 3, 1, 24, 24, 8});
+}
+
+/* Each repeat reads all its inputs before writing: dst = src0 in place works, and a later repeat
+ * sees an earlier one's result (Ascend's accumulate pattern, dst = src1 with repeat stride 0):
+ * column sums of 6 rows of 64 fp32 added in row order. */
+static void test_vector_in_place_and_accumulate(void **state) {
+  (void)state;
+  uint64_t seed = 37;
+  isa_testmach *t = new_machine();
+  uint8_t *ub = itm_mem(t, ISA_MEM_UB);
+  float rows[6][64], acc[64];
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 64; c++) {
+      rows[r][c] = (float)((int64_t)(rng_lcg(&seed) % 2000001) - 1000000) / 977.0f;
+      pk_le_put(ub + 4 * (64 * r + c), ref_f32_bits(rows[r][c]), 4);
+    }
+  for (int c = 0; c < 64; c++) {
+    acc[c] = 0.5f;
+    pk_le_put(ub + 0x4000 + 4 * c, ref_f32_bits(acc[c]), 4);
+  }
+  isa_insn in = vbin(ISA_OP_VADD, ISA_FP32, 0x4000, 0, 0x4000, (geo){ISA_VMASK_NORM, 0, UINT64_MAX, 6, 1, 1, 1, 0, 8, 0});
+  assert_true(itm_run(t, &in, NULL));
+  for (int c = 0; c < 64; c++) {
+    for (int r = 0; r < 6; r++) acc[c] = ref_f32_of_bits(ref_f32_of((double)acc[c] + rows[r][c]));
+    assert_int_equal(pk_le_get(ub + 0x4000 + 4 * c, 4), ref_f32_bits(acc[c]));
+  }
+  /* in place: rows[0] = rows[0] * rows[1] */
+  in = ib_vbinary_n(ISA_OP_VMUL, ISA_FP32, 0, 0, 256, 64);
+  assert_true(itm_run(t, &in, NULL));
+  for (int c = 0; c < 64; c++)
+    assert_int_equal(pk_le_get(ub + 4 * c, 4), ref_f32_of((double)rows[0][c] * rows[1][c]));
+  itm_destroy(t);
+}
+
+/* A zero mask, zero repeats or a zero count do nothing: no ranges, no work, no writes. */
+static void test_vector_nothing_to_do(void **state) {
+  (void)state;
+  const geo none[] = {{ISA_VMASK_NORM, 0, 0, 4, 1, 1, 1, 8, 8, 8},
+                      {ISA_VMASK_NORM, 0, UINT64_MAX, 0, 1, 1, 1, 8, 8, 8},
+                      {ISA_VMASK_COUNTER, 0, 0, 1, 1, 1, 1, 8, 8, 8}};
+  for (size_t k = 0; k < 3; k++) {
+    isa_insn in = vbin(ISA_OP_VADD, ISA_FP32, 0x100, 0x200, 0x300, none[k]);
+    isa_range r[ISA_MAX_RANGES];
+    assert_int_equal(isa_insn_ranges(&in, r), 0);
+    isa_work w;
+    isa_insn_work(&in, &w);
+    assert_int_equal(w.bytes, 0);
+    assert_int_equal(w.elements, 0);
+    isa_testmach *t = new_machine();
+    assert_true(itm_run(t, &in, NULL));
+    for (uint64_t i = 0; i < UB_BYTES; i++) assert_int_equal(itm_mem(t, ISA_MEM_UB)[i], FILL);
+    itm_destroy(t);
+  }
+}
+
+/* ---- ranges and work --------------------------------------------------------------------------- */
+
+static void test_vector_ranges_and_work(void **state) {
+  (void)state;
+  isa_range r[ISA_MAX_RANGES];
+  isa_work w;
+  /* contiguous counter mode, 100 fp32: one run per operand (full repeat and tail joined) */
+  isa_insn in = ib_vbinary_n(ISA_OP_VADD, ISA_FP32, 0x1000, 0x2000, 0x3000, 100);
+  assert_int_equal(isa_insn_ranges(&in, r), 6);
+  ic_range(&r[0], ISA_MEM_UB, 0, 0x2000, 256, 256, 1);
+  ic_range(&r[1], ISA_MEM_UB, 0, 0x2000 + 256, 144, 144, 1);
+  ic_range(&r[2], ISA_MEM_UB, 0, 0x3000, 256, 256, 1);
+  ic_range(&r[3], ISA_MEM_UB, 0, 0x3000 + 256, 144, 144, 1);
+  ic_range(&r[4], ISA_MEM_UB, 1, 0x1000, 256, 256, 1);
+  ic_range(&r[5], ISA_MEM_UB, 1, 0x1000 + 256, 144, 144, 1);
+  isa_insn_work(&in, &w);
+  assert_int_equal(w.path, ISA_PATH_VECTOR);
+  assert_int_equal(w.bytes, 2 * 256);
+  assert_int_equal(w.elements, 100);
+  assert_int_equal(w.vclass, ISA_VCLASS_SIMPLE);
+  assert_int_equal(w.dtype, ISA_FP32);
+  /* normal mode, fp32, lanes 8..23 of each of 3 repeats (blocks 1 and 2, which touch), dst
+   * block stride 2 (two pieces), src1 block stride 0 (both blocks at the same bytes) and
+   * repeat stride 1 */
+  in = vbin(ISA_OP_VDIV, ISA_FP32, 0x1000, 0x2000, 0x3000, (geo){ISA_VMASK_NORM, 0, 0xFFFF00ull, 3, 2, 1, 0, 16, 8, 1});
+  assert_int_equal(isa_insn_ranges(&in, r), 4);
+  ic_range(&r[0], ISA_MEM_UB, 0, 0x2000 + 32, 64, 256, 3);
+  ic_range(&r[1], ISA_MEM_UB, 0, 0x3000, 96, 96, 1); /* repeats one block apart: one run */
+  ic_range(&r[2], ISA_MEM_UB, 1, 0x1000 + 64, 32, 512, 3);
+  ic_range(&r[3], ISA_MEM_UB, 1, 0x1000 + 128, 32, 512, 3);
+  isa_insn_work(&in, &w);
+  assert_int_equal(w.bytes, 3 * 256);
+  assert_int_equal(w.elements, 48);
+  assert_int_equal(w.vclass, ISA_VCLASS_DIV);
+  in = ib_vunary_n(ISA_OP_VEXP, ISA_FP16, 0, 0x1000, 300);
+  isa_insn_work(&in, &w);
+  assert_int_equal(w.bytes, 3 * 256);
+  assert_int_equal(w.elements, 300);
+  assert_int_equal(w.vclass, ISA_VCLASS_TRANSC);
+  /* more ranges than fit: counter mode with a tail and block strides of 2 needs 16 pieces per
+   * operand, 48 in all; each operand gets one bounding range instead */
+  in = vbin(ISA_OP_VADD, ISA_FP32, 0x1000, 0x8000, 0x10000, (geo){ISA_VMASK_COUNTER, 0, 100, 1, 2, 2, 2, 16, 16, 16});
+  assert_int_equal(isa_insn_ranges(&in, r), 3);
+  /* lanes 0..99: the last, lane 35 of repeat 1, is block 4 (+ 3 lanes) of it: 512 + 4 * 64 + 12 */
+  ic_range(&r[0], ISA_MEM_UB, 0, 0x8000, 512 + 256 + 16, 512 + 256 + 16, 1);
+  ic_range(&r[1], ISA_MEM_UB, 0, 0x10000, 784, 784, 1);
+  ic_range(&r[2], ISA_MEM_UB, 1, 0x1000, 784, 784, 1);
+}
+
+/* ---- faults ------------------------------------------------------------------------------------- */
+
+static void test_vector_faults(void **state) {
+  (void)state;
+  isa_insn in = ib_vbinary_n(ISA_OP_VADD, ISA_FP16, 0, 1024, 2048, 8), bad;
+  ic_ok(&in);
+  bad = in;
+  bad.u.vbinary.dtype = ISA_BF16;
+  ic_fault(&bad, ISA_FAULT_DTYPE, "dtype", ISA_BF16, 0,
+           "vadd: dtype bf16 is not supported (int16, int32, fp16, fp32)");
+  bad = ib_vbinary_n(ISA_OP_VDIV, ISA_INT32, 0, 1024, 2048, 8);
+  ic_fault(&bad, ISA_FAULT_DTYPE, "dtype", ISA_INT32, 0, "vdiv: dtype int32 is not supported (fp16, fp32)");
+  bad = in;
+  bad.u.vbinary.src0.mem = ISA_MEM_GM;
+  ic_fault(&bad, ISA_FAULT_BAD_MEM, "src0", ISA_MEM_GM, 1u << ISA_MEM_UB,
+           "vadd: operand src0 names GM; vector operands must be in UB");
+  bad = in;
+  bad.u.vbinary.src1.mem = ISA_MEM_L1;
+  ic_fault(&bad, ISA_FAULT_BAD_MEM, "src1", ISA_MEM_L1, 1u << ISA_MEM_UB,
+           "vadd: operand src1 names L1; vector operands must be in UB");
+  bad = in;
+  bad.u.vbinary.dst.mem = ISA_MEM_L0C;
+  ic_fault(&bad, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_L0C, 1u << ISA_MEM_UB,
+           "vadd: operand dst names L0C, which vadd cannot access");
+  /* masks: bits beyond the 64 lanes of fp32, a counter-mode mask_hi, a count beyond 32 bits */
+  bad = vbin(ISA_OP_VADD, ISA_FP32, 0, 1024, 2048, (geo){ISA_VMASK_NORM, 1, UINT64_MAX, 1, 1, 1, 1, 8, 8, 8});
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "mask_hi", 1, 64,
+           "vadd: mask_hi = 0x1 enables elements beyond the 64 of a repeat");
+  bad = vbin(ISA_OP_VADD, ISA_FP16, 0, 1024, 2048, (geo){ISA_VMASK_NORM, UINT64_MAX, UINT64_MAX, 1, 1, 1, 1, 8, 8, 8});
+  ic_ok(&bad); /* fp16: all 128 lanes */
+  bad = vbin(ISA_OP_VADD, ISA_FP32, 0, 1024, 2048, (geo){ISA_VMASK_COUNTER, 2, 64, 1, 1, 1, 1, 8, 8, 8});
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "mask_hi", 2, 0,
+           "vadd: mask_hi = 0x2 in counter mode; the count is mask_lo alone");
+  bad = vbin(ISA_OP_VADD, ISA_FP32, 0, 1024, 2048, (geo){ISA_VMASK_COUNTER, 0, 1ull << 32, 1, 1, 1, 1, 8, 8, 8});
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "mask_lo", 1ull << 32, 0xFFFFFFFFu,
+           "vadd: mask_lo = 4294967296 elements is beyond the counter's 4294967295");
+  /* the table's ranges: dst_blk_stride 0 (undefined on the hardware), repeats and modes */
+  bad = in;
+  bad.u.vbinary.dst_blk_stride = 0;
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "dst_blk_stride", 0, 1,
+           "vadd: dst_blk_stride = 0 is out of range [1, 255]");
+  bad = in;
+  bad.u.vbinary.repeat_times = 256;
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "repeat_times", 256, 255,
+           "vadd: repeat_times = 256 is out of range [0, 255]");
+  bad = in;
+  bad.u.vbinary.mask_mode = 2;
+  ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "mask_mode", 2, 1, "vadd: mask_mode = 2 is out of range [0, 1]");
+  /* beyond UB on the machine */
+  isa_testmach *t = new_machine();
+  bad = ib_vbinary_n(ISA_OP_VADD, ISA_FP32, UB_BYTES - 8, 0, 64, 3);
+  isa_fault f;
+  assert_false(itm_run(t, &bad, &f));
+  assert_int_equal(f.cause, ISA_FAULT_OUT_OF_BOUNDS);
+  assert_string_equal(f.operand, "dst");
+  itm_destroy(t);
+}
+
+/* ---- tensor-scalar and duplicate ----------------------------------------------------------------- */
+
+static void test_vector_scalar_ops(void **state) {
+  (void)state;
+  static const isa_op ops[] = {ISA_OP_VADDS, ISA_OP_VMULS, ISA_OP_VMAXS, ISA_OP_VMINS};
+  static const isa_dtype dts[] = {ISA_FP32, ISA_FP16, ISA_INT16, ISA_INT32};
+  uint64_t seed = 41;
+  for (size_t o = 0; o < 4; o++)
+    for (size_t d = 0; d < 4; d++) {
+      isa_testmach *t = new_machine();
+      uint8_t *ub = itm_mem(t, ISA_MEM_UB);
+      unsigned es = isa_dtype_bits(dts[d]) / 8;
+      const uint32_t n = 700;
+      for (uint32_t i = 0; i < n; i++) pk_le_put(ub + (uint64_t)i * es, random_elem(dts[d], &seed), es);
+      uint32_t scalar = random_elem(dts[d], &seed);
+      if (dts[d] == ISA_FP32 && ref_f32_of_bits(scalar) != ref_f32_of_bits(scalar)) scalar = 0x3F000000u;
+      isa_insn in;
+      memset(&in, 0, sizeof in);
+      in.op = ops[o];
+      isa_fmt_vscalar *p = &in.u.vscalar;
+      p->dst = (isa_addr){ISA_MEM_UB, 0x8000};
+      p->src = (isa_addr){ISA_MEM_UB, 0};
+      p->dtype = dts[d];
+      p->scalar = scalar;
+      p->mask_mode = ISA_VMASK_COUNTER;
+      p->mask_lo = n;
+      p->dst_blk_stride = p->src_blk_stride = 1;
+      p->dst_rep_stride = p->src_rep_stride = 8;
+      isa_fault f;
+      if (!itm_run(t, &in, &f)) fail_msg("%s", f.msg);
+      for (uint32_t i = 0; i < n; i++) {
+        uint32_t x = (uint32_t)pk_le_get(ub + (uint64_t)i * es, es);
+        assert_int_equal(pk_le_get(ub + 0x8000 + (uint64_t)i * es, es), ref_arith(ops[o], dts[d], x, scalar, true));
+      }
+      itm_destroy(t);
+    }
+  /* a scalar wider than the type */
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_VMULS;
+  in.u.vscalar.dst = in.u.vscalar.src = (isa_addr){ISA_MEM_UB, 0};
+  in.u.vscalar.dtype = ISA_FP16;
+  in.u.vscalar.scalar = 0x13C00;
+  in.u.vscalar.dst_blk_stride = 1;
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "scalar", 0x13C00, 0xFFFF, "vmuls: scalar = 0x13c00 does not fit a fp16 element");
+  in.u.vscalar.dtype = ISA_BF16;
+  in.u.vscalar.scalar = 0x3C00;
+  ic_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_BF16, 0, "vmuls: dtype bf16 is not supported (int16, int32, fp16, fp32)");
+}
+
+/* vdup writes the scalar's bits (a NaN's payload too) into the enabled lanes only. */
+static void test_vector_dup(void **state) {
+  (void)state;
+  isa_testmach *t = new_machine();
+  uint8_t *ub = itm_mem(t, ISA_MEM_UB);
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_VDUP;
+  isa_fmt_vdup *p = &in.u.vdup;
+  p->dst = (isa_addr){ISA_MEM_UB, 0x100};
+  p->dtype = ISA_FP32;
+  p->scalar = 0x7FA00001u;
+  p->mask_mode = ISA_VMASK_NORM;
+  p->mask_lo = 0x8000000000000005ull; /* lanes 0, 2 and 63 */
+  p->repeat_times = 2;
+  p->dst_blk_stride = 3;
+  p->dst_rep_stride = 30;
+  assert_true(itm_run(t, &in, NULL));
+  for (uint64_t k = 0; k < UB_BYTES; k += 4) {
+    bool lane = false;
+    for (uint64_t r = 0; r < 2; r++) { /* lane 63 is lane 7 of block 7 */
+      uint64_t at = 0x100 + r * 960;
+      lane |= k == at || k == at + 8 || k == at + 7 * 96 + 28;
+    }
+    assert_int_equal(pk_le_get(ub + k, 4), lane ? 0x7FA00001u : 0x5A5A5A5Au);
+  }
+  itm_destroy(t);
+  p->scalar = 0x1FFFF;
+  p->dtype = ISA_INT16;
+  ic_fault(&in, ISA_FAULT_FIELD_RANGE, "scalar", 0x1FFFF, 0xFFFF, "vdup: scalar = 0x1ffff does not fit a int16 element");
+  p->dtype = ISA_INT8;
+  ic_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_INT8, 0, "vdup: dtype int8 is not supported (int16, uint16, int32, fp16, bf16, fp32)");
+}
+
+/* ---- vdeq ---------------------------------------------------------------------------------- */
+
 
 /* ---- vdeq ---------------------------------------------------------------------------------- */
 
@@ -137,7 +578,10 @@ static void test_vector_vdeq_random(void **state) {
         int32_t x = (int32_t)pk_le_get(ub + src + ((uint64_t)r * srs + c) * 4, 4);
         float y = (float)x * ref_f32_of_bits((uint32_t)pk_le_get(ub + scale + 4 * c, 4));
         uint32_t yb = canon32(y);
-        uint32_t want = outs[o] == ISA_FP32 ? yb : outs[o] == ISA_FP16 ? ref_f16(ref_f32_of_bits(yb)) : ref_bf16(ref_f32_of_bits(yb));
+        /* fp16 / bf16 under CTRL[48]'s saturation (the machine's default) */
+        uint32_t want = outs[o] == ISA_FP32   ? yb
+                        : outs[o] == ISA_FP16 ? ref_f16_of(ref_f32_of_bits(yb), true)
+                                              : ref_bf16_of(ref_f32_of_bits(yb), true);
         if (got != want)
           fail_msg("vdeq %s r=%u c=%u x=%d: 0x%llx, want 0x%x", outs[o] == ISA_FP32 ? "fp32" : "16-bit", r,
                    c, x, (unsigned long long)got, want);
@@ -157,14 +601,21 @@ static void test_vector_vdeq_by_hand(void **state) {
     pk_le_put(ub + 4 * c, (uint32_t)x[c], 4);
     pk_le_put(ub + 64 + 4 * c, ref_f32_bits(s[c]), 4);
   }
-  /* fp16: 1000 * 0.1f = 100.0000015 in fp32 -> 100 = 0x5640; -1.5 = 0xBE00; 100000 overflows
-   * to Inf (no saturation in vector casts) = 0x7C00; 16777217 -> 2^24 in fp32 -> Inf */
+  /* fp16: 1000 * 0.1f = 100.0000015 in fp32 -> 100 = 0x5640; -1.5 = 0xBE00; 100000 overflows:
+   * Inf without saturation, 65504 (0x7BFF) with it (CTRL[48] = 0, the default); 16777217 ->
+   * 2^24 in fp32 -> the same */
   isa_insn in = vdeq_insn(128, 0, 64, ISA_FP16, 1, 4, 4, 4);
+  itm_set_env(t, (isa_env){false});
   assert_true(itm_run(t, &in, NULL));
   assert_int_equal(pk_le_get(ub + 128, 2), 0x5640);
   assert_int_equal(pk_le_get(ub + 130, 2), 0xBE00);
   assert_int_equal(pk_le_get(ub + 132, 2), 0x7C00);
   assert_int_equal(pk_le_get(ub + 134, 2), 0x7C00);
+  itm_set_env(t, (isa_env){true});
+  assert_true(itm_run(t, &in, NULL));
+  assert_int_equal(pk_le_get(ub + 128, 2), 0x5640);
+  assert_int_equal(pk_le_get(ub + 132, 2), 0x7BFF);
+  assert_int_equal(pk_le_get(ub + 134, 2), 0x7BFF);
   /* fp32: 1000 * 0.1f = 100.0000015: 0x42C80000 + 1 ulp? 0.1f = 0x3DCCCCCD = 13421773 * 2^-27;
    * times 1000 = 13421773000 * 2^-27 = 99.99999... no: 13421773000 / 2^27 = 100.0000015497,
    * fp32 step at 100 is 2^-17: 100.0000015497 = 100 + 0.2031 steps -> 100.0 = 0x42C80000 */
@@ -179,12 +630,15 @@ static void test_vector_vdeq_by_hand(void **state) {
   assert_true(itm_run(t, &in, NULL));
   assert_int_equal(pk_le_get(ub + 512, 2), 0x42C8);
   assert_int_equal(pk_le_get(ub + 516, 2), 0x47C3);
-  /* a NaN scale gives the canonical NaN: fp32 0x7FC00000, fp16 0x7E00 */
+  /* a NaN scale gives the canonical NaN: fp32 0x7FC00000, fp16 0x7E00 (0 with saturation) */
   pk_le_put(ub + 64, 0xFFC12345u, 4);
   in = vdeq_insn(256, 0, 64, ISA_FP32, 1, 1, 1, 1);
   assert_true(itm_run(t, &in, NULL));
   assert_int_equal(pk_le_get(ub + 256, 4), 0x7FC00000u);
   in = vdeq_insn(128, 0, 64, ISA_FP16, 1, 1, 1, 1);
+  assert_true(itm_run(t, &in, NULL));
+  assert_int_equal(pk_le_get(ub + 128, 2), 0x0000);
+  itm_set_env(t, (isa_env){false});
   assert_true(itm_run(t, &in, NULL));
   assert_int_equal(pk_le_get(ub + 128, 2), 0x7E00);
   itm_destroy(t);
@@ -204,258 +658,9 @@ static void test_vector_vdeq_in_place(void **state) {
   itm_destroy(t);
 }
 
-/* ---- vcast --------------------------------------------------------------------------------- */
+/* ---- vdeq faults, ranges, work ------------------------------------------------------------- */
 
-static isa_insn vcast_insn(uint64_t dst, uint64_t src, isa_dtype from, isa_dtype to, uint32_t count) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_VCAST;
-  in.u.vcast.dst = (isa_addr){ISA_MEM_UB, dst};
-  in.u.vcast.src = (isa_addr){ISA_MEM_UB, src};
-  in.u.vcast.src_dtype = from;
-  in.u.vcast.dst_dtype = to;
-  in.u.vcast.count = count;
-  return in;
-}
-
-static uint32_t ref_cast(isa_dtype from, isa_dtype to, uint32_t x) {
-  switch (from) {
-    case ISA_FP16: return ref_f16_to_f32(x);
-    case ISA_BF16: return x << 16;
-    case ISA_INT32: return ref_f32_bits((float)(int32_t)x);
-    default: {
-      float f = ref_f32_of_bits(x);
-      if (to == ISA_FP16) return ref_f16(f);
-      if (to == ISA_BF16) return ref_bf16(f);
-      if (isnan(f)) return 0;
-      double r = nearbyint((double)f);
-      if (r >= 2147483647.0) return 0x7FFFFFFFu;
-      if (r <= -2147483648.0) return 0x80000000u;
-      return (uint32_t)(int32_t)r;
-    }
-  }
-}
-
-static void test_vector_vcast_random(void **state) {
-  (void)state;
-  static const struct {
-    isa_dtype from, to;
-  } pairs[] = {{ISA_FP32, ISA_FP16}, {ISA_FP32, ISA_BF16}, {ISA_FP16, ISA_FP32},
-               {ISA_BF16, ISA_FP32}, {ISA_INT32, ISA_FP32}, {ISA_FP32, ISA_INT32}};
-  uint64_t seed = 5;
-  const uint32_t count = 3001;
-  for (size_t pi = 0; pi < 6; pi++) {
-    isa_testmach *t = new_machine();
-    uint8_t *ub = itm_mem(t, ISA_MEM_UB);
-    unsigned sb = isa_dtype_bits(pairs[pi].from) / 8, db = isa_dtype_bits(pairs[pi].to) / 8;
-    for (uint32_t i = 0; i < count; i++) {
-      uint64_t r = rng_lcg(&seed);
-      uint32_t v = pairs[pi].from == ISA_FP32 ? random_f32(&seed)
-                   : pairs[pi].from == ISA_INT32 ? (uint32_t)r
-                                                 : (uint32_t)(r & 0xFFFF);
-      if (pairs[pi].from == ISA_FP32 && pairs[pi].to == ISA_INT32 && r % 3 == 0)
-        v = ref_f32_bits((float)((int64_t)(r % 20001) - 10000) / 4.0f); /* ties: x.25, x.5, x.75 */
-      pk_le_put(ub + (uint64_t)i * sb, v, sb);
-    }
-    const uint64_t dst = 65536;
-    isa_insn in = vcast_insn(dst, 0, pairs[pi].from, pairs[pi].to, count);
-    assert_true(itm_run(t, &in, NULL));
-    for (uint32_t i = 0; i < count; i++) {
-      uint32_t x = (uint32_t)pk_le_get(ub + (uint64_t)i * sb, sb);
-      uint32_t want = ref_cast(pairs[pi].from, pairs[pi].to, x);
-      uint32_t got = (uint32_t)pk_le_get(ub + dst + (uint64_t)i * db, db);
-      if (got != want) fail_msg("vcast pair %zu elem %u x=0x%x: 0x%x, want 0x%x", pi, i, x, got, want);
-    }
-    assert_int_equal(ub[dst + (uint64_t)count * db], FILL);
-    itm_destroy(t);
-  }
-}
-
-static uint32_t cast1(isa_dtype from, isa_dtype to, uint32_t x) {
-  isa_testmach *t = new_machine();
-  uint8_t *ub = itm_mem(t, ISA_MEM_UB);
-  pk_le_put(ub, x, isa_dtype_bits(from) / 8);
-  isa_insn in = vcast_insn(64, 0, from, to, 1);
-  assert_true(itm_run(t, &in, NULL));
-  uint32_t r = (uint32_t)pk_le_get(ub + 64, isa_dtype_bits(to) / 8);
-  itm_destroy(t);
-  return r;
-}
-
-static void test_vector_vcast_by_hand(void **state) {
-  (void)state;
-  /* fp32 -> int32: ties to even, saturation, NaN -> 0 */
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(2.5f)), 2);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(3.5f)), 4);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(-2.5f)), (uint32_t)-2);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(-0.5f)), 0);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(3e9f)), 0x7FFFFFFFu);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(-3e9f)), 0x80000000u);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, 0x7FC00000u), 0);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, 0xFF800000u), 0x80000000u);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(2147483520.0f)), 2147483520u);
-  assert_int_equal(cast1(ISA_FP32, ISA_INT32, ref_f32_bits(2147483648.0f)), 0x7FFFFFFFu);
-  /* int32 -> fp32: 2^24 + 1 -> 2^24 (tie to even), 2^24 + 3 -> 2^24 + 4 */
-  assert_int_equal(cast1(ISA_INT32, ISA_FP32, 16777217u), 0x4B800000u);
-  assert_int_equal(cast1(ISA_INT32, ISA_FP32, 16777219u), 0x4B800002u);
-  assert_int_equal(cast1(ISA_INT32, ISA_FP32, 0x80000000u), 0xCF000000u);
-  /* fp32 -> fp16: 65519 -> 65504, 65520 -> Inf, 2^-24 -> 0x0001, 2^-25 -> 0 (tie to even),
-   * a NaN keeps its sign and payload's top bits, quiet */
-  assert_int_equal(cast1(ISA_FP32, ISA_FP16, ref_f32_bits(65519.0f)), 0x7BFF);
-  assert_int_equal(cast1(ISA_FP32, ISA_FP16, ref_f32_bits(65520.0f)), 0x7C00);
-  assert_int_equal(cast1(ISA_FP32, ISA_FP16, 0x33800000u), 0x0001);
-  assert_int_equal(cast1(ISA_FP32, ISA_FP16, 0x33000000u), 0x0000);
-  assert_int_equal(cast1(ISA_FP32, ISA_FP16, 0xFF812000u), 0xFE09); /* 0x12000 >> 13 = 9 */
-  /* fp32 -> bf16: 0x3F808000 ties to even 0x3F80; 0x3F818000 to 0x3F82; FLT_MAX to Inf */
-  assert_int_equal(cast1(ISA_FP32, ISA_BF16, 0x3F808000u), 0x3F80);
-  assert_int_equal(cast1(ISA_FP32, ISA_BF16, 0x3F818000u), 0x3F82);
-  assert_int_equal(cast1(ISA_FP32, ISA_BF16, 0x7F7FFFFFu), 0x7F80);
-  /* fp16 / bf16 -> fp32, exact */
-  assert_int_equal(cast1(ISA_FP16, ISA_FP32, 0x0001), 0x33800000u);
-  assert_int_equal(cast1(ISA_FP16, ISA_FP32, 0x7BFF), 0x477FE000u);
-  assert_int_equal(cast1(ISA_BF16, ISA_FP32, 0xC2C8), 0xC2C80000u);
-}
-
-/* In place narrowing (fp32 -> fp16 with dst = src) reads each element before it is overwritten. */
-static void test_vector_vcast_in_place(void **state) {
-  (void)state;
-  isa_testmach *t = new_machine();
-  uint8_t *ub = itm_mem(t, ISA_MEM_UB);
-  for (int i = 0; i < 8; i++) pk_le_put(ub + 4 * i, ref_f32_bits((float)i + 0.5f), 4);
-  isa_insn in = vcast_insn(0, 0, ISA_FP32, ISA_FP16, 8);
-  assert_true(itm_run(t, &in, NULL));
-  const uint16_t want[8] = {0x3800, 0x3E00, 0x4100, 0x4300, 0x4480, 0x4580, 0x4680, 0x4780};
-  for (int i = 0; i < 8; i++) assert_int_equal(pk_le_get(ub + 2 * i, 2), want[i]);
-  itm_destroy(t);
-}
-
-/* ---- vadd ---------------------------------------------------------------------------------- */
-
-static isa_insn vadd_insn(uint64_t dst, uint64_t s0, uint64_t s1, isa_dtype dt, uint32_t count) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_VADD;
-  in.u.vbinary.dst = (isa_addr){ISA_MEM_UB, dst};
-  in.u.vbinary.src0 = (isa_addr){ISA_MEM_UB, s0};
-  in.u.vbinary.src1 = (isa_addr){ISA_MEM_UB, s1};
-  in.u.vbinary.dtype = dt;
-  in.u.vbinary.count = count;
-  return in;
-}
-
-static uint32_t ref_add(isa_dtype dt, uint32_t a, uint32_t b) {
-  if (dt == ISA_INT32) return (uint32_t)((uint64_t)a + b);
-  if (dt == ISA_FP32) return canon32(ref_f32_of_bits(a) + ref_f32_of_bits(b));
-  double s = ref_f16_value((uint16_t)a) + ref_f16_value((uint16_t)b); /* exact in double */
-  return isnan(s) ? 0x7E00u : ref_narrow(s, 0, 10, -14, 15);
-}
-
-static void test_vector_vadd_random(void **state) {
-  (void)state;
-  const isa_dtype dts[] = {ISA_FP32, ISA_FP16, ISA_INT32};
-  uint64_t seed = 9;
-  const uint64_t s0 = 0, s1 = 64000, dst = 128000;
-  for (size_t d = 0; d < 3; d++) {
-    isa_testmach *t = new_machine();
-    uint8_t *ub = itm_mem(t, ISA_MEM_UB);
-    unsigned es = isa_dtype_bits(dts[d]) / 8;
-    uint32_t n = es == 4 ? 8000 : 20000;
-    for (uint32_t i = 0; i < n; i++) {
-      uint64_t r = rng_lcg(&seed);
-      uint32_t a, b;
-      if (dts[d] == ISA_FP16) {
-        a = (uint32_t)(r & 0xFFFF);
-        b = (uint32_t)((r >> 16) & 0xFFFF);
-        uint32_t ea = (a >> 10) & 0x1F;
-        if ((r >> 40) % 4 == 0) /* near cancellation: -a give or take a few ulps */
-          b = ((a ^ 0x8000u) + (uint32_t)((r >> 44) % 5) - 2u) & 0xFFFFu;
-        else if ((r >> 40) % 4 == 1 && ea > 11) /* a tiny addend 11 binades below: ties */
-          b = ((ea - 11) << 10) | (uint32_t)((r >> 44) & 0x83FF);
-      } else if (dts[d] == ISA_FP32) {
-        a = random_f32(&seed);
-        b = random_f32(&seed);
-      } else {
-        a = (uint32_t)r;
-        b = (uint32_t)(r >> 20) * 4099u;
-      }
-      pk_le_put(ub + s0 + (uint64_t)i * es, a, es);
-      pk_le_put(ub + s1 + (uint64_t)i * es, b, es);
-    }
-    isa_insn in = vadd_insn(dst, s0, s1, dts[d], n);
-    assert_true(itm_run(t, &in, NULL));
-    for (uint32_t i = 0; i < n; i++) {
-      uint32_t a = (uint32_t)pk_le_get(ub + s0 + (uint64_t)i * es, es);
-      uint32_t b = (uint32_t)pk_le_get(ub + s1 + (uint64_t)i * es, es);
-      uint32_t want = ref_add(dts[d], a, b);
-      uint32_t got = (uint32_t)pk_le_get(ub + dst + (uint64_t)i * es, es);
-      if (got != want)
-        fail_msg("vadd %s elem %u: 0x%x + 0x%x = 0x%x, want 0x%x", isa_dtype_name(dts[d]), i, a,
-                 b, got, want);
-    }
-    assert_int_equal(ub[dst + (uint64_t)n * es], FILL);
-    itm_destroy(t);
-  }
-}
-
-static uint32_t add1(isa_dtype dt, uint32_t a, uint32_t b) {
-  isa_testmach *t = new_machine();
-  uint8_t *ub = itm_mem(t, ISA_MEM_UB);
-  unsigned es = isa_dtype_bits(dt) / 8;
-  pk_le_put(ub, a, es);
-  pk_le_put(ub + 32, b, es);
-  isa_insn in = vadd_insn(64, 0, 32, dt, 1);
-  assert_true(itm_run(t, &in, NULL));
-  uint32_t r = (uint32_t)pk_le_get(ub + 64, es);
-  itm_destroy(t);
-  return r;
-}
-
-static void test_vector_vadd_by_hand(void **state) {
-  (void)state;
-  /* fp16: 1 + 2^-10 = 0x3C01 exactly; 1 + 2^-11 is a tie -> 1.0; (1 + 2^-10) + 2^-11 is a tie
-   * -> even 1 + 2^-9 = 0x3C02; 65504 + 8 -> 65504; 65504 + 16 = 65520 -> Inf */
-  assert_int_equal(add1(ISA_FP16, 0x3C00, 0x1400), 0x3C01);
-  assert_int_equal(add1(ISA_FP16, 0x3C00, 0x1000), 0x3C00);
-  assert_int_equal(add1(ISA_FP16, 0x3C01, 0x1000), 0x3C02);
-  assert_int_equal(add1(ISA_FP16, 0x7BFF, 0x4800), 0x7BFF);
-  assert_int_equal(add1(ISA_FP16, 0x7BFF, 0x4C00), 0x7C00);
-  /* 65504 + 2^-24: far below half an ulp */
-  assert_int_equal(add1(ISA_FP16, 0x7BFF, 0x0001), 0x7BFF);
-  /* subnormals add exactly: 2^-24 + 2^-24 = 0x0002; 1 + -1 = +0 */
-  assert_int_equal(add1(ISA_FP16, 0x0001, 0x0001), 0x0002);
-  assert_int_equal(add1(ISA_FP16, 0x3C00, 0xBC00), 0x0000);
-  assert_int_equal(add1(ISA_FP16, 0x8000, 0x8000), 0x8000);
-  /* NaN: canonical; Inf - Inf: canonical NaN */
-  assert_int_equal(add1(ISA_FP16, 0xFE55, 0x3C00), 0x7E00);
-  assert_int_equal(add1(ISA_FP16, 0x7C00, 0xFC00), 0x7E00);
-  assert_int_equal(add1(ISA_FP32, 0x7F800000u, 0xFF800000u), 0x7FC00000u);
-  assert_int_equal(add1(ISA_FP32, 0xFFC12345u, 0x3F800000u), 0x7FC00000u);
-  /* fp32: 1 + 2^-24 ties to 1.0; FLT_MAX + FLT_MAX = Inf */
-  assert_int_equal(add1(ISA_FP32, 0x3F800000u, 0x33800000u), 0x3F800000u);
-  assert_int_equal(add1(ISA_FP32, 0x7F7FFFFFu, 0x7F7FFFFFu), 0x7F800000u);
-  /* int32 wraps */
-  assert_int_equal(add1(ISA_INT32, 0x7FFFFFFFu, 1), 0x80000000u);
-  assert_int_equal(add1(ISA_INT32, 0xFFFFFFFFu, 2), 1);
-}
-
-/* dst = src0 (in place). */
-static void test_vector_vadd_in_place(void **state) {
-  (void)state;
-  isa_testmach *t = new_machine();
-  uint8_t *ub = itm_mem(t, ISA_MEM_UB);
-  for (int i = 0; i < 5; i++) {
-    pk_le_put(ub + 4 * i, (uint32_t)(10 * i), 4);
-    pk_le_put(ub + 100 + 4 * i, (uint32_t)i, 4);
-  }
-  isa_insn in = vadd_insn(0, 0, 100, ISA_INT32, 5);
-  assert_true(itm_run(t, &in, NULL));
-  for (int i = 0; i < 5; i++) assert_int_equal(pk_le_get(ub + 4 * i, 4), 11 * i);
-  itm_destroy(t);
-}
-
-/* ---- faults, ranges, work ------------------------------------------------------------------ */
-
-static void test_vector_faults(void **state) {
+static void test_vector_vdeq_faults_ranges_work(void **state) {
   (void)state;
   isa_insn in = vdeq_insn(0, 1024, 2048, ISA_FP16, 4, 8, 8, 8), bad;
   assert_true(isa_insn_check(&in, NULL));
@@ -484,54 +689,9 @@ static void test_vector_faults(void **state) {
   bad.u.vdeq.cols = 0;
   ic_fault(&bad, ISA_FAULT_FIELD_RANGE, "cols", 0, 1, "vdeq: cols = 0 is out of range [1, 65535]");
 
-  in = vcast_insn(0, 1024, ISA_FP32, ISA_FP16, 8);
-  assert_true(isa_insn_check(&in, NULL));
-  bad = in;
-  bad.u.vcast.src_dtype = ISA_FP16;
-  bad.u.vcast.dst_dtype = ISA_BF16;
-  ic_fault(&bad, ISA_FAULT_DTYPE, "dst_dtype", ISA_BF16, 0,
-           "vcast: no conversion from fp16 to bf16 (fp32->fp16, fp32->bf16, fp16->fp32, "
-           "bf16->fp32, int32->fp32, fp32->int32)");
-  bad.u.vcast.src_dtype = ISA_INT8;
-  bad.u.vcast.dst_dtype = ISA_FP32;
-  ic_fault(&bad, ISA_FAULT_DTYPE, "dst_dtype", ISA_FP32, 0,
-           "vcast: no conversion from int8 to fp32 (fp32->fp16, fp32->bf16, fp16->fp32, "
-           "bf16->fp32, int32->fp32, fp32->int32)");
-  bad = in;
-  bad.u.vcast.dst.mem = ISA_MEM_GM;
-  ic_fault(&bad, ISA_FAULT_BAD_MEM, "dst", ISA_MEM_GM, 1u << ISA_MEM_UB,
-           "vcast: operand dst names GM, which vcast cannot access");
-
-  in = vadd_insn(0, 1024, 2048, ISA_FP16, 8);
-  assert_true(isa_insn_check(&in, NULL));
-  bad = in;
-  bad.u.vbinary.dtype = ISA_BF16;
-  ic_fault(&bad, ISA_FAULT_DTYPE, "dtype", ISA_BF16, 0,
-           "vadd: dtype bf16 is not supported (fp32, fp16 or int32)");
-  bad = in;
-  bad.u.vbinary.src0.mem = ISA_MEM_GM;
-  ic_fault(&bad, ISA_FAULT_BAD_MEM, "src0", ISA_MEM_GM, 1u << ISA_MEM_UB,
-           "vadd: operand src0 names GM; the inputs must be in UB");
-  bad = in;
-  bad.u.vbinary.src1.mem = ISA_MEM_L1;
-  ic_fault(&bad, ISA_FAULT_BAD_MEM, "src1", ISA_MEM_L1, 1u << ISA_MEM_UB,
-           "vadd: operand src1 names L1; the inputs must be in UB");
-
-  /* beyond UB on the machine */
-  isa_testmach *t = new_machine();
-  bad = vadd_insn(UB_BYTES - 8, 0, 64, ISA_FP32, 3);
-  isa_fault f;
-  assert_false(itm_run(t, &bad, &f));
-  assert_int_equal(f.cause, ISA_FAULT_OUT_OF_BOUNDS);
-  assert_string_equal(f.operand, "dst");
-  itm_destroy(t);
-}
-
-static void test_vector_ranges_and_work(void **state) {
-  (void)state;
   isa_range r[ISA_MAX_RANGES];
   isa_work w;
-  isa_insn in = vdeq_insn(4096, 1024, 2048, ISA_BF16, 5, 7, 9, 11);
+  in = vdeq_insn(4096, 1024, 2048, ISA_BF16, 5, 7, 9, 11);
   assert_int_equal(isa_insn_ranges(&in, r), 3);
   ic_range(&r[0], ISA_MEM_UB, 0, 1024, 7 * 4, 9 * 4, 5);
   ic_range(&r[1], ISA_MEM_UB, 0, 2048, 7 * 4, 7 * 4, 1);
@@ -541,36 +701,24 @@ static void test_vector_ranges_and_work(void **state) {
   assert_int_equal(w.elements, 35);
   assert_int_equal(w.bytes, 35 * 4); /* the wider side: the int32 input */
   assert_int_equal(w.dtype, ISA_BF16);
-
-  in = vcast_insn(4096, 1024, ISA_FP16, ISA_FP32, 100);
-  assert_int_equal(isa_insn_ranges(&in, r), 2);
-  ic_range(&r[0], ISA_MEM_UB, 0, 1024, 200, 200, 1);
-  ic_range(&r[1], ISA_MEM_UB, 1, 4096, 400, 400, 1);
-  isa_insn_work(&in, &w);
-  assert_int_equal(w.path, ISA_PATH_VECTOR);
-  assert_int_equal(w.elements, 100);
-  assert_int_equal(w.bytes, 400);
-  assert_int_equal(w.dtype, ISA_FP32);
-
-  in = vadd_insn(4096, 1024, 2048, ISA_INT32, 33);
-  assert_int_equal(isa_insn_ranges(&in, r), 3);
-  ic_range(&r[0], ISA_MEM_UB, 0, 1024, 132, 132, 1);
-  ic_range(&r[1], ISA_MEM_UB, 0, 2048, 132, 132, 1);
-  ic_range(&r[2], ISA_MEM_UB, 1, 4096, 132, 132, 1);
-  isa_insn_work(&in, &w);
-  assert_int_equal(w.elements, 33);
-  assert_int_equal(w.bytes, 132);
-  assert_int_equal(w.dtype, ISA_INT32);
+  assert_int_equal(w.vclass, ISA_VCLASS_SIMPLE);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_vector_vdeq_random),     cmocka_unit_test(test_vector_vdeq_by_hand),
-      cmocka_unit_test(test_vector_vdeq_in_place),   cmocka_unit_test(test_vector_vcast_random),
-      cmocka_unit_test(test_vector_vcast_by_hand),   cmocka_unit_test(test_vector_vcast_in_place),
-      cmocka_unit_test(test_vector_vadd_random),     cmocka_unit_test(test_vector_vadd_by_hand),
-      cmocka_unit_test(test_vector_vadd_in_place),   cmocka_unit_test(test_vector_faults),
+      cmocka_unit_test(test_vector_binary_random),
+      cmocka_unit_test(test_vector_binary_by_hand),
+      cmocka_unit_test(test_vector_mask_and_strides),
+      cmocka_unit_test(test_vector_in_place_and_accumulate),
+      cmocka_unit_test(test_vector_nothing_to_do),
       cmocka_unit_test(test_vector_ranges_and_work),
+      cmocka_unit_test(test_vector_faults),
+      cmocka_unit_test(test_vector_scalar_ops),
+      cmocka_unit_test(test_vector_dup),
+      cmocka_unit_test(test_vector_vdeq_random),
+      cmocka_unit_test(test_vector_vdeq_by_hand),
+      cmocka_unit_test(test_vector_vdeq_in_place),
+      cmocka_unit_test(test_vector_vdeq_faults_ranges_work),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -332,16 +332,12 @@ static void copy_kernel(rt_ctx *ctx, void *args) {
   uint64_t tile_bytes = (uint64_t)A->tile_elems * 4;
   rt_gtensor src = {A->src, ISA_INT32, (uint64_t)A->tiles * A->tile_elems};
   rt_gtensor dst = {A->dst, ISA_INT32, (uint64_t)A->tiles * A->tile_elems};
-  isa_fmt_vbinary v;
-  memset(&v, 0, sizeof v);
-  v.dtype = ISA_INT32;
-  v.count = A->tile_elems;
   if (!A->use_queues) {
     rt_ltensor in = rt_buf_alloc(ctx, RT_POS_VECIN, tile_bytes, ISA_INT32, "in");
     rt_ltensor out = rt_buf_alloc(ctx, RT_POS_VECOUT, tile_bytes, ISA_INT32, "out");
     for (unsigned i = 0; i < A->tiles; i++) {
       rt_copy_gm_to_local(ctx, in, rt_gtensor_at(src, (uint64_t)i * A->tile_elems), rt_copy_params(tile_bytes));
-      rt_vadd(ctx, out, in, in, v);
+      rt_vbinary_n(ctx, ISA_OP_VADD, out, in, in, A->tile_elems);
       rt_copy_local_to_gm(ctx, rt_gtensor_at(dst, (uint64_t)i * A->tile_elems), out, rt_copy_params(tile_bytes));
     }
     return;
@@ -354,7 +350,7 @@ static void copy_kernel(rt_ctx *ctx, void *args) {
     rt_enque(qin, in);
     in = rt_deque(qin);
     rt_ltensor out = rt_alloc(qout, ISA_INT32);
-    rt_vadd(ctx, out, in, in, v);
+    rt_vbinary_n(ctx, ISA_OP_VADD, out, in, in, A->tile_elems);
     rt_enque(qout, out);
     rt_free(qin, in);
     out = rt_deque(qout);
@@ -485,17 +481,13 @@ static void calc_kernel(rt_ctx *ctx, void *args) {
   int ev = rt_event_alloc(ctx, ISA_PIPE_MTE2, ISA_PIPE_V);
   rt_set_flag(ctx, ISA_PIPE_MTE2, ISA_PIPE_V, ev);
   rt_wait_flag(ctx, ISA_PIPE_MTE2, ISA_PIPE_V, ev);
-  isa_fmt_vbinary v;
-  memset(&v, 0, sizeof v);
-  v.dtype = ISA_INT32;
-  v.count = E;
   for (unsigned i = 0; i < A->tiles; i++) {
     rt_ltensor t = rt_alloc(q, ISA_INT32);
     rt_ltensor x = rt_ltensor_at(in, (uint64_t)i * E * 4);
-    rt_vadd(ctx, t, x, x, v);
+    rt_vbinary_n(ctx, ISA_OP_VADD, t, x, x, E);
     rt_enque(q, t);
     t = rt_deque(q);
-    rt_vadd(ctx, rt_ltensor_at(out, (uint64_t)i * E * 4), t, t, v);
+    rt_vbinary_n(ctx, ISA_OP_VADD, rt_ltensor_at(out, (uint64_t)i * E * 4), t, t, E);
     rt_free(q, t);
   }
   int ev2 = rt_event_alloc(ctx, ISA_PIPE_V, ISA_PIPE_MTE3);

@@ -319,7 +319,8 @@ static void test_sim_cube_fixpipe_rate_is_a_gm_bandwidth_cap(void **state) {
  * repeat covers 256 B of the widest operand): 4 B for every vdeq (int32 in). Latency 4.
  *   vdeq 4 x 64 = 256 elements = 1024 B: 4 cycles, 1 .. 5, done at 9, for fp32, fp16 and bf16
  *   out; 1 x 64 = 256 B: 1 cycle, done at 6; 1 x 65 = 260 B: 2 cycles, done at 7.
- *   vcast fp32 -> fp16 of 64 elements: 256 B (the fp32 side), 1 cycle, done at 6; of 65: 7. */
+ *   vcast fp32 -> fp16 of 64 elements: one repeat (256 B of the fp32 side), 1 cycle, done at 6;
+ *   of 65: two repeats, done at 7. */
 static void test_sim_cube_vector_ops_use_the_vector_rate(void **state) {
   (void)state;
   static const struct {
@@ -344,19 +345,47 @@ static void test_sim_cube_vector_ops_use_the_vector_rate(void **state) {
     teardown(&f);
   }
   for (uint32_t count = 64; count <= 65; count++) {
-    isa_insn in;
-    memset(&in, 0, sizeof in);
-    in.op = ISA_OP_VCAST;
-    in.u.vcast.dst = (isa_addr){ISA_MEM_UB, 0x10000};
-    in.u.vcast.src = (isa_addr){ISA_MEM_UB, 0};
-    in.u.vcast.src_dtype = ISA_FP32;
-    in.u.vcast.dst_dtype = ISA_FP16;
-    in.u.vcast.count = count;
     fixture f;
     setup(&f);
-    issue(&f, in);
+    issue(&f, ib_vcast_n(ISA_FP32, ISA_FP16, ISA_ROUND_RINT, 0x10000, 0, count));
     assert_int_equal(run(&f), CS_OK);
     assert_times(&f, 0, 1, count == 64 ? 2 : 3, count == 64 ? 6 : 7);
+    teardown(&f);
+  }
+}
+
+/* Each repeat of a vector instruction takes the cycles of its rate class: one for the simple
+ * ops, vector.div_cycles_per_repeat (default 7) for vdiv, vrec and vsqrt,
+ * vector.transcendental_cycles_per_repeat (default 7) for vexp and vln. 200 fp32 elements are 4
+ * repeats (the last one of 8 elements), from cycle 1, latency 4:
+ *   vadd 4 cycles: busy to 5, done at 9; vdiv and vexp 4 x 7 = 28: busy to 29, done at 33;
+ *   with transcendental_cycles_per_repeat = 3, vexp 12: busy to 13, done at 17, and vln the same;
+ *   vsqrt keeps the div class: 28. */
+static void test_sim_cube_vector_rate_classes(void **state) {
+  (void)state;
+  static const struct {
+    isa_op op;
+    uint64_t transc;
+    uint64_t busy, end;
+  } cases[] = {
+      {ISA_OP_VADD, 7, 5, 9},   {ISA_OP_VDIV, 7, 29, 33},  {ISA_OP_VEXP, 7, 29, 33},
+      {ISA_OP_VEXP, 3, 13, 17}, {ISA_OP_VLN, 3, 13, 17},   {ISA_OP_VSQRT, 3, 29, 33},
+      {ISA_OP_VREC, 7, 29, 33}, {ISA_OP_VRELU, 7, 5, 9},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sim_config c;
+    sb_round_config(&c, 1);
+    assert_int_equal(c.vector_div_cycles_per_repeat, 7);
+    c.vector_transcendental_cycles_per_repeat = cases[i].transc;
+    fixture f;
+    setup_with(&f, &c);
+    isa_insn in = isa_op_info(cases[i].op)->format[1] == 'b'
+                      ? ib_vbinary_n(cases[i].op, ISA_FP32, 0x10000, 0, 0x8000, 200)
+                      : ib_vunary_n(cases[i].op, ISA_FP32, 0x10000, 0, 200);
+    issue(&f, in);
+    assert_int_equal(run(&f), CS_OK);
+    assert_times(&f, 0, 1, cases[i].busy, cases[i].end);
+    assert_int_equal(f.res.stats.core[0].path_bytes[ISA_PATH_VECTOR], 4 * 256);
     teardown(&f);
   }
 }
@@ -547,6 +576,7 @@ int main(void) {
       cmocka_unit_test(test_sim_cube_bias_table_and_fixpipe_buffer_copies),
       cmocka_unit_test(test_sim_cube_fixpipe_rate_is_a_gm_bandwidth_cap),
       cmocka_unit_test(test_sim_cube_vector_ops_use_the_vector_rate),
+      cmocka_unit_test(test_sim_cube_vector_rate_classes),
       cmocka_unit_test(test_sim_cube_single_tile_pipeline),
       cmocka_unit_test(test_sim_cube_set_flag_does_not_block_its_pipe),
       cmocka_unit_test(test_sim_cube_pipe_barrier_holds_one_pipe),

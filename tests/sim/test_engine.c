@@ -326,15 +326,7 @@ static void test_sim_engine_gm_and_ub_hazards_across_mte_pipes(void **state) {
 }
 
 static isa_insn vadd(uint64_t dst, uint64_t src0, uint64_t src1, uint32_t count) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_VADD;
-  in.u.vbinary.dst = (isa_addr){ISA_MEM_UB, dst};
-  in.u.vbinary.src0 = (isa_addr){ISA_MEM_UB, src0};
-  in.u.vbinary.src1 = (isa_addr){ISA_MEM_UB, src1};
-  in.u.vbinary.dtype = ISA_FP32;
-  in.u.vbinary.count = count;
-  return in;
+  return ib_vbinary_n(ISA_OP_VADD, ISA_FP32, dst, src0, src1, count);
 }
 
 /* Within the vector pipe, dependent instructions need pipe_barrier(V) (Ascend C's

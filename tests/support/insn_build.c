@@ -124,3 +124,64 @@ isa_insn ib_vdeq(uint64_t dst_off, uint64_t src_off, uint64_t scale_off, isa_dty
   p->dst_row_stride = cols;
   return in;
 }
+
+/* Counter mode over count elements, every operand contiguous: block stride 1, and a repeat
+ * stride of one repeat's blocks (lanes = 256 B of the widest type). */
+#define IB_COUNTER(p, n)                 \
+  do {                                   \
+    (p)->mask_mode = ISA_VMASK_COUNTER;  \
+    (p)->mask_lo = (n);                  \
+    (p)->repeat_times = 1;               \
+  } while (0)
+
+static uint32_t ib_rep_blocks(isa_dtype t, unsigned widest_bytes) {
+  return 256 / widest_bytes * (isa_dtype_bits(t) / 8) / 32;
+}
+
+isa_insn ib_vbinary_n(isa_op op, isa_dtype t, uint64_t dst, uint64_t src0, uint64_t src1, uint32_t count) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = op;
+  isa_fmt_vbinary *p = &in.u.vbinary;
+  p->dst = (isa_addr){ISA_MEM_UB, dst};
+  p->src0 = (isa_addr){ISA_MEM_UB, src0};
+  p->src1 = (isa_addr){ISA_MEM_UB, src1};
+  p->dtype = t;
+  IB_COUNTER(p, count);
+  p->dst_blk_stride = p->src0_blk_stride = p->src1_blk_stride = 1;
+  p->dst_rep_stride = p->src0_rep_stride = p->src1_rep_stride = 8;
+  return in;
+}
+
+isa_insn ib_vunary_n(isa_op op, isa_dtype t, uint64_t dst, uint64_t src, uint32_t count) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = op;
+  isa_fmt_vunary *p = &in.u.vunary;
+  p->dst = (isa_addr){ISA_MEM_UB, dst};
+  p->src = (isa_addr){ISA_MEM_UB, src};
+  p->dtype = t;
+  IB_COUNTER(p, count);
+  p->dst_blk_stride = p->src_blk_stride = 1;
+  p->dst_rep_stride = p->src_rep_stride = 8;
+  return in;
+}
+
+isa_insn ib_vcast_n(isa_dtype from, isa_dtype to, isa_round_mode mode, uint64_t dst, uint64_t src,
+                    uint32_t count) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_VCAST;
+  isa_fmt_vcast *p = &in.u.vcast;
+  p->dst = (isa_addr){ISA_MEM_UB, dst};
+  p->src = (isa_addr){ISA_MEM_UB, src};
+  p->src_dtype = from;
+  p->dst_dtype = to;
+  p->round_mode = mode;
+  IB_COUNTER(p, count);
+  unsigned widest = isa_dtype_bits(from) > isa_dtype_bits(to) ? isa_dtype_bits(from) / 8 : isa_dtype_bits(to) / 8;
+  p->dst_blk_stride = p->src_blk_stride = 1;
+  p->src_rep_stride = ib_rep_blocks(from, widest);
+  p->dst_rep_stride = ib_rep_blocks(to, widest);
+  return in;
+}

@@ -30,4 +30,11 @@ isa_insn ib_fixpipe_nd(isa_mem dst, uint64_t dst_off, isa_quant_mode q, isa_dtyp
 isa_insn ib_vdeq(uint64_t dst_off, uint64_t src_off, uint64_t scale_off, isa_dtype out, uint32_t rows,
                  uint32_t cols);
 
+/* Counter-mode vector instructions over count contiguous elements of UB (block stride 1,
+ * repeats back to back): binary (vadd, ...) and unary (vexp, ...) of type t, and a cast. */
+isa_insn ib_vbinary_n(isa_op op, isa_dtype t, uint64_t dst, uint64_t src0, uint64_t src1, uint32_t count);
+isa_insn ib_vunary_n(isa_op op, isa_dtype t, uint64_t dst, uint64_t src, uint32_t count);
+isa_insn ib_vcast_n(isa_dtype from, isa_dtype to, isa_round_mode mode, uint64_t dst, uint64_t src,
+                    uint32_t count);
+
 #endif

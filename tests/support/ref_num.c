@@ -67,6 +67,73 @@ uint16_t ref_bf16_rne(float f, bool saturate) {
   return round_small(f, 8, -126, 127, ldexp(2.0 - ldexp(1.0, -8), 127), 0x7F7F, 0x7F80, 0x7FC0, saturate);
 }
 
+/* The signed unit count s rounded by mode. */
+static double round_units(double s, char mode) {
+  double t;
+  switch (mode) {
+    case 'a': return round(s);
+    case 'd': return floor(s);
+    case 'u': return ceil(s);
+    case 'z': return trunc(s);
+    case 'o':
+      t = trunc(s);
+      return t != s && fmod(t, 2.0) == 0.0 ? t + copysign(1.0, s) : t;
+    default: return nearbyint(s);
+  }
+}
+
+uint32_t ref_round_float(double v, unsigned mbits, int emin, int emax, char mode) {
+  unsigned ebits = emax == 15 ? 5 : 8;
+  uint32_t sign = signbit(v) ? 1u << (mbits + ebits) : 0;
+  uint32_t inf = ((1u << ebits) - 1) << mbits, max = inf - 1;
+  if (isinf(v)) return sign | inf;
+  if (v == 0.0) return sign;
+  int e2;
+  frexp(fabs(v), &e2);
+  int e = e2 - 1 < emin ? emin : e2 - 1;
+  double quantum = ldexp(1.0, e - (int)mbits);
+  double r = fabs(round_units(v / quantum, mode)); /* exact: a power-of-two scale */
+  if (r == 0.0) return sign;
+  double value = r * quantum;
+  double largest = ldexp(2.0 - ldexp(1.0, -(int)mbits), emax);
+  if (value > largest) {
+    bool up = mode == 'n' || mode == 'a' || (mode == 'd' && sign) || (mode == 'u' && !sign);
+    return sign | (up ? inf : max);
+  }
+  if (value < ldexp(1.0, emin)) return sign | (uint32_t)(value / ldexp(1.0, emin - (int)mbits));
+  int ev;
+  double fr = frexp(value, &ev); /* value = fr * 2^ev, fr in [0.5, 1) */
+  uint32_t mant = (uint32_t)ldexp(fr, (int)mbits + 1) - (1u << mbits);
+  return sign | (uint32_t)(ev - 1 + emax) << mbits | mant;
+}
+
+int64_t ref_round_int(double v, char mode, int64_t lo, int64_t hi) {
+  if (isnan(v)) return 0 < lo ? lo : 0 > hi ? hi : 0;
+  double r = round_units(v, mode);
+  if (r < (double)lo) return lo;
+  if (r > (double)hi) return hi;
+  return (int64_t)r;
+}
+
+static uint32_t sat_bits(uint32_t bits, uint32_t inf) {
+  uint32_t sign = bits & 0x8000u, mag = bits & 0x7FFFu; /* 16-bit types */
+  if (mag == inf) return sign | (inf - 1);
+  if ((mag & inf) == inf) return 0;
+  return bits;
+}
+
+uint32_t ref_f16_of(double v, bool sat) {
+  uint32_t b = isnan(v) ? 0x7E00u : ref_round_float(v, 10, -14, 15, 'n');
+  return sat ? sat_bits(b, 0x7C00u) : b;
+}
+
+uint32_t ref_bf16_of(double v, bool sat) {
+  uint32_t b = isnan(v) ? 0x7FC0u : ref_round_float(v, 7, -126, 127, 'n');
+  return sat ? sat_bits(b, 0x7F80u) : b;
+}
+
+uint32_t ref_f32_of(double v) { return isnan(v) ? 0x7FC00000u : ref_round_float(v, 23, -126, 127, 'n'); }
+
 double ref_round_half_even(double v) {
   double fl = floor(v), f = v - fl;
   if (f > 0.5) return fl + 1.0;

@@ -25,6 +25,22 @@ float ref_f32_of_bits(uint32_t bits);
 uint16_t ref_f16_rne(float f, bool saturate);
 uint16_t ref_bf16_rne(float f, bool saturate);
 
+/* v (an exact value, not NaN) rounded into a binary float format of mbits stored mantissa bits
+ * and normal exponents emin .. emax (IEEE layout, bias emax), returned as bits. mode: 'n' to
+ * nearest even (nearbyint), 'a' to nearest away (round), 'd' down (floor), 'u' up (ceil), 'z'
+ * toward zero (trunc), 'o' to odd (trunc, then away from zero by one unit when inexact and
+ * even), applied to the signed count of the result's units. Beyond the largest finite value:
+ * Inf for 'n' and 'a' and for the direction that rounds away from zero ('d' negative, 'u'
+ * positive), the largest finite value otherwise (IEEE 754 §7.4; 'o' like 'z'). */
+uint32_t ref_round_float(double v, unsigned mbits, int emin, int emax, char mode);
+/* v rounded to an integer by mode (as above), then clamped to [lo, hi]; NaN gives 0. */
+int64_t ref_round_int(double v, char mode, int64_t lo, int64_t hi);
+/* The same as ref_round_float for fp16 / bf16 / fp32, to nearest even; NaN gives the quiet NaN
+ * (0x7E00, 0x7FC0, 0x7FC00000); sat: Inf results become ±max and NaN +0 (CTRL[48]). */
+uint32_t ref_f16_of(double v, bool sat);
+uint32_t ref_bf16_of(double v, bool sat);
+uint32_t ref_f32_of(double v);
+
 /* v rounded to an integer, ties to even, by floor and fmod (not by the rounding mode). */
 double ref_round_half_even(double v);
 
