@@ -21,6 +21,8 @@ typedef enum mm_kind { MM_PLAIN, MM_QUANT, MM_REQUANT } mm_kind;
 #define COMMON_ATTRS                                                                                     \
   {"transpose_a", KN_ATTR_BOOL, "false", NULL, "a is stored K x M"},                                      \
   {"transpose_b", KN_ATTR_BOOL, "false", NULL, "b is stored N x K"},                                      \
+  {"a_format", KN_ATTR_ENUM, "nd", "nd,nz", "layout of a: ND, or NZ [batch, cols/C0, rows, C0] of the stored matrix"}, \
+  {"b_format", KN_ATTR_ENUM, "nd", "nd,nz", "layout of b: ND, or NZ [batch, cols/C0, rows, C0] of the stored matrix"}, \
   {"relu", KN_ATTR_BOOL, "false", NULL, "ReLU in the fixpipe"},                                           \
   {"m", KN_ATTR_INT, "512", NULL, "rows of c (generated inputs)"},                                        \
   {"n", KN_ATTR_INT, "1024", NULL, "columns of c (generated inputs)"},                                    \
@@ -30,8 +32,9 @@ typedef enum mm_kind { MM_PLAIN, MM_QUANT, MM_REQUANT } mm_kind;
   KN_MM_TILING_ATTRS
 
 static const kn_io_desc plain_inputs[] = {
-    {"a", "fp16,fp32,int8", false, "[m, k] or [batch, m, k] ([k, m] with transpose_a); bf16 as fp32, int4 as int8"},
-    {"b", "fp16,fp32,int8", false, "[k, n], [batch, k, n] ([n, k] with transpose_b)"},
+    {"a", "fp16,fp32,int8", false,
+     "[m, k] or [batch, m, k] ([k, m] with transpose_a; NZ: [batch, k/C0, m, C0]); bf16 as fp32, int4 as int8"},
+    {"b", "fp16,fp32,int8", false, "[k, n], [batch, k, n] ([n, k] with transpose_b; NZ: [1 or batch, n/C0, k, C0])"},
     {"bias", "fp32,int32", true, "[n] or [batch, n]: fp32 for float inputs, int32 for integer inputs"},
 };
 static const kn_attr_desc plain_attrs[] = {
@@ -42,16 +45,16 @@ static const kn_attr_desc plain_attrs[] = {
 static const kn_io_desc c_output[] = {{"c", "fp32,fp16,bf16,int32,int8,uint8", false, "[m, n] or [batch, m, n]"}};
 
 static const kn_io_desc quant_inputs[] = {
-    {"a", "fp16,fp32", false, "[m, k] or [batch, m, k]; bf16 as fp32"},
-    {"b", "fp16,fp32", false, "[k, n] or [batch, k, n]"},
+    {"a", "fp16,fp32", false, "[m, k] or [batch, m, k] (NZ: [batch, k/C0, m, C0]); bf16 as fp32"},
+    {"b", "fp16,fp32", false, "[k, n] or [batch, k, n] (NZ: [1 or batch, n/C0, k, C0])"},
     {"bias", "fp32", true, "[n] or [batch, n]"},
     {"quant", "uint64,int64", true, "packed words: [1] (SetQuantScalar) or [n] (SetQuantVector)"},
     {"scale", "fp32", true, "instead of quant: [1] or [n] float scales, packed by the documented formula"},
     {"offset", "fp32", true, "with scale: [1] or [n] offsets (rounded half away from zero, clamped to [-256, 255])"},
 };
 static const kn_io_desc requant_inputs[] = {
-    {"a", "int8", false, "[m, k] or [batch, m, k]"},
-    {"b", "int8", false, "[k, n] or [batch, k, n]"},
+    {"a", "int8", false, "[m, k] or [batch, m, k] (NZ: [batch, k/32, m, 32])"},
+    {"b", "int8", false, "[k, n] or [batch, k, n] (NZ: [1 or batch, n/32, k, 32])"},
     {"bias", "int32", true, "[n] or [batch, n]"},
     {"quant", "uint64,int64", true, "packed words: [1] (SetQuantScalar) or [n] (SetQuantVector)"},
     {"scale", "fp32", true, "instead of quant: [1] or [n] float scales"},
@@ -102,6 +105,33 @@ static cs_status in_type(const kn_ctx *ctx, mm_kind kind, const kn_tensor *a, is
   return CS_OK;
 }
 
+/* The stored matrix an operand holds (rows x cols, before any transpose) and its batch: ND
+ * [rows, cols] or [batch, rows, cols] (nd: what the message says), or NZ [batch, cols/C0, rows,
+ * C0] in whole fractals (rows a multiple of 16; C0 of the input type). */
+static cs_status stored_matrix(const kn_tensor *t, isa_dtype it, bool nz, const char *nd, uint64_t *batch, uint64_t *rows,
+                               uint64_t *cols, cs_err *err) {
+  char sh[96];
+  kn_shape_str(t, sh, sizeof sh);
+  if (!nz) {
+    if (t->ndim != 2 && t->ndim != 3) return cs_err_set(err, CS_EINVAL, "%s: shape %s; expected %s", t->name, sh, nd);
+    *batch = t->ndim == 3 ? t->shape[0] : 1;
+    *rows = t->shape[t->ndim - 2];
+    *cols = t->shape[t->ndim - 1];
+    return CS_OK;
+  }
+  uint32_t c0 = isa_dtype_c0(it);
+  if (t->ndim != 4 || t->shape[3] != c0)
+    return cs_err_set(err, CS_EINVAL, "%s: NZ shape %s; %s NZ is [batch, cols/%u, rows, %u] (C0 = %u)", t->name, sh,
+                      isa_dtype_name(it), c0, c0, c0);
+  if (t->shape[2] % 16)
+    return cs_err_set(err, CS_EINVAL, "%s: NZ shape %s has %" PRIu64 " rows; NZ holds whole fractals of 16 rows", t->name, sh,
+                      t->shape[2]);
+  *batch = t->shape[0];
+  *rows = t->shape[2];
+  *cols = t->shape[1] * c0;
+  return CS_OK;
+}
+
 static cs_status build(kn_ctx *ctx, mm_kind kind, mm_setup *s, cs_err *err) {
   memset(s, 0, sizeof *s);
   kn_mm_job *j = &s->job;
@@ -116,19 +146,19 @@ static cs_status build(kn_ctx *ctx, mm_kind kind, mm_setup *s, cs_err *err) {
   if (b->dtype != a->dtype)
     return cs_err_set(err, CS_EINVAL, "b: dtype %s but a is %s; both operands have one type", isa_dtype_name(b->dtype),
                       isa_dtype_name(a->dtype));
+  const char *af = "nd", *bf = "nd";
+  if ((st = kn_attr_str(ctx, "a_format", &af, err)) || (st = kn_attr_str(ctx, "b_format", &bf, err))) return st;
+  j->ty.a_nz = strcmp(af, "nz") == 0;
+  j->ty.b_nz = strcmp(bf, "nz") == 0;
   char sh[96];
-  if (a->ndim != 2 && a->ndim != 3) {
-    kn_shape_str(a, sh, sizeof sh);
-    return cs_err_set(err, CS_EINVAL, "a: shape %s; expected [m, k] or [batch, m, k]", sh);
-  }
-  s->c3 = a->ndim == 3;
-  uint64_t ab = s->c3 ? a->shape[0] : 1, ar = a->shape[a->ndim - 2], ac = a->shape[a->ndim - 1];
+  uint64_t ab, ar, ac, bb, br, bc; /* batch, rows and columns of the stored matrices */
+  if ((st = stored_matrix(a, it, j->ty.a_nz, "[m, k] or [batch, m, k]", &ab, &ar, &ac, err)) != CS_OK) return st;
+  s->c3 = j->ty.a_nz ? ab > 1 : a->ndim == 3;
   if ((st = kn_mm_dim("batch", ab, &j->batch, err)) || (st = kn_mm_dim("m", ta ? ac : ar, &j->m, err)) ||
       (st = kn_mm_dim("k", ta ? ar : ac, &j->k, err)))
     return st;
   kn_shape_str(b, sh, sizeof sh);
-  if (b->ndim != 2 && b->ndim != 3) return cs_err_set(err, CS_EINVAL, "b: shape %s; expected [k, n] or [batch, k, n]", sh);
-  uint64_t bb = b->ndim == 3 ? b->shape[0] : 1, br = b->shape[b->ndim - 2], bc = b->shape[b->ndim - 1];
+  if ((st = stored_matrix(b, it, j->ty.b_nz, "[k, n] or [batch, k, n]", &bb, &br, &bc, err)) != CS_OK) return st;
   if ((tb ? bc : br) != j->k)
     return cs_err_set(err, CS_EINVAL, "b: shape %s has k = %" PRIu64 " but a has k = %u", sh, tb ? bc : br, j->k);
   if (bb != 1 && bb != j->batch) return cs_err_set(err, CS_EINVAL, "b: batch %" PRIu64 " but a has batch %u", bb, j->batch);
@@ -266,16 +296,29 @@ static cs_status make_inputs_kind(kn_ctx *ctx, mm_kind kind, cs_err *err) {
   isa_dtype npy = it == ISA_FP16 ? ISA_FP16 : it == ISA_BF16 ? ISA_FP32 : ISA_INT8;
   uint64_t seed = kn_options(ctx)->seed ? kn_options(ctx)->seed : 1;
   kn_tensor t;
-  uint64_t shape[3];
+  uint64_t shape[4];
+  const char *fmt[2];
+  if ((st = kn_attr_str(ctx, "a_format", &fmt[0], err)) || (st = kn_attr_str(ctx, "b_format", &fmt[1], err))) return st;
   for (int which = 0; which < 2; which++) {
     const char *nm = which ? "b" : "a";
     if (kn_input(ctx, nm)) continue;
     uint32_t nd = 0;
-    if (batch > 1) shape[nd++] = (uint64_t)batch;
     bool tr = which ? tb : ta;
     int64_t r = which ? k : m, c = which ? n : k;
-    shape[nd++] = (uint64_t)(tr ? c : r);
-    shape[nd++] = (uint64_t)(tr ? r : c);
+    uint64_t rows = (uint64_t)(tr ? c : r), cols = (uint64_t)(tr ? r : c), c0 = isa_dtype_c0(it);
+    if (strcmp(fmt[which], "nz") == 0) { /* [batch, cols/C0, rows, C0]: the values are drawn in storage order */
+      if (rows % 16 || cols % c0)
+        return cs_err_set(err, CS_EINVAL, "%s_format nz: the stored %s is %" PRIu64 " x %" PRIu64 "; NZ needs rows a multiple "
+                          "of 16 and columns of C0 = %" PRIu64 " (%s)", nm, nm, rows, cols, c0, isa_dtype_name(it));
+      shape[nd++] = (uint64_t)batch;
+      shape[nd++] = cols / c0;
+      shape[nd++] = rows;
+      shape[nd++] = c0;
+    } else {
+      if (batch > 1) shape[nd++] = (uint64_t)batch;
+      shape[nd++] = rows;
+      shape[nd++] = cols;
+    }
     bool data = kn_ctx_has_data(ctx); /* timing-only: a and b are shapes, never read */
     if ((st = data ? kn_tensor_alloc(&t, nm, npy, nd, shape, err) : kn_tensor_shape(&t, nm, npy, nd, shape, err)) != CS_OK)
       return st;

@@ -58,6 +58,36 @@ void kn_from_device(const void *dev, isa_dtype as, kn_tensor *t) {
     memcpy(t->data, dev, isa_dtype_bytes(as, t->count));
 }
 
+/* ---- stored forms ---------------------------------------------------------------------- */
+
+/* Element (r, c) of a stored R x C matrix: ND row-major, or FRACTAL_NZ [ceil(C/C0)][ceil16(R)][C0]
+ * (docs/ISA.md, NZ); and the elements the stored form holds. */
+static uint64_t stored_index(bool nz, uint32_t c0, uint32_t rows, uint32_t cols, uint32_t r, uint32_t c) {
+  if (!nz) return (uint64_t)r * cols + c;
+  return ((uint64_t)(c / c0) * round_up(rows, 16) + r) * c0 + c % c0;
+}
+static uint64_t stored_elems(bool nz, uint32_t c0, uint32_t rows, uint32_t cols) {
+  return nz ? (uint64_t)round_up(cols, c0) * round_up(rows, 16) : (uint64_t)rows * cols;
+}
+
+/* A(i, κ) and B(κ, j) in their stored forms: A is M x K (transposed: K x M), B K x N (N x K). */
+static uint64_t a_index(const kn_mm_job *j, uint32_t i, uint32_t kk) {
+  uint32_t c0 = isa_dtype_c0(j->ty.a);
+  return j->ty.a_trans ? stored_index(j->ty.a_nz, c0, j->k, j->m, kk, i) : stored_index(j->ty.a_nz, c0, j->m, j->k, i, kk);
+}
+static uint64_t b_index(const kn_mm_job *j, uint32_t kk, uint32_t col) {
+  uint32_t c0 = isa_dtype_c0(j->ty.b);
+  return j->ty.b_trans ? stored_index(j->ty.b_nz, c0, j->n, j->k, col, kk) : stored_index(j->ty.b_nz, c0, j->k, j->n, kk, col);
+}
+static uint64_t a_elems(const kn_mm_job *j) {
+  uint32_t c0 = isa_dtype_c0(j->ty.a);
+  return j->ty.a_trans ? stored_elems(j->ty.a_nz, c0, j->k, j->m) : stored_elems(j->ty.a_nz, c0, j->m, j->k);
+}
+static uint64_t b_elems(const kn_mm_job *j) {
+  uint32_t c0 = isa_dtype_c0(j->ty.b);
+  return j->ty.b_trans ? stored_elems(j->ty.b_nz, c0, j->n, j->k) : stored_elems(j->ty.b_nz, c0, j->k, j->n);
+}
+
 cs_status kn_mm_dim(const char *what, uint64_t v, uint32_t *out, cs_err *err) {
   if (v == 0 || v > 1u << 24)
     return cs_err_set(err, CS_EINVAL, "%s = %" PRIu64 " is out of range [1, %u]", what, v, 1u << 24);
@@ -283,7 +313,7 @@ static cs_status record_job(rt_device *dev, const kn_mm_job *job, const rt_tilin
   L->job = job;
   L->tiling = *t;
   const rt_matmul_types *ty = &job->ty;
-  uint64_t mk = (uint64_t)job->m * job->k, kn = (uint64_t)job->k * job->n, mn = (uint64_t)job->m * job->n;
+  uint64_t mk = a_elems(job), kn = b_elems(job), mn = (uint64_t)job->m * job->n;
   L->a_batch = mk;
   L->b_batch = kn;
   L->c_batch = mn;
@@ -411,24 +441,11 @@ static double elem(const void *base, isa_dtype t, uint64_t idx) {
   }
 }
 
-/* Index of B(κ, j) in its stored form. */
-static uint64_t b_index(const kn_mm_job *j, uint32_t kk, uint32_t col) {
-  const rt_matmul_types *ty = &j->ty;
-  uint32_t c0 = isa_dtype_c0(ty->b);
-  if (!ty->b_nz) return ty->b_trans ? (uint64_t)col * j->k + kk : (uint64_t)kk * j->n + col;
-  if (!ty->b_trans) /* NZ of K x N: [N/C0][K16][C0] */
-    return ((uint64_t)(col / c0) * round_up(j->k, 16) + kk) * c0 + col % c0;
-  return ((uint64_t)(kk / c0) * round_up(j->n, 16) + col) * c0 + kk % c0; /* NZ of N x K */
-}
-
 cs_status kn_mm_reference(const kn_mm_job *j, const sim_config *cfg, void *c, cs_err *err) {
   const rt_matmul_types *ty = &j->ty;
   bool is_int = ty->a == ISA_INT8 || ty->a == ISA_INT4;
   uint32_t k0 = isa_dtype_c0(ty->a);
-  uint64_t mk = (uint64_t)j->m * j->k, mn = (uint64_t)j->m * j->n;
-  uint64_t kn = (uint64_t)j->k * j->n;
-  if (ty->b_nz)
-    kn = ty->b_trans ? (uint64_t)round_up(j->n, 16) * round_up(j->k, k0) : (uint64_t)round_up(j->n, k0) * round_up(j->k, 16);
+  uint64_t mk = a_elems(j), kn = b_elems(j), mn = (uint64_t)j->m * j->n;
   isa_quant_mode mode = j->epilogue == KN_EPI_DEQ_BF16 ? ISA_QUANT_NO_QUANT : rt_matmul_quant_mode(ty, j->qvec != NULL);
   size_t ob = kn_mm_out_elem_bytes(j);
   double *arow = malloc(sizeof(double) * j->k);
@@ -444,7 +461,7 @@ cs_status kn_mm_reference(const kn_mm_job *j, const sim_config *cfg, void *c, cs
     uint64_t b_off = j->b_batched ? (uint64_t)b * kn : 0;
     for (uint32_t i = 0; i < j->m; i++) {
       for (uint32_t kk = 0; kk < j->k; kk++)
-        arow[kk] = elem(abase, ty->a, a_off + (ty->a_trans ? (uint64_t)kk * j->m + i : (uint64_t)i * j->k + kk));
+        arow[kk] = elem(abase, ty->a, a_off + a_index(j, i, kk));
       for (uint32_t col = 0; col < j->n; col++) {
         uint32_t x_bits;
         uint64_t bias_idx = (j->bias_batched ? (uint64_t)b * j->n : 0) + col;

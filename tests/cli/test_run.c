@@ -526,7 +526,7 @@ typedef struct kernel_desc {
 #define TILING_ATTRS                                                                                              \
   "used_core_num,single_core_m,single_core_n,single_core_k,base_m,base_n,base_k,depth_a1,depth_b1,step_m,step_n," \
   "step_ka,step_kb,iterate_order,db_l0a,db_l0b,db_l0c,l2_split,unit_flag,core_split,step_k,tiling"
-#define COMMON_ATTRS "transpose_a,transpose_b,relu,m,n,k,batch,has_bias," TILING_ATTRS
+#define COMMON_ATTRS "transpose_a,transpose_b,a_format,b_format,relu,m,n,k,batch,has_bias," TILING_ATTRS
 static const kernel_desc kernels[4] = {
     {"linear", "x,weight,bias,deq_scale",
      "transpose_a,transpose_b,weight_format,out_dtype,m,n,k,batch,has_bias,quant_mode,deq_scale_dtype," TILING_ATTRS,
@@ -572,8 +572,8 @@ static void check_kernels_json(const char *text) {
   assert_string_equal(cs_jget_string(root, "[1].attributes[3].kind"), "enum");
   assert_string_equal(cs_jget_string(root, "[1].attributes[3].default"), "fp16");
   assert_string_equal(cs_jget_string(root, "[1].attributes[3].choices"), "fp16,bf16,float16,bfloat16");
-  assert_true(cs_jis(cs_jget(root, "[1].attributes[11].default"), CS_JNULL)); /* base_m: chosen */
-  assert_string_equal(cs_jget_string(root, "[2].attributes[5].kind"), "int");
+  assert_true(cs_jis(cs_jget(root, "[1].attributes[11].default"), CS_JNULL)); /* used_core_num: searched */
+  assert_string_equal(cs_jget_string(root, "[2].attributes[7].kind"), "int"); /* m */
   assert_string_equal(cs_jget_string(root, "[3].outputs[0].dtypes"), "fp32,fp16,bf16,int32,int8,uint8");
   assert_string_equal(cs_jget_string(root, "[4].inputs[0].dtypes"), "int8");
   cs_jfree(doc);

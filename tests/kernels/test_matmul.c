@@ -276,11 +276,40 @@ static uint32_t mm_expected(const mm_case *c, const mm_data *d, size_t e) {
 /* Runs case c: every element against mm_expected, the operator's reference, and the notes (the
  * S-bit warning, then the bf16 rounding note; `literal`, when given, is the exact text).
  * `attrs`, when given, are more attributes as NAME=VALUE strings, NULL-terminated. */
+/* Replaces input `name`, ND [rows, cols] or [batch, rows, cols], with its FRACTAL_NZ form
+ * [batch, cols/C0, rows, C0] (element (r, c) at ((c / C0) * rows + r) * C0 + c % C0 of each
+ * matrix), and says so with the attribute NAME_format = nz. */
+static void to_nz(kt_runner *r, const char *name, uint32_t c0) {
+  const kn_tensor *t = kn_input(r->ctx, name);
+  assert_non_null(t);
+  uint64_t batch = t->ndim == 3 ? t->shape[0] : 1, rows = t->shape[t->ndim - 2], cols = t->shape[t->ndim - 1];
+  assert_int_equal(rows % 16, 0);
+  assert_int_equal(cols % c0, 0);
+  size_t eb = kn_host_elem_bytes(t->dtype);
+  uint8_t *nz = malloc(t->count * eb);
+  for (uint64_t b = 0; b < batch; b++)
+    for (uint64_t i = 0; i < rows; i++)
+      for (uint64_t j = 0; j < cols; j++) {
+        uint64_t from = (b * rows + i) * cols + j, to = b * rows * cols + ((j / c0) * rows + i) * c0 + j % c0;
+        memcpy(nz + to * eb, (const uint8_t *)t->data + from * eb, eb);
+      }
+  uint64_t shape[4] = {batch, cols / c0, rows, c0};
+  isa_dtype dt = t->dtype;
+  kt_put_ok(r, name, dt, 4, shape, nz);
+  free(nz);
+  char attr[16];
+  snprintf(attr, sizeof attr, "%s_format", name);
+  kt_set_attr(r, attr, "nz");
+}
+
 static void run_case_attrs(const mm_case *c, const char *literal, const char *const *attrs) {
   kt_runner r;
   kt_init(&r, c->op, 0);
   mm_data d;
   mm_build(&r, c, &d);
+  for (size_t i = 0; attrs && attrs[i]; i++) /* NZ operands first: "a_format=nz" converts a */
+    if (strcmp(attrs[i], "a_format=nz") == 0 || strcmp(attrs[i], "b_format=nz") == 0)
+      to_nz(&r, attrs[i][0] == 'a' ? "a" : "b", isa_dtype_c0(c->in));
   for (size_t i = 0; attrs && attrs[i]; i++) {
     char name[64];
     const char *eq = strchr(attrs[i], '=');
@@ -388,6 +417,50 @@ static void test_matmul_batch_tails_tiling(void **state) {
       {"matmul", ISA_INT4, ISA_INT32, 1, false, BIAS_N, 38, 50, 300, false, true, false, Q_NONE, OFF_NONE, W_PLAIN, false, false, "16", "16", "64", "2", 4010},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
+}
+
+/* NZ operands (a_format / b_format nz), every combination with the transposes, each input type:
+ * the test converts its ND inputs to NZ itself; the outputs are the reference's, bit for bit. */
+static void test_matmul_nz_operands(void **state) {
+  (void)state;
+  const isa_dtype ins[4] = {ISA_FP16, ISA_BF16, ISA_INT8, ISA_INT4};
+  for (unsigned v = 0; v < 64; v++) {
+    isa_dtype in = ins[v % 4];
+    bool integer = in == ISA_INT8 || in == ISA_INT4;
+    bool anz = (v / 4) & 1, bnz = (v / 8) & 1, ta = (v / 16) & 1, tb = (v / 32) & 1;
+    if (!anz && !bnz) continue;
+    /* shapes whose stored matrices are whole fractals whichever way they are stored */
+    mm_case c = {"matmul", in, integer ? ISA_INT32 : ISA_FP32, 1, false, v % 3 ? BIAS_N : BIAS_NONE, 64, 128, 128,
+                 ta, tb, false, Q_NONE, OFF_NONE, W_PLAIN, false, false, NO_TILING, 9500 + v};
+    const char *attrs[4] = {anz ? "a_format=nz" : "tiling=analytic", bnz ? "b_format=nz" : "tiling=analytic",
+                            "tiling=analytic", NULL};
+    run_case_attrs(&c, NULL, attrs);
+  }
+  /* batched: a [2, ...] NZ, b shared */
+  mm_case c = {"matmul", ISA_FP16, ISA_FP16, 2, false, BIAS_N, 32, 64, 48, false, true, false, Q_NONE, OFF_NONE, W_PLAIN,
+               false, false, NO_TILING, 9600};
+  const char *attrs[3] = {"a_format=nz", "b_format=nz", NULL};
+  run_case_attrs(&c, NULL, attrs);
+  /* shapes that are not NZ */
+  kt_runner r;
+  kt_init(&r, "matmul", 0);
+  kt_set_attr(&r, "a_format", "nz");
+  uint64_t s2[2] = {4, 32}, s4[4] = {1, 2, 20, 16}, sb[2] = {32, 8};
+  kt_put_ok(&r, "a", ISA_FP16, 2, s2, NULL);
+  kt_put_ok(&r, "b", ISA_FP16, 2, sb, NULL);
+  kt_run_fails(&r, CS_EINVAL, "a: NZ shape [4, 32]; fp16 NZ is [batch, cols/16, rows, 16] (C0 = 16)");
+  kt_put_ok(&r, "a", ISA_FP16, 4, s4, NULL);
+  kt_run_fails(&r, CS_EINVAL, "a: NZ shape [1, 2, 20, 16] has 20 rows; NZ holds whole fractals of 16 rows");
+  kt_free(&r);
+  kt_init(&r, "matmul", 0);
+  kt_set_attr(&r, "b_format", "nz");
+  kt_set_attr(&r, "in_dtype", "int8");
+  kt_set_attr(&r, "m", "20");
+  kt_set_attr(&r, "n", "48");
+  kt_set_attr(&r, "k", "64");
+  kt_run_fails(&r, CS_EINVAL, "b_format nz: the stored b is 64 x 48; NZ needs rows a multiple of 16 and columns of C0 = 32 "
+                              "(int8)");
+  kt_free(&r);
 }
 
 /* Random tilings x shapes x types x layouts, every field drawn (docs/KERNELS.md, "Tiling"), on the
@@ -675,6 +748,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_int8_and_int4),
       cmocka_unit_test(test_matmul_batch_tails_tiling),
       cmocka_unit_test(test_matmul_random_tilings_are_bit_exact),
+      cmocka_unit_test(test_matmul_nz_operands),
       cmocka_unit_test(test_matmul_quant_words_scales_offsets),
       cmocka_unit_test(test_matmul_quant_s_bit_warning),
       cmocka_unit_test(test_matmul_requant_words_scales_offsets),
