@@ -33,6 +33,7 @@ typedef struct cli_io {
   X(report, "an HTML report (timeline, pipes, roofline, memory) of a run's JSON") \
   X(run, "run a kernel or operator (ATB Linear, ONNX, TensorFlow, DirectML) on the simulated chip") \
   X(sweep, "run a grid of attributes, config keys and configs under Ninja, Slurm or GNU parallel") \
+  X(tile, "search the tilings of a matmul operator and list the best, with their predicted times") \
   X(version, "print the version of cubesim") \
   /* one row per command, in alphabetical order; each row ends with a backslash */
 

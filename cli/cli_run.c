@@ -190,6 +190,17 @@ static cs_status set_attrs(kn_ctx *ctx, const tiling_attrs *ta, const kv *attrs,
   return st;
 }
 
+/* --tiling FILE.json (path may be NULL: no attributes), with a note of the fields ignored. */
+static cs_status tiling_file(cli_io *io, const char *cmd, const char *path, tiling_attrs *ta, cs_err *err) {
+  memset(ta, 0, sizeof *ta);
+  char ignored[512] = "";
+  if (!path) return CS_OK;
+  cs_status st = read_tiling_file(path, ta, ignored, sizeof ignored, err);
+  if (st == CS_OK && ignored[0])
+    fprintf(io->err, "cubesim %s: note: --tiling %s: fields cubesim does not model, ignored: %s\n", cmd, path, ignored);
+  return st;
+}
+
 static int find_output(const kn_op *op, const kv *o) {
   for (uint32_t i = 0; i < op->noutputs; i++)
     if (key_is(o, op->outputs[i].name)) return (int)i;
@@ -642,17 +653,14 @@ static void print_run(cli_io *io, const run_args *a, const run_result *rr) {
 /* Resolves the configuration, runs the operator and checks it; writes and commits the files. */
 static cs_status run(cli_io *io, run_args *a, const kn_op *op, run_result *rr, cs_err *err) {
   sim_config cfg;
+  tiling_attrs ta = {.n = 0};
   cs_status st = cli_chip_config(&a->chip, 0, &cfg, err);
   sim_trace_options topts;
   if (st == CS_OK) st = cli_trace_options(&a->trace, io, "run", &cfg, &topts, err);
   run_outputs ro;
   memset(&ro, 0, sizeof ro);
   if (st == CS_OK) st = add_outputs(&ro, a, err);
-  tiling_attrs ta = {.n = 0};
-  char ignored[512] = "";
-  if (st == CS_OK && a->tiling) st = read_tiling_file(a->tiling, &ta, ignored, sizeof ignored, err);
-  if (st == CS_OK && ignored[0])
-    fprintf(io->err, "cubesim run: note: --tiling %s: fields cubesim does not model, ignored: %s\n", a->tiling, ignored);
+  if (st == CS_OK) st = tiling_file(io, "run", a->tiling, &ta, err);
   trc_timeline *timeline = NULL;
   if (st == CS_OK && (a->timeline || a->report)) st = trc_timeline_create(&cfg, TRC_TIMELINE_SPANS, &timeline, err);
   /* the trace is a temporary file until the commit: an input refused below discards it */
@@ -884,4 +892,169 @@ int cli_cmd_kernels(cli_io *io, int argc, char **argv) {
   if (rc == 0 && json && !one) cs_json_arr_end(&j);
   kn_registry_destroy(reg);
   return rc;
+}
+
+/* ---- cubesim tile ------------------------------------------------------------------------- */
+
+static const char *const tile_usage =
+    "usage: cubesim tile KERNEL [--attr KEY=VALUE]... [--in NAME=FILE.npy]... [--tiling FILE.json]\n"
+    "                    [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--cores N] [--top N] [--simulate N]\n"
+    "                    [--json]\n"
+    "\n"
+    "Searches the tilings of a matmul operator (cubesim kernels lists them) for its shape, types and\n"
+    "chip, as `cubesim run` does when a tiling is not given in full, and prints the best candidates:\n"
+    "the analytic estimate of each, the timing model's time of the first ones, and the attributes\n"
+    "that run the best (docs/KERNELS.md, \"The automatic tiling\"). The tiling attributes and\n"
+    "--tiling given are kept; the search fills in the others. Inputs are generated from the shape\n"
+    "attributes (m, n, k, ...) unless given with --in.\n"
+    "  --top N         candidates listed (default 8, at most 16)\n"
+    "  --simulate N    of them, timed by the timing model (default: as many as the model budget of\n"
+    "                  `cubesim run` allows; large problems take seconds each)\n"
+    "  --json          print the candidates as JSON\n" CLI_CHIP_USAGE;
+
+int cli_cmd_tile(cli_io *io, int argc, char **argv) {
+  kv ins[MAX_ARGS], attrs[MAX_ARGS];
+  int nin = 0, nattr = 0;
+  const char *kernel = NULL, *tiling_path = NULL, *v;
+  cli_chip_args chip;
+  memset(&chip, 0, sizeof chip);
+  bool json = false;
+  uint64_t top = 8;
+  int64_t timed = -1;
+  cs_err err = {CS_OK, ""};
+  for (int i = 1; i < argc; i++) {
+    int r;
+    if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
+      fputs(tile_usage, io->out);
+      return 0;
+    }
+    if ((r = cli_chip_opt(argc, argv, &i, &chip, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "tile", &err);
+      continue;
+    }
+    static const char *const kv_opts[2] = {"--in", "--attr"};
+    kv *const kv_lists[2] = {ins, attrs};
+    int *const kv_counts[2] = {&nin, &nattr};
+    int which = -1;
+    for (int o = 0; o < 2 && which < 0; o++) {
+      if ((r = cli_opt(argc, argv, &i, kv_opts[o], &v, &err)) < 0) return cli_fail(io, "tile", &err);
+      if (r > 0) which = o;
+    }
+    if (which >= 0) {
+      int *n = kv_counts[which];
+      if (*n == MAX_ARGS) return cli_usage_error(io, "tile", "too many %s options (at most %d)", kv_opts[which], MAX_ARGS);
+      if (split_kv(v, kv_opts[which], &kv_lists[which][*n], &err) < 0) return cli_fail(io, "tile", &err);
+      (*n)++;
+      continue;
+    }
+    if ((r = cli_opt(argc, argv, &i, "--tiling", &tiling_path, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "tile", &err);
+      continue;
+    }
+    if ((r = cli_opt(argc, argv, &i, "--top", &v, &err)) != 0) {
+      if (r < 0 || cs_parse_u64(v, "--top", &top, &err) != CS_OK) return cli_fail(io, "tile", &err);
+      if (top < 1 || top > RT_TILING_CHOICES_MAX)
+        return cli_usage_error(io, "tile", "--top %s is out of range [1, %d]", v, RT_TILING_CHOICES_MAX);
+      continue;
+    }
+    if ((r = cli_opt(argc, argv, &i, "--simulate", &v, &err)) != 0) {
+      uint64_t n;
+      if (r < 0 || cs_parse_u64(v, "--simulate", &n, &err) != CS_OK) return cli_fail(io, "tile", &err);
+      if (n > RT_TILING_CHOICES_MAX)
+        return cli_usage_error(io, "tile", "--simulate %s is out of range [0, %d]", v, RT_TILING_CHOICES_MAX);
+      timed = (int64_t)n;
+      continue;
+    }
+    if (cli_flag(argv, i, "--json")) json = true;
+    else if (argv[i][0] == '-') return cli_unknown_option(io, "tile", argv[i], tile_usage);
+    else if (!kernel) kernel = argv[i];
+    else return cli_usage_error(io, "tile", "unexpected argument '%s' (one KERNEL)", argv[i]);
+  }
+  if (!kernel) return cli_usage_error(io, "tile", "no KERNEL given (cubesim kernels lists them)");
+  const kn_op *op = kn_op_find(kernel);
+  if (!op) return cli_usage_error(io, "tile", "unknown kernel '%s' (cubesim kernels lists them)", kernel);
+  sim_config cfg;
+  tiling_attrs ta;
+  cs_status st = cli_chip_config(&chip, 0, &cfg, &err);
+  if (st == CS_OK) st = tiling_file(io, "tile", tiling_path, &ta, &err);
+  if (st != CS_OK) return cli_fail(io, "tile", &err);
+  kn_run_options o = {.cfg = &cfg, .timing_only = true, .seed = 1};
+  kn_ctx *ctx;
+  if ((st = kn_ctx_create(op, &o, &ctx, &err)) != CS_OK) return cli_fail(io, "tile", &err);
+  kn_ctx_set_tile_search(ctx, (unsigned)top, (int)timed);
+  st = set_attrs(ctx, &ta, attrs, nattr, &err);
+  for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], &err);
+  if (st == CS_OK) st = kn_ctx_run(ctx, &err);
+  unsigned n = 0;
+  const rt_tiling_choice *c = st == CS_OK ? kn_tiling_choices(ctx, &n) : NULL;
+  if (st == CS_OK && !n) st = cs_err_set(&err, CS_EINVAL, "%s has no tiling to search (it is not a matmul operator)", op->name);
+  if (st != CS_OK) {
+    int rc = cli_fail(io, "tile", &err);
+    kn_ctx_destroy(ctx);
+    return rc;
+  }
+  double per_us = (double)cfg.chip_clock_mhz;
+  unsigned ntimed = 0;
+  for (unsigned i = 0; i < n; i++) ntimed += c[i].model_cycles > 0;
+  if (json) {
+    cs_json j;
+    cs_json_init(&j, io->out, true);
+    cs_json_obj_begin(&j);
+    cs_json_member_str(&j, "kernel", op->name);
+    cs_json_key(&j, "candidates");
+    cs_json_arr_begin(&j);
+    for (unsigned i = 0; i < n; i++) {
+      cs_json_obj_begin(&j);
+      cs_json_member_double(&j, "estimate_cycles", c[i].est.cycles);
+      cs_json_member_double(&j, "estimate_us", c[i].est.cycles / per_us);
+      cs_json_member_uint(&j, "estimate_instructions", c[i].est.instructions);
+      cs_json_key(&j, "model_cycles");
+      if (c[i].model_cycles) cs_json_uint(&j, c[i].model_cycles);
+      else cs_json_null(&j);
+      cs_json_key(&j, "model_us");
+      if (c[i].model_cycles) cs_json_double(&j, (double)c[i].model_cycles / per_us);
+      else cs_json_null(&j);
+      cs_json_key(&j, "tiling");
+      cs_json_obj_begin(&j);
+      rt_tiling_json_members(&c[i].t, &j);
+      cs_json_obj_end(&j);
+      cs_json_obj_end(&j);
+    }
+    cs_json_arr_end(&j);
+    cs_json_obj_end(&j);
+  } else {
+    const rt_tiling *b = &c[0].t;
+    fprintf(io->out, "%s: m %u, n %u, k %u on %" PRIu64 " cores at %" PRIu64 " MHz: the best %u candidates by the estimate, "
+            "%u timed by the model%s\n\n",
+            op->name, b->m, b->n, b->ka, cfg.chip_cores, cfg.chip_clock_mhz, n, ntimed, ntimed ? " (those first)" : "");
+    fprintf(io->out, "   #  estimate us    model us  tiling\n");
+    for (unsigned i = 0; i < n; i++) {
+      char line[512], model[32] = "-";
+      rt_tiling_describe(&c[i].t, line, sizeof line);
+      if (c[i].model_cycles) snprintf(model, sizeof model, "%.1f", (double)c[i].model_cycles / per_us);
+      fprintf(io->out, "  %2u  %11.1f  %10s  %s\n", i + 1, c[i].est.cycles / per_us, model, line);
+    }
+    fprintf(io->out, "\nthe best, as a run:\n  cubesim run %s", op->name);
+    for (int i = 0; i < nattr; i++) {
+      char name[64];
+      snprintf(name, sizeof name, "%.*s", (int)keylen(&attrs[i]), attrs[i].key);
+      int f = rt_tiling_field_find(name);
+      if ((f < 0 || !rt_tiling_field_at(f)->attr) && strcmp(name, "step_k") != 0 && strcmp(name, "tiling") != 0)
+        fprintf(io->out, " --attr %s=%s", name, attrs[i].val);
+    }
+    for (int i = 0; i < nin; i++) fprintf(io->out, " --in %s", ins[i].key);
+    if (chip.config) fprintf(io->out, " --config %s", chip.config);
+    for (int i = 0; i < chip.nset; i++) fprintf(io->out, " --set %s", chip.sets[i]);
+    if (chip.cores) fprintf(io->out, " --cores %s", chip.cores);
+    for (int i = 0; i < RT_TF_COUNT; i++) {
+      const rt_tiling_field *f = rt_tiling_field_at(i);
+      uint32_t x = rt_tiling_get(b, i);
+      if (!f->attr) continue;
+      if (f->names) fprintf(io->out, " --attr %s=%s", f->name, x == RT_SPLIT_BLOCK ? "block" : "round_robin");
+      else fprintf(io->out, " --attr %s=%u", f->name, x);
+    }
+    fputc('\n', io->out);
+  }
+  kn_ctx_destroy(ctx);
+  return 0;
 }

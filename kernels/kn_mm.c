@@ -367,26 +367,20 @@ static cs_status model_cycles(const sim_config *cfg, const kn_mm_job *job, const
   return st;
 }
 
-cs_status kn_mm_search(const sim_config *cfg, const kn_mm_job *job, kn_mm_candidate *out, unsigned max, unsigned *count,
+cs_status kn_mm_search(const sim_config *cfg, const kn_mm_job *job, rt_tiling_choice *out, unsigned max, unsigned *count,
                        int timed, unsigned *timed_out, cs_err *err) {
-  rt_tiling_choice list[KN_MM_MAX_CANDIDATES];
-  if (max > KN_MM_MAX_CANDIDATES) max = KN_MM_MAX_CANDIDATES;
+  if (max > RT_TILING_CHOICES_MAX) max = RT_TILING_CHOICES_MAX;
   rt_tiling start = search_start(job);
   unsigned n = 0;
-  cs_status st = rt_tiling_search(cfg, &job->ty, job->batch, &start, job->tiling_given, list, max, &n, err);
+  cs_status st = rt_tiling_search(cfg, &job->ty, job->batch, &start, job->tiling_given, out, max, &n, err);
   if (st != CS_OK) return st;
-  for (unsigned i = 0; i < n; i++) {
-    out[i].t = list[i].t;
-    out[i].est = list[i].est;
-    out[i].model_cycles = 0;
-  }
   unsigned nt = timed < 0 ? kn_mm_model_budget(out, n) : (unsigned)timed < n ? (unsigned)timed : n;
   for (unsigned i = 0; i < nt; i++)
     if ((st = model_cycles(cfg, job, &out[i].t, &out[i].model_cycles, err)) != CS_OK) return st;
   /* the timed ones first, by the model's cycles (a stable insertion sort keeps estimate ties) */
   for (unsigned i = 1; i < nt; i++)
     for (unsigned j = i; j > 0 && out[j].model_cycles < out[j - 1].model_cycles; j--) {
-      kn_mm_candidate x = out[j];
+      rt_tiling_choice x = out[j];
       out[j] = out[j - 1];
       out[j - 1] = x;
     }
@@ -395,7 +389,7 @@ cs_status kn_mm_search(const sim_config *cfg, const kn_mm_job *job, kn_mm_candid
   return CS_OK;
 }
 
-unsigned kn_mm_model_budget(const kn_mm_candidate *c, unsigned n) {
+unsigned kn_mm_model_budget(const rt_tiling_choice *c, unsigned n) {
   uint64_t sum = 0;
   unsigned k = 0;
   for (; k < n && k < KN_MM_TIMED_MAX; k++) {
@@ -407,15 +401,24 @@ unsigned kn_mm_model_budget(const kn_mm_candidate *c, unsigned n) {
 
 /* Completes the job's tiling: the search's best, by the model where the budget allows. */
 static cs_status choose_tiling(const sim_config *cfg, const kn_mm_job *job, rt_tiling *out, cs_err *err) {
-  kn_mm_candidate c[KN_MM_MAX_CANDIDATES];
+  rt_tiling_choice c[RT_TILING_CHOICES_MAX];
   unsigned n = 0;
-  cs_status st = kn_mm_search(cfg, job, c, KN_MM_MAX_CANDIDATES, &n, job->tiling_analytic ? 0 : -1, NULL, err);
+  cs_status st = kn_mm_search(cfg, job, c, RT_TILING_CHOICES_MAX, &n, job->tiling_analytic ? 0 : -1, NULL, err);
   if (st == CS_OK) *out = c[0].t;
   return st;
 }
 
 cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err) {
   const kn_run_options *o = kn_options(ctx);
+  unsigned top;
+  int timed;
+  if (kn_tile_search(ctx, &top, &timed)) { /* cubesim tile: the candidates, no run */
+    rt_tiling_choice c[RT_TILING_CHOICES_MAX];
+    unsigned n = 0;
+    cs_status st = kn_mm_search(o->cfg, job, c, top, &n, timed, NULL, err);
+    if (st == CS_OK) kn_set_tiling_choices(ctx, c, n);
+    return st;
+  }
   rt_tiling t;
   cs_status st = choose_tiling(o->cfg, job, &t, err);
   if (st != CS_OK) return st;

@@ -51,28 +51,21 @@ cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err);
 
 /* ---- the automatic tiling ---------------------------------------------------------------- */
 
-#define KN_MM_MAX_CANDIDATES 16 /* the list the search keeps */
-#define KN_MM_TIMED_MAX 4       /* candidates timed by the model at most */
+#define KN_MM_TIMED_MAX 4 /* candidates timed by the model at most */
 /* Instructions the model may replay (summed over the candidates, by their estimates) to rank
  * them: beyond it the estimate alone decides (large problems take seconds per replay). */
 #define KN_MM_MODEL_BUDGET_INSNS 1500000u
 /* What creating a simulator costs, counted as instructions (its L2 tags and buffers). */
 #define KN_MM_MODEL_SETUP_INSNS 100000u
 
-typedef struct kn_mm_candidate {
-  rt_tiling t;
-  rt_estimate est;
-  uint64_t model_cycles; /* 0: not timed */
-} kn_mm_candidate;
-
 /* The search for the job's tiling (the fields of job->tiling_given kept): up to max candidates,
  * best first by the estimate, of which the first `timed` (-1: as many as kn_mm_model_budget
  * allows; their number in *timed_out, which may be NULL) are timed by the model, a timing-only
  * simulator each, and then come first, by the model's cycles. */
-cs_status kn_mm_search(const sim_config *cfg, const kn_mm_job *job, kn_mm_candidate *out, unsigned max, unsigned *count,
+cs_status kn_mm_search(const sim_config *cfg, const kn_mm_job *job, rt_tiling_choice *out, unsigned max, unsigned *count,
                        int timed, unsigned *timed_out, cs_err *err);
 /* How many of the first candidates the model budget allows timing (0 if fewer than two). */
-unsigned kn_mm_model_budget(const kn_mm_candidate *c, unsigned n);
+unsigned kn_mm_model_budget(const rt_tiling_choice *c, unsigned n);
 
 /* The same outputs on the host, from the definitions of docs/ISA.md (exact products, int32
  * wrap, the documented fp32 block order, the fixpipe's element rule, the epilogue's RNE). */

@@ -115,6 +115,9 @@ struct kn_ctx {
   rt_device *dev; /* simulated operators: the device they ran on */
   rt_tiling tiling;
   bool has_tiling, generated;
+  unsigned tile_top, nchoices; /* cubesim tile */
+  int tile_timed;
+  rt_tiling_choice choices[RT_TILING_CHOICES_MAX];
 };
 
 cs_status kn_ctx_create(const kn_op *op, const kn_run_options *opt, kn_ctx **out, cs_err *err) {
@@ -401,6 +404,23 @@ void kn_set_tiling(kn_ctx *c, const rt_tiling *t) {
 }
 const rt_tiling *kn_get_tiling(const kn_ctx *c) { return c->has_tiling ? &c->tiling : NULL; }
 bool kn_inputs_generated(const kn_ctx *c) { return c->generated; }
+void kn_ctx_set_tile_search(kn_ctx *c, unsigned top, int timed) {
+  c->tile_top = top < RT_TILING_CHOICES_MAX ? top : RT_TILING_CHOICES_MAX;
+  c->tile_timed = timed;
+}
+bool kn_tile_search(const kn_ctx *c, unsigned *top, int *timed) {
+  *top = c->tile_top;
+  *timed = c->tile_timed;
+  return c->tile_top > 0;
+}
+void kn_set_tiling_choices(kn_ctx *c, const rt_tiling_choice *ch, unsigned n) {
+  c->nchoices = n < RT_TILING_CHOICES_MAX ? n : RT_TILING_CHOICES_MAX;
+  memcpy(c->choices, ch, c->nchoices * sizeof *ch);
+}
+const rt_tiling_choice *kn_tiling_choices(const kn_ctx *c, unsigned *n) {
+  *n = c->nchoices;
+  return c->nchoices ? c->choices : NULL;
+}
 
 cs_status kn_ctx_run(kn_ctx *c, cs_err *err) {
   if (c->op->simulated && !c->opt.cfg)

@@ -167,6 +167,13 @@ void kn_set_tiling(kn_ctx *ctx, const rt_tiling *t);
 const rt_tiling *kn_get_tiling(const kn_ctx *ctx); /* NULL if none */
 /* Whether kn_ctx_run generated the inputs from the shape attributes (make_inputs). */
 bool kn_inputs_generated(const kn_ctx *ctx);
+/* `cubesim tile`: a matmul operator asked to search its tiling keeps the best `top` candidates
+ * (the first `timed` timed by the model; -1: as its budget allows) instead of running. */
+void kn_ctx_set_tile_search(kn_ctx *ctx, unsigned top, int timed);
+bool kn_tile_search(const kn_ctx *ctx, unsigned *top, int *timed);
+void kn_set_tiling_choices(kn_ctx *ctx, const rt_tiling_choice *c, unsigned n);
+/* The candidates kept (NULL and *n = 0 if none). */
+const rt_tiling_choice *kn_tiling_choices(const kn_ctx *ctx, unsigned *n);
 
 /* ---- driving an operator (cubesim run, tests) ---- */
 

@@ -788,12 +788,27 @@ static bool better(const rt_estimate *x, const rt_estimate *y) {
   return x->cycles < y->cycles;
 }
 
-/* Inserts a legal candidate into the sorted list (no repeats; the list keeps the best max). */
+/* Whether two tilings differ at most in the walk order and UnitFlag: one family, of which the
+ * list keeps one (the estimate rarely tells them apart; the model's runs are better spent on
+ * tilings that differ more). */
+static bool same_family(const rt_tiling *x, const rt_tiling *y) {
+  rt_tiling a = *x, b = *y;
+  a.iterate_order = b.iterate_order = 0;
+  a.unit_flag = b.unit_flag = 0;
+  return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Inserts a legal candidate into the sorted list (one per family; the list keeps the best max). */
 static void offer(search *s, const rt_tiling *t) {
   if (rt_tiling_check(s->cfg, s->ty, t, NULL) != CS_OK) return;
-  for (unsigned i = 0; i < s->n; i++)
-    if (memcmp(&s->out[i].t, t, sizeof *t) == 0) return;
   rt_estimate e = rt_tiling_estimate(s->cfg, s->ty, t, s->batch);
+  for (unsigned i = 0; i < s->n; i++) {
+    if (!same_family(&s->out[i].t, t)) continue;
+    if (!better(&e, &s->out[i].est)) return;
+    memmove(&s->out[i], &s->out[i + 1], (s->n - i - 1) * sizeof *s->out); /* the better one replaces it */
+    s->n--;
+    break;
+  }
   unsigned pos = s->n;
   while (pos > 0 && better(&e, &s->out[pos - 1].est)) pos--;
   if (pos >= s->max) return;
@@ -801,6 +816,7 @@ static void offer(search *s, const rt_tiling *t) {
   memmove(&s->out[pos + 1], &s->out[pos], (last - pos) * sizeof *s->out);
   s->out[pos].t = *t;
   s->out[pos].est = e;
+  s->out[pos].model_cycles = 0;
   if (s->n < s->max) s->n++;
 }
 
@@ -940,10 +956,11 @@ static void placements(search *s, const rt_tiling *keep, uint32_t l2, uint32_t o
 
 /* Stage 2: the placements of the best per-core choices. */
 static void stage2(search *s, const rt_tiling_choice *keep, unsigned nkeep) {
+  /* where the estimate cannot tell, UnitFlag on (it can only help) and row by row come first */
   for (unsigned c = 0; c < nkeep; c++)
-    for (uint32_t uf = 0; uf < 2; uf++)
-      for (uint32_t l2 = 1; l2 <= 4; l2 *= 2)
-        for (uint32_t order = 0; order < 2; order++) placements(s, &keep[c].t, l2, order, uf);
+    for (uint32_t l2 = 1; l2 <= 4; l2 *= 2)
+      for (int uf = 1; uf >= 0; uf--)
+        for (int order = 1; order >= 0; order--) placements(s, &keep[c].t, l2, (uint32_t)order, (uint32_t)uf);
 }
 
 cs_status rt_tiling_search(const sim_config *cfg, const rt_matmul_types *ty, uint32_t batch, const rt_tiling *start,

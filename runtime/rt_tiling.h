@@ -217,11 +217,16 @@ typedef struct rt_estimate {
 rt_estimate rt_tiling_estimate(const sim_config *cfg, const rt_matmul_types *types, const rt_tiling *t,
                                uint32_t batch);
 
-/* A tiling and what the estimate predicts for it. */
+/* A tiling, what the estimate predicts for it, and what the timing model measured (the callers
+ * that run it fill that in). */
 typedef struct rt_tiling_choice {
   rt_tiling t;
   rt_estimate est;
+  uint64_t model_cycles; /* 0: not timed by the model */
 } rt_tiling_choice;
+
+/* The longest list of candidates the search returns. */
+#define RT_TILING_CHOICES_MAX 16
 
 /* Searches the legal tilings of an m x n x k matmul of `batch` matrices (docs/KERNELS.md, "The
  * automatic tiling"): start holds m, n, ka, kb and the fields of `given`, which every candidate
