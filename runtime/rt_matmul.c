@@ -296,30 +296,43 @@ static rt_ltensor stage(rt_matmul *mm, rt_queue *dstq, rt_gtensor src, uint32_t 
   return d;
 }
 
-/* The L1 loads copied and not yet freed, oldest first (at most two). */
+/* The L1 loads of one operand copied and not yet freed (at most two), and the step from which
+ * to look for its next load. */
 typedef struct held {
   rt_queue *q;
-  unsigned n;
+  unsigned n, slots;
+  uint64_t next;
 } held;
 
-/* Copies the L1 loads of the steps from *next on, as long as the queue has a free buffer: the
- * load of the step being computed first, then (two buffers) the next one ahead of its use. */
-static void copy_ahead(rt_matmul *mm, const rt_sched *sc, uint64_t *next, held *h, bool is_a) {
+/* The next step at or after h->next that needs a new load of the operand (steps if none). */
+static uint64_t next_load(const rt_sched *sc, held *h, bool is_a) {
   uint64_t steps = rt_sched_steps(sc);
-  unsigned slots = is_a ? mm->sl.n_a1 : mm->sl.n_b1;
-  while (*next < steps && rt_ok(mm->ctx)) {
-    rt_step st = rt_sched_step(sc, *next);
-    if (!(is_a ? st.new_a : st.new_b)) {
-      (*next)++;
-      continue;
-    }
-    if (h->n == slots) return;
+  while (h->next < steps) {
+    rt_step st = rt_sched_step(sc, h->next);
+    if (is_a ? st.new_a : st.new_b) break;
+    h->next++;
+  }
+  return h->next;
+}
+
+/* Copies L1 loads of A and B while their queues have free buffers, the one needed first before
+ * the other (a load the cube waits for must not queue on MTE2 behind one it needs later): the
+ * loads of the step being computed, then, with two buffers, the next ones ahead of their use. */
+static void copy_ahead(rt_matmul *mm, const rt_sched *sc, held *ha, held *hb) {
+  uint64_t steps = rt_sched_steps(sc);
+  while (rt_ok(mm->ctx)) {
+    uint64_t sa = next_load(sc, ha, true), sb = next_load(sc, hb, false);
+    bool can_a = sa < steps && ha->n < ha->slots, can_b = sb < steps && hb->n < hb->slots;
+    if (!can_a && !can_b) return;
+    bool is_a = can_a && (!can_b || sa <= sb);
+    held *h = is_a ? ha : hb;
+    rt_step st = rt_sched_step(sc, h->next);
     rt_ltensor l1 = rt_alloc(h->q, is_a ? mm->ty.a : mm->ty.b);
     if (is_a) copy_a(mm, l1, &st.a_unit);
     else copy_b(mm, l1, &st.b_unit);
     rt_enque(h->q, l1);
     h->n++;
-    (*next)++;
+    h->next++;
   }
 }
 
@@ -359,14 +372,12 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
   fp.nd_num = 1;
   fp.unit_flag = t->unit_flag ? 3 : 0;
 
-  held ha = {mm->qa1, 0}, hb = {mm->qb1, 0};
-  uint64_t next_a = 0, next_b = 0;
+  held ha = {mm->qa1, 0, mm->sl.n_a1, 0}, hb = {mm->qb1, 0, mm->sl.n_b1, 0};
   rt_ltensor a1 = {0}, b1 = {0}, co1 = {0}, bt = {0}, fb = {0};
   rt_step cur = steps ? rt_sched_step(&sc, 0) : (rt_step){0};
   for (uint64_t i = 0; i < steps && rt_ok(ctx); i++) {
     rt_step nxt = i + 1 < steps ? rt_sched_step(&sc, i + 1) : (rt_step){0};
-    copy_ahead(mm, &sc, &next_a, &ha, true);
-    copy_ahead(mm, &sc, &next_b, &hb, false);
+    copy_ahead(mm, &sc, &ha, &hb);
     const rt_rect *tile = &cur.tile;
     uint32_t tm0 = mm->blk.m0 + tile->m0, tn0 = mm->blk.n0 + tile->n0;
     if (cur.first_k) { /* a new tile: its bias, quant words and accumulator */
