@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/kn_mm.h"
 #include "kernels/kn_op.h"
 #include "kernels/kn_qmatmul.h"
 #include "kernels/kn_qmatmul_ref.h"
@@ -17,7 +18,8 @@
   {"k", KN_ATTR_INT, "512", NULL, "reduction length (generated inputs)"},                         \
   {"a_dtype", KN_ATTR_ENUM, "uint8", "int8,uint8", "type of " a_name " (generated inputs)"},       \
   {"b_dtype", KN_ATTR_ENUM, "int8", "int8,uint8", "type of the weights (generated inputs)"},       \
-  {"per_channel", KN_ATTR_BOOL, "true", NULL, "per-column weight scales (generated inputs)"}
+  {"per_channel", KN_ATTR_BOOL, "true", NULL, "per-column weight scales (generated inputs)"},      \
+  KN_MM_TILING_ATTRS
 
 /* precision=fixpipe was given (MatMulInteger has no such attribute: its products are exact). */
 static bool fixpipe_precision(const kn_ctx *ctx) {
@@ -123,6 +125,7 @@ static const kn_attr_desc mmi_attrs[] = {
     {"k", KN_ATTR_INT, "512", NULL, "reduction length (generated inputs)"},
     {"a_dtype", KN_ATTR_ENUM, "uint8", "int8,uint8", "type of A (generated inputs)"},
     {"b_dtype", KN_ATTR_ENUM, "int8", "int8,uint8", "type of B (generated inputs)"},
+    KN_MM_TILING_ATTRS,
 };
 static const kn_attr_desc qlm_attrs[] = {GEN_ATTRS("a")};
 

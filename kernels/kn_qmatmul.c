@@ -196,6 +196,10 @@ cs_status kn_qmatmul_simulate(kn_ctx *ctx, const kn_qmm *q, isa_dtype a_t, isa_d
   if (st != CS_OK) return st;
   kn_mm_job j;
   base_job(&d, &j);
+  if ((st = kn_mm_tiling_attrs(ctx, &j, err)) != CS_OK) {
+    dense_free(&d);
+    return st;
+  }
   bool timing_only = kn_options(ctx)->timing_only;
   uint64_t total = d.B * d.M * d.N;
   bool requant = kn_qmm_requantizes(q);

@@ -315,7 +315,9 @@ static void test_cli_run_quant_generated_inputs_check(void **state) {
   assert_int_equal(r.status, 2);
   assert_string_equal(r.out, "");
   assert_string_equal(r.err, "cubesim run: error: onnx_matmul_integer has no attribute 'precision' (it has: m, n, k, "
-                             "a_dtype, b_dtype)\n");
+                             "a_dtype, b_dtype, used_core_num, single_core_m, single_core_n, single_core_k, base_m, base_n, "
+                             "base_k, depth_a1, depth_b1, step_m, step_n, step_ka, step_kb, iterate_order, db_l0a, db_l0b, "
+                             "db_l0c, l2_split, unit_flag, core_split, step_k, tiling)\n");
   cr_free(&r);
   /* a precision that is neither */
   a = args_new("run");
@@ -343,18 +345,18 @@ typedef struct op_expect {
 static const op_expect expected_ops[] = {
     {"dml_quantized_linear_matmul", true,
      "ATensor,AScaleTensor,AZeroPointTensor,BTensor,BScaleTensor,BZeroPointTensor,OutputScaleTensor,OutputZeroPointTensor",
-     "AZeroPointTensor,BZeroPointTensor,OutputZeroPointTensor", "OutputDataType,precision,m,n,k,a_dtype,b_dtype,per_channel",
-     true, "OutputTensor"},
+     "AZeroPointTensor,BZeroPointTensor,OutputZeroPointTensor",
+     "OutputDataType,precision,m,n,k,a_dtype,b_dtype,per_channel,used_core_num,base_m,step_ka,tiling", false, "OutputTensor"},
     {"linear", true, "x,weight,bias,deq_scale", "bias", "transpose_a,transpose_b,weight_format,out_dtype,m,n,k", false,
      "output"},
     {"matmul", true, "a,b,bias", "bias", "in_dtype,out_dtype,transpose_a,transpose_b,relu,m,n,k", false, "c"},
     {"matmul_quant", true, "a,b,bias,quant,scale,offset", "bias,quant,scale,offset", "in_dtype,out_dtype,m,n,k", false, "c"},
     {"matmul_requant", true, "a,b,bias,quant,scale,offset", "bias,quant,scale,offset", "out_dtype,m,n,k", false, "c"},
     {"onnx_dequantize_linear", false, "x,x_scale,x_zero_point", "x_zero_point", "axis,block_size", true, "y"},
-    {"onnx_matmul_integer", true, "A,B,a_zero_point,b_zero_point", "a_zero_point,b_zero_point", "m,n,k,a_dtype,b_dtype",
-     true, "Y"},
+    {"onnx_matmul_integer", true, "A,B,a_zero_point,b_zero_point", "a_zero_point,b_zero_point",
+     "m,n,k,a_dtype,b_dtype,used_core_num,base_m,step_ka,tiling", false, "Y"},
     {"onnx_qlinear_matmul", true, "a,a_scale,a_zero_point,b,b_scale,b_zero_point,y_scale,y_zero_point", "",
-     "precision,m,n,k,a_dtype,b_dtype,per_channel", true, "y"},
+     "precision,m,n,k,a_dtype,b_dtype,per_channel,used_core_num,base_m,step_ka,tiling", false, "y"},
     {"onnx_quantize_linear", false, "x,y_scale,y_zero_point", "y_zero_point", "axis,saturate,block_size,output_dtype", true,
      "y"},
     {"tf_dequantize", false, "input,min_range,max_range", "", "T,mode,narrow_range,axis,dtype", true, "output"},
