@@ -837,10 +837,12 @@ static unsigned base_options(uint32_t dim, uint32_t lo, uint32_t cap, uint32_t *
   return n;
 }
 
-/* The placement of the first stage: base tiles dealt round-robin to every core, whole rows. */
+/* The placement of the first stage: base tiles dealt round-robin to every core, whole rows, row by
+ * row, UnitFlag on. */
 static void default_placement(const search *s, rt_tiling *t) {
   t->core_split = RT_SPLIT_ROUND_ROBIN;
   t->iterate_order = 1;
+  t->unit_flag = 1;
   t->l2_split = 1;
   t->single_core_m = t->m;
   t->single_core_n = t->n;
@@ -975,7 +977,6 @@ cs_status rt_tiling_search(const sim_config *cfg, const rt_matmul_types *ty, uin
   base.base_k = isa_dtype_c0(ty->a);
   base.step_m = base.step_n = base.step_ka = base.step_kb = base.depth_a1 = base.depth_b1 = 1;
   base.db_l0a = base.db_l0b = base.db_l0c = 1;
-  base.unit_flag = 0;
   if (base.ka) default_placement(&s0, &base);
   settle(&s0, &base);
   rt_tiling_choice keep[STAGE1_KEEP];
