@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cs_file.h"
+
 #define CS_JMAX_DEPTH 512
 #define CS_JBLOCK_BYTES 65536
 
@@ -520,38 +522,13 @@ cs_jdoc *cs_jparse(const char *text, size_t len, cs_jerror *err) {
 
 cs_jdoc *cs_jparse_file(const char *path, cs_jerror *err) {
   if (err) memset(err, 0, sizeof *err);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  char *buf;
+  size_t n;
+  cs_err e;
+  if (cs_file_read(path, "a JSON document", CS_FILE_JSON_MAX_BYTES, &buf, &n, &e) != CS_OK) {
     if (err) {
       err->line = err->column = 1;
-      snprintf(err->msg, sizeof err->msg, "cannot open %s: %s", path, strerror(errno));
-    }
-    return NULL;
-  }
-  size_t cap = 65536, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (n == cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  bool bad = !buf || ferror(f);
-  fclose(f);
-  if (bad) {
-    free(buf);
-    if (err) {
-      err->line = err->column = 1;
-      snprintf(err->msg, sizeof err->msg, "cannot read %s", path);
+      snprintf(err->msg, sizeof err->msg, "%.*s", (int)sizeof err->msg - 1, e.msg);
     }
     return NULL;
   }

@@ -2,6 +2,7 @@
 #include "base/cs_npy.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/cs_host.h"
 #include "base/cs_out.h"
 
 /* The data bytes are copied as they are: cubesim runs on little-endian hosts only. */
@@ -32,6 +34,8 @@ static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 #define NPY_PREAMBLE_V2_BYTES 12u /* magic, 2 version bytes, uint32 header length */
 #define NPY_ALIGN_BYTES 64u       /* numpy pads the header so the data starts 64-aligned */
 #define NPY_DESCR_MAX 32u
+/* numpy writes headers of a few hundred bytes (and by default refuses to read past 10000) */
+#define NPY_MAX_HEADER_BYTES 65536u
 
 const char *cs_npy_dtype_descr(cs_npy_dtype t) {
   return (unsigned)t < CS_NPY_DTYPE_COUNT ? dtype_rows[t].descr : "?";
@@ -234,11 +238,10 @@ static void supported_list(char *out, size_t n) {
   }
 }
 
-/* Everything before the data: preamble, header dict, and the checks on what it says. n is the
- * size of the whole file (the data must fill the rest of it exactly). */
-static cs_status parse_header(const unsigned char *b, size_t n, const char *name, header *h,
-                              cs_err *err) {
-  memset(h, 0, sizeof *h);
+/* The preamble: magic, version, header length. n is how many bytes b holds (the whole file, or
+ * its first bytes when it is read piece by piece: at most 12 are looked at). */
+static cs_status parse_preamble(const unsigned char *b, size_t n, const char *name, size_t *pre_out,
+                                size_t *hlen_out, cs_err *err) {
   if (n == 0) return cs_err_set(err, CS_EFORMAT, "%s: not a .npy file: it is empty", name);
   if (n < sizeof npy_magic || memcmp(b, npy_magic, sizeof npy_magic) != 0) {
     char got[3 * sizeof npy_magic + 1] = "";
@@ -257,25 +260,27 @@ static cs_status parse_header(const unsigned char *b, size_t n, const char *name
     return cs_err_set(err, CS_EFORMAT, "%s: truncated: %zu bytes, shorter than the 10-byte "
                       ".npy preamble", name, n);
   unsigned major = b[6], minor = b[7];
-  size_t hlen, pre;
   if (major == 1 && minor == 0) {
-    pre = NPY_PREAMBLE_V1_BYTES;
-    hlen = (size_t)b[8] | (size_t)b[9] << 8;
+    *pre_out = NPY_PREAMBLE_V1_BYTES;
+    *hlen_out = (size_t)b[8] | (size_t)b[9] << 8;
   } else if ((major == 2 || major == 3) && minor == 0) {
-    pre = NPY_PREAMBLE_V2_BYTES;
-    if (n < pre)
+    *pre_out = NPY_PREAMBLE_V2_BYTES;
+    if (n < NPY_PREAMBLE_V2_BYTES)
       return cs_err_set(err, CS_EFORMAT, "%s: truncated: %zu bytes, shorter than the 12-byte "
                         ".npy %u.0 preamble", name, n, major);
-    hlen = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
+    *hlen_out = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
   } else {
     return cs_err_set(err, CS_EFORMAT, "%s: unsupported .npy format version %u.%u (cubesim "
                       "reads 1.0, 2.0 and 3.0)", name, major, minor);
   }
-  if (hlen > n - pre)
-    return cs_err_set(err, CS_EFORMAT, "%s: truncated: the header length says %zu bytes of "
-                      "header, the file has %zu after the preamble", name, hlen, n - pre);
+  return CS_OK;
+}
 
-  scan s = {name, (const char *)b + pre, (const char *)b + pre, (const char *)b + pre + hlen};
+/* The header dict (hlen bytes at text) and the checks on what it says; h->data_offset is set
+ * to pre + hlen. */
+static cs_status parse_dict_text(const char *text, size_t pre, size_t hlen, const char *name, header *h,
+                                 cs_err *err) {
+  scan s = {name, text, text, text + hlen};
   char descr[NPY_DESCR_MAX];
   int fortran = 0;
   cs_status st = parse_dict(&s, h, descr, sizeof descr, &fortran, err);
@@ -307,7 +312,10 @@ static cs_status parse_header(const unsigned char *b, size_t n, const char *name
   h->count = count;
   h->data_bytes = count * item;
   h->data_offset = pre + hlen;
-  size_t have = n - h->data_offset;
+  return CS_OK;
+}
+
+static cs_status check_data_size(const char *name, const header *h, size_t have, cs_err *err) {
   if (have < h->data_bytes)
     return cs_err_set(err, CS_EFORMAT, "%s: truncated: header says %zu bytes of data, file has "
                       "%zu", name, h->data_bytes, have);
@@ -316,6 +324,24 @@ static cs_status parse_header(const unsigned char *b, size_t n, const char *name
                       "bytes of data, file has %zu", name, have - h->data_bytes, h->data_bytes,
                       have);
   return CS_OK;
+}
+
+static cs_status header_truncated(const char *name, size_t hlen, size_t have, cs_err *err) {
+  return cs_err_set(err, CS_EFORMAT, "%s: truncated: the header length says %zu bytes of "
+                    "header, the file has %zu after the preamble", name, hlen, have);
+}
+
+/* Everything before the data: preamble, header dict, and the checks on what it says. n is the
+ * size of the whole image (the data must fill the rest of it exactly). */
+static cs_status parse_header(const unsigned char *b, size_t n, const char *name, header *h,
+                              cs_err *err) {
+  memset(h, 0, sizeof *h);
+  size_t pre, hlen;
+  cs_status st = parse_preamble(b, n, name, &pre, &hlen, err);
+  if (st != CS_OK) return st;
+  if (hlen > n - pre) return header_truncated(name, hlen, n - pre, err);
+  st = parse_dict_text((const char *)b + pre, pre, hlen, name, h, err);
+  return st != CS_OK ? st : check_data_size(name, h, n - h->data_offset, err);
 }
 
 static void fill(cs_npy *out, const header *h, void *data) {
@@ -345,60 +371,71 @@ cs_status cs_npy_parse(const void *bytes, size_t n_bytes, const char *name, cs_n
   return CS_OK;
 }
 
-/* Reads the whole file into a malloc'd buffer. */
-static cs_status slurp(const char *path, unsigned char **buf_out, size_t *n_out, cs_err *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return cs_err_set(err, CS_EIO, "%s: cannot open: %s", path, strerror(errno));
+/* Reads up to n bytes (fewer only at the end of the file or on an error). */
+static size_t read_some(FILE *f, void *buf, size_t n) { return n ? fread(buf, 1, n, f) : 0; }
+
+/* The header is read first and the data only once its size is known and allowed, so a huge or
+ * endless input (a FIFO, /dev/zero) costs nothing before it is refused. */
+static cs_status read_open(FILE *f, const char *path, uint64_t max_data_bytes, cs_npy *out, cs_err *err) {
   struct stat sb;
-  size_t cap = 4096;
-  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
-    cap = (size_t)sb.st_size + 1; /* +1: reaching EOF needs no further growth */
-  unsigned char *buf = malloc(cap);
-  size_t n = 0;
-  cs_status st = CS_OK;
-  for (;;) {
-    if (!buf) {
-      st = cs_err_set(err, CS_ENOMEM, "%s: out of memory reading %zu bytes", path, cap);
-      break;
-    }
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) {
-      if (ferror(f)) st = cs_err_set(err, CS_EIO, "%s: read error: %s", path, strerror(errno));
-      break;
-    }
-    unsigned char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-    if (!bigger) free(buf);
-    buf = bigger;
-    cap *= 2;
+  bool regular = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
+  unsigned char first[NPY_PREAMBLE_V2_BYTES];
+  size_t got = read_some(f, first, sizeof first);
+  if (ferror(f)) return cs_err_set(err, CS_EIO, "%s: read error: %s", path, strerror(errno));
+  size_t pre, hlen;
+  cs_status st = parse_preamble(first, regular ? (size_t)sb.st_size : got, path, &pre, &hlen, err);
+  if (st != CS_OK) return st;
+  if (hlen > NPY_MAX_HEADER_BYTES)
+    return cs_err_set(err, CS_EFORMAT, "%s: a header of %zu bytes is longer than cubesim reads (%u)", path,
+                      hlen, NPY_MAX_HEADER_BYTES);
+  char *text = malloc(hlen + 1);
+  if (!text) return cs_err_set(err, CS_ENOMEM, "%s: no host memory for its header", path);
+  size_t have = got - pre; /* of the header, already read with the preamble */
+  memcpy(text, first + pre, have);
+  have += read_some(f, text + have, hlen - have);
+  header h;
+  memset(&h, 0, sizeof h);
+  st = have < hlen ? header_truncated(path, hlen, have, err) : parse_dict_text(text, pre, hlen, path, &h, err);
+  free(text);
+  if (st != CS_OK) return st;
+  if (regular) { /* the size says already whether the data is all there */
+    size_t after = (uint64_t)sb.st_size > h.data_offset ? (size_t)sb.st_size - h.data_offset : 0;
+    if ((st = check_data_size(path, &h, after, err)) != CS_OK) return st;
   }
-  fclose(f);
+  if (h.data_bytes > max_data_bytes) {
+    char size_text[32], max_text[32];
+    cs_bytes_text(h.data_bytes, size_text, sizeof size_text);
+    cs_bytes_text(max_data_bytes, max_text, sizeof max_text);
+    return cs_err_set(err, CS_ENOMEM, "%s: its data (%s) is more than the host memory left for it (%s)", path,
+                      size_text, max_text);
+  }
+  void *data = malloc(h.data_bytes ? h.data_bytes : 1);
+  if (!data) return cs_err_set(err, CS_ENOMEM, "%s: out of memory for %zu bytes of data", path, h.data_bytes);
+  size_t n = read_some(f, data, h.data_bytes);
+  if (ferror(f)) st = cs_err_set(err, CS_EIO, "%s: read error: %s", path, strerror(errno));
+  else if (n < h.data_bytes) st = check_data_size(path, &h, n, err);
+  else if (fgetc(f) != EOF) /* a stream that goes on: how far is not worth reading */
+    st = cs_err_set(err, CS_EFORMAT, "%s: extra bytes after the data: header says %zu bytes of data", path,
+                    h.data_bytes);
   if (st != CS_OK) {
-    free(buf);
+    free(data);
     return st;
   }
-  *buf_out = buf;
-  *n_out = n;
+  fill(out, &h, data);
   return CS_OK;
 }
 
-cs_status cs_npy_read(const char *path, cs_npy *out, cs_err *err) {
+cs_status cs_npy_read_max(const char *path, uint64_t max_data_bytes, cs_npy *out, cs_err *err) {
   memset(out, 0, sizeof *out);
-  unsigned char *buf = NULL;
-  size_t n = 0;
-  cs_status st = slurp(path, &buf, &n, err);
-  if (st != CS_OK) return st;
-  header h;
-  st = parse_header(buf, n, path, &h, err);
-  if (st != CS_OK) {
-    free(buf);
-    return st;
-  }
-  /* Keep the file's buffer as the data: slide the data to its start. */
-  memmove(buf, buf + h.data_offset, h.data_bytes);
-  void *data = h.data_bytes ? realloc(buf, h.data_bytes) : NULL;
-  if (!data) data = buf; /* shrinking failed, or no data: keep the larger block */
-  fill(out, &h, data);
-  return CS_OK;
+  FILE *f = fopen(path, "rb");
+  if (!f) return cs_err_set(err, CS_EIO, "%s: cannot open: %s", path, strerror(errno));
+  cs_status st = read_open(f, path, max_data_bytes, out, err);
+  fclose(f);
+  return st;
+}
+
+cs_status cs_npy_read(const char *path, cs_npy *out, cs_err *err) {
+  return cs_npy_read_max(path, UINT64_MAX, out, err);
 }
 
 /* ---- Writing ---- */

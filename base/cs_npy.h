@@ -15,6 +15,7 @@
 #define CS_NPY_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/cs_status.h"
@@ -62,8 +63,14 @@ const char *cs_npy_dtype_name(cs_npy_dtype t);
  * Returns CS_NPY_DTYPE_COUNT when cubesim does not read it. */
 cs_npy_dtype cs_npy_dtype_from_descr(const char *descr);
 
-/* Reads path into *out (which the caller frees with cs_npy_free, also after an error). */
+/* Reads path into *out (which the caller frees with cs_npy_free, also after an error). The
+ * header is read first: the data is read only when the header is valid, and a file whose data
+ * is not exactly what the header says is refused (a stream, such as a FIFO, that goes on past
+ * it too). */
 cs_status cs_npy_read(const char *path, cs_npy *out, cs_err *err);
+/* The same, refusing with CS_ENOMEM before allocating when the data is larger than
+ * max_data_bytes (what the run's memory limit leaves for it). */
+cs_status cs_npy_read_max(const char *path, uint64_t max_data_bytes, cs_npy *out, cs_err *err);
 /* Parses a whole .npy image held in memory; name is used in error messages. */
 cs_status cs_npy_parse(const void *bytes, size_t n_bytes, const char *name, cs_npy *out,
                        cs_err *err);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cs_host.h"
 #include "base/cs_json.h"
 #include "base/cs_npy.h"
 #include "cli/cli.h"
@@ -24,6 +25,7 @@ static const char exec_help[] =
     "                    [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--cores N]\n"
     "                    [--trace FILE [--trace-...]] [--timing-only]\n"
     "                    [--allow-hazards] [--json] [--csv FILE.csv] [--dump-stream FILE.s] [--quiet]\n"
+    "                    [--max-memory SIZE]\n"
     "\n"
     "Runs a text program (GM tensors declared with .gm, instructions per core after .core;\n"
     "docs/PROGRAM.md) on the simulated chip: every core's instructions are checked and applied\n"
@@ -46,7 +48,9 @@ CLI_TRACE_USAGE
     "  --json                 the summary as JSON\n"
     "  --csv FILE.csv         per-core summary with msprof-like columns (traces/FORMAT.md)\n"
     "  --dump-stream FILE.s   write the recorded streams back as a program (exec reads it)\n"
-    "  --quiet                no progress line (shown on a terminal for runs over a second)\n";
+    "  --quiet                no progress line (shown on a terminal for runs over a second)\n"
+    "  --max-memory SIZE      host memory the run may take (8G, 512M, 50%; default 80% of the\n"
+    "                         host's): a program estimated to need more is refused before it runs\n";
 
 /* One --in or --out. */
 typedef struct binding {
@@ -67,6 +71,7 @@ typedef struct exec_args {
   sim_trace_options trace_opt; /* checked, once the configuration is known */
   bool timing_only, allow_hazards, json, quiet;
   const sim_progress_hook *progress; /* NULL: silent */
+  uint64_t max_memory;               /* --max-memory, or the host's default */
   cs_out *trace_out, *dump_out, *csv_out; /* in the run's output set */
 } exec_args;
 
@@ -103,9 +108,9 @@ static int parse_args(cli_io *io, int argc, char **argv, exec_args *a, bool *hel
       if (r < 0) return cli_fail(io, CMD, &e);
       continue;
     }
-    static const char *const valued[] = {"--in", "--out", "--dump-stream", "--csv"};
+    static const char *const valued[] = {"--in", "--out", "--dump-stream", "--csv", "--max-memory"};
     int which = -1;
-    for (int k = 0; k < 4 && which < 0; k++) {
+    for (int k = 0; k < 5 && which < 0; k++) {
       r = cli_opt(argc, argv, &i, valued[k], &v, &e);
       if (r < 0) return cli_fail(io, CMD, &e);
       if (r > 0) which = k;
@@ -117,6 +122,10 @@ static int parse_args(cli_io *io, int argc, char **argv, exec_args *a, bool *hel
     }
     if (which == 2) { a->dump = v; continue; }
     if (which == 3) { a->csv = v; continue; }
+    if (which == 4) {
+      if (cs_host_parse_memory(v, "--max-memory", &a->max_memory, &e) != CS_OK) return cli_fail(io, CMD, &e);
+      continue;
+    }
     if (argv[i][0] == '-' && argv[i][1] != '\0') return cli_unknown_option(io, CMD, argv[i], exec_help);
     if (a->program)
       return cli_usage_error(io, CMD, "one program only: '%s' and '%s'", a->program, argv[i]);
@@ -168,11 +177,11 @@ static void describe_array(char *out, size_t n, const char *dtype, int ndim, con
 /* The .npy type a tensor travels as (isa_dtype.h: bf16 as fp32, int4 / uint4 as int8 / uint8). */
 static cs_npy_dtype npy_type(isa_dtype t) { return cs_npy_dtype_from_descr(isa_dtype_npy_descr(t)); }
 
-static cs_status load_input(sim *s, const binding *b, bool timing_only, cs_err *err) {
+static cs_status load_input(sim *s, const binding *b, bool timing_only, uint64_t max_memory, cs_err *err) {
   const sim_prog_tensor *t = b->t;
   cs_npy a;
   memset(&a, 0, sizeof a);
-  cs_status st = cs_npy_read(b->path, &a, err);
+  cs_status st = cs_npy_read_max(b->path, max_memory, &a, err);
   if (st != CS_OK) {
     cs_npy_free(&a);
     cs_err_prefix(err, "--in %s", b->arg);
@@ -287,6 +296,22 @@ static cs_status write_csv(const sim *s, const sim_result *res, cs_out *out, cs_
   return st;
 }
 
+/* The host memory the program will take (its tensors, streams and their replay), against
+ * --max-memory, before anything is allocated. */
+static cs_status preflight(const exec_args *a, const sim_program *p, const sim_config *cfg, cs_err *err) {
+  uint64_t gm = 0;
+  for (size_t i = 0; i < p->ntensors; i++) gm += p->tensors[i].bytes;
+  sim_footprint f;
+  sim_footprint_estimate(cfg, a->timing_only, gm, p->ninsns, a->trace.path != NULL, &f);
+  if (!a->max_memory || f.total_bytes <= a->max_memory) return CS_OK;
+  char total[32], limit[32], parts[256];
+  cs_bytes_text(f.total_bytes, total, sizeof total);
+  cs_bytes_text(a->max_memory, limit, sizeof limit);
+  sim_footprint_text(&f, parts, sizeof parts);
+  return cs_err_set(err, CS_ENOMEM, "host memory: %s needs about %s (%s), over the limit of %s (--max-memory)",
+                    p->file, total, parts, limit);
+}
+
 /* ---- the command ------------------------------------------------------------------------- */
 
 /* Replays the streams; a deadlock or hazard error names the program line involved. */
@@ -354,10 +379,11 @@ static int run_exec(cli_io *io, exec_args *a) {
   cs_out_set *outputs = NULL;
   if (st == CS_OK) st = cs_out_set_create(cli_temps_hooks(), &outputs, &e);
   if (st == CS_OK) st = add_outputs(a, outputs, &e);
-  sim_options so = {.timing_only = a->timing_only, .progress = a->progress};
+  if (st == CS_OK) st = preflight(a, p, &cfg, &e);
+  sim_options so = {.timing_only = a->timing_only, .progress = a->progress, .max_host_bytes = a->max_memory};
   if (st == CS_OK) st = sim_create(&cfg, &so, &s, &e);
   if (st == CS_OK) st = sim_program_link(p, s, &e);
-  for (size_t i = 0; st == CS_OK && i < a->nin; i++) st = load_input(s, &a->ins[i], a->timing_only, &e);
+  for (size_t i = 0; st == CS_OK && i < a->nin; i++) st = load_input(s, &a->ins[i], a->timing_only, a->max_memory, &e);
   if (st == CS_OK) st = sim_program_issue(p, s, &e);
   if (st == CS_OK) {
     st = replay(a, p, s, &res, io, &e);
@@ -389,6 +415,7 @@ static int run_exec(cli_io *io, exec_args *a) {
 int cli_cmd_exec(cli_io *io, int argc, char **argv) {
   exec_args a;
   memset(&a, 0, sizeof a);
+  a.max_memory = cs_host_default_memory_limit();
   a.ins = calloc((size_t)argc, sizeof *a.ins);
   a.outs = calloc((size_t)argc, sizeof *a.outs);
   int rc;

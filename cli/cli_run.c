@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/cs_host.h"
 #include "base/cs_json.h"
 #include "base/cs_jsonr.h"
 #include "base/cs_npy.h"
@@ -31,7 +32,7 @@ static const char *const run_usage =
     "                   [--timing-only] [--check] [--json] [--allow-hazards] [--seed N] [--quiet]\n"
     "                   [--csv FILE.csv] [--dump-stream FILE.s] [--tiling FILE.json]\n"
     "                   [--json-file FILE.json] [--timeline] [--report FILE.html]\n"
-    "                   [--msprof-dir DIR] [--record-refusal]\n"
+    "                   [--msprof-dir DIR] [--record-refusal] [--max-memory SIZE]\n"
     "\n"
     "Runs KERNEL (cubesim kernels lists them, with their inputs, attributes and outputs) on the\n"
     "simulated chip of the configuration (the built-in Ascend 910B by default). With no --in at\n"
@@ -50,6 +51,8 @@ CLI_TRACE_USAGE
     "  --allow-hazards        report data hazards without failing the run\n"
     "  --seed N               seed of generated inputs (default 1)\n"
     "  --quiet                no progress line (shown on a terminal for runs over a second)\n"
+    "  --max-memory SIZE      host memory the run may take (8G, 512M, 50%; default 80% of the\n"
+    "                         host's): a run estimated to need more is refused before it starts\n"
     "  --csv FILE.csv         per-core summary with msprof-like columns (traces/FORMAT.md)\n"
     "  --dump-stream FILE.s   the recorded instruction streams as a text program: cubesim exec\n"
     "                         runs it again, e.g. under another --config\n"
@@ -103,12 +106,12 @@ static isa_dtype dtype_of_npy(cs_npy_dtype t) {
 /* The .npy type a tensor travels as (isa_dtype.h: bf16 as fp32, int4 / uint4 as int8 / uint8). */
 static cs_npy_dtype npy_of_dtype(isa_dtype t) { return cs_npy_dtype_from_descr(isa_dtype_npy_descr(t)); }
 
-static cs_status load_input(kn_ctx *ctx, const kv *in, cs_err *err) {
+static cs_status load_input(kn_ctx *ctx, const kv *in, uint64_t max_memory, cs_err *err) {
   char name[64];
   snprintf(name, sizeof name, "%.*s", (int)keylen(in), in->key);
   cs_npy a;
   memset(&a, 0, sizeof a);
-  cs_status st = cs_npy_read(in->val, &a, err);
+  cs_status st = cs_npy_read_max(in->val, max_memory, &a, err);
   if (st != CS_OK) {
     cs_npy_free(&a);
     return st;
@@ -254,6 +257,7 @@ typedef struct run_args {
   cli_trace_args trace; /* trace.path: --trace */
   bool timing_only, check, json, allow_hazards, quiet, timeline, record_refusal;
   uint64_t seed;
+  uint64_t max_memory; /* --max-memory, or the host's default */
 } run_args;
 
 /* Where each file of the run goes, validated and reserved before any work (base/cs_out:
@@ -516,6 +520,7 @@ static int parse_run_args(cli_io *io, int argc, char **argv, run_args *a, bool *
   cs_err err = {CS_OK, ""};
   const char *v;
   a->seed = 1;
+  a->max_memory = cs_host_default_memory_limit();
   for (int i = 1; i < argc; i++) {
     int r;
     if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
@@ -567,6 +572,11 @@ static int parse_run_args(cli_io *io, int argc, char **argv, run_args *a, bool *
     if (which == 4) continue;
     if ((r = cli_opt(argc, argv, &i, "--seed", &v, &err)) != 0) {
       if (r < 0 || cs_parse_u64(v, "--seed", &a->seed, &err) != CS_OK) return cli_fail(io, "run", &err);
+      continue;
+    }
+    if ((r = cli_opt(argc, argv, &i, "--max-memory", &v, &err)) != 0) {
+      if (r < 0 || cs_host_parse_memory(v, "--max-memory", &a->max_memory, &err) != CS_OK)
+        return cli_fail(io, "run", &err);
       continue;
     }
     if (cli_flag(argv, i, "--timing-only")) a->timing_only = true;
@@ -673,11 +683,12 @@ static cs_status run(cli_io *io, run_args *a, const kn_op *op, run_result *rr, c
                       .trace = trace,
                       .allow_hazards = a->allow_hazards,
                       .seed = a->seed,
+                      .max_memory_bytes = a->max_memory,
                       .progress = cli_progress_hook(&progress),
                       .observer = timeline ? &timeline->observer : NULL};
   if (st == CS_OK) st = kn_ctx_create(op, &o, &rr->ctx, err);
   if (st == CS_OK) st = set_attrs(rr->ctx, &ta, a->attrs, a->nattr, err);
-  for (int i = 0; st == CS_OK && i < a->nin; i++) st = load_input(rr->ctx, &a->ins[i], err);
+  for (int i = 0; st == CS_OK && i < a->nin; i++) st = load_input(rr->ctx, &a->ins[i], a->max_memory, err);
   if (st == CS_OK) st = kn_ctx_run(rr->ctx, err);
   cli_progress_done(&progress);
   if (trace) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cs_host.h"
 #include "isa/isa_fixpipe.h"
 #include "isa/isa_mmad.h"
 #include "isa/isa_num.h"
@@ -408,6 +409,86 @@ static cs_status choose_tiling(const sim_config *cfg, const kn_mm_job *job, rt_t
   return st;
 }
 
+/* ---- host memory ------------------------------------------------------------------------ */
+
+static uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+static uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+/* Bytes of `count` elements of t in device form (int4: two per byte). */
+static uint64_t device_bytes(isa_dtype t, uint64_t count) {
+  uint64_t bits = isa_dtype_bits(t);
+  return mul_sat(count, bits) / 8 + (mul_sat(count, bits) % 8 != 0);
+}
+
+/* The fewest mmads any tiling needs: one mmad's base_m x base_k, base_k x base_n and
+ * base_m x base_n blocks must fit L0A, L0B and L0C (fp32 accumulators), so its volume
+ * base_m * base_n * base_k is at most the square root of the product of those three limits. */
+static uint64_t min_instructions(const sim_config *cfg, uint64_t batch, uint64_t m, uint64_t n, uint64_t k,
+                                 isa_dtype a, isa_dtype b) {
+  double la = (double)cfg->buffers_l0a_bytes * 8 / isa_dtype_bits(a), lb = (double)cfg->buffers_l0b_bytes * 8 / isa_dtype_bits(b);
+  double lc = (double)cfg->buffers_l0c_bytes / 4;
+  double volume = sqrt(la * lb * lc), work = (double)batch * (double)m * (double)n * (double)k;
+  double mmads = ceil(work / (volume > 1 ? volume : 1));
+  return mmads >= 1.8e19 ? UINT64_MAX : (uint64_t)mmads;
+}
+
+void kn_mm_footprint(const kn_ctx *ctx, uint64_t batch, uint64_t m, uint64_t n, uint64_t k, isa_dtype a, isa_dtype b,
+                     isa_dtype c, uint64_t instructions, kn_footprint *out) {
+  const kn_run_options *o = kn_options(ctx);
+  memset(out, 0, sizeof *out);
+  uint64_t mk = mul_sat(mul_sat(batch, m), k), kn = mul_sat(mul_sat(batch, k), n), mn = mul_sat(mul_sat(batch, m), n);
+  out->inputs_bytes = add_sat(mul_sat(mk, kn_host_elem_bytes(a)), mul_sat(kn, kn_host_elem_bytes(b)));
+  uint64_t gm = add_sat(add_sat(device_bytes(a, mk), device_bytes(b, kn)), device_bytes(c, mn));
+  /* a timing-only run holds no data: generated inputs and the outputs are shapes, and nothing
+   * is converted to device form (inputs read from files are counted as they are read) */
+  if (o->timing_only) out->inputs_bytes = 0;
+  else {
+    out->device_bytes = add_sat(add_sat(device_bytes(a, mk), device_bytes(b, kn)), device_bytes(c, mn));
+    out->outputs_bytes = mul_sat(mn, kn_host_elem_bytes(c));
+  }
+  out->instructions = instructions ? instructions : min_instructions(o->cfg, batch, m, n, k, a, b);
+  sim_footprint_estimate(o->cfg, o->timing_only, gm, out->instructions, o->trace != NULL, &out->sim);
+  out->total_bytes =
+      add_sat(add_sat(out->inputs_bytes, out->device_bytes), add_sat(out->outputs_bytes, out->sim.total_bytes));
+}
+
+/* The type attribute `attr` (given, or its default) if the operator declares it, else the
+ * first type in `declared` ("fp16,bf16,int8"): ISA_DTYPE_COUNT when neither names one. */
+static isa_dtype type_of(const kn_ctx *ctx, const char *attr, const char *declared) {
+  const kn_op *op = kn_ctx_op(ctx);
+  for (uint32_t i = 0; i < op->nattrs; i++) {
+    if (strcmp(op->attrs[i].name, attr) != 0) continue;
+    const char *v;
+    if (kn_attr_given(ctx, attr) || op->attrs[i].def)
+      return kn_attr_str(ctx, attr, &v, NULL) == CS_OK ? isa_dtype_from_name(v) : ISA_DTYPE_COUNT;
+  }
+  char first[16];
+  snprintf(first, sizeof first, "%.*s", (int)strcspn(declared, ","), declared);
+  return isa_dtype_from_name(first);
+}
+
+/* An integer attribute >= 1, or 0 when it is not declared or not valid (make_inputs says why). */
+static uint64_t dim_attr(const kn_ctx *ctx, const char *name) {
+  const kn_op *op = kn_ctx_op(ctx);
+  for (uint32_t i = 0; i < op->nattrs; i++) {
+    int64_t v;
+    if (strcmp(op->attrs[i].name, name) == 0)
+      return kn_attr_int(ctx, name, &v, NULL) == CS_OK && v >= 1 ? (uint64_t)v : 0;
+  }
+  return 0;
+}
+
+cs_status kn_mm_preflight_attrs(kn_ctx *ctx, cs_err *err) {
+  const kn_op *op = kn_ctx_op(ctx);
+  uint64_t m = dim_attr(ctx, "m"), n = dim_attr(ctx, "n"), k = dim_attr(ctx, "k"), batch = dim_attr(ctx, "batch");
+  if (!op->ninputs || !op->noutputs || !m || !n || !k) return CS_OK; /* nothing to go on */
+  isa_dtype a = type_of(ctx, "in_dtype", op->inputs[0].dtypes), c = type_of(ctx, "out_dtype", op->outputs[0].dtypes);
+  if (a >= ISA_DTYPE_COUNT || c >= ISA_DTYPE_COUNT) return CS_OK;
+  kn_footprint f;
+  kn_mm_footprint(ctx, batch ? batch : 1, m, n, k, a, a, c, 0, &f);
+  return kn_check_footprint(ctx, &f, err);
+}
+
 cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err) {
   const kn_run_options *o = kn_options(ctx);
   unsigned top;
@@ -423,6 +504,12 @@ cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err) {
   cs_status st = choose_tiling(o->cfg, job, &t, err);
   if (st != CS_OK) return st;
   kn_set_tiling(ctx, &t);
+  /* the preflight again, now with the tiling's count of instructions */
+  kn_footprint f;
+  isa_dtype c = job->epilogue == KN_EPI_DEQ_BF16 ? ISA_BF16 : job->ty.c;
+  kn_mm_footprint(ctx, job->batch, job->m, job->n, job->k, job->ty.a, job->ty.b, c,
+                  rt_tiling_estimate(o->cfg, &job->ty, &t, job->batch).instructions, &f);
+  if ((st = kn_check_footprint(ctx, &f, err)) != CS_OK) return st;
   rt_device *dev;
   launch L;
   if ((st = kn_device_create(ctx, &dev, err)) != CS_OK || (st = record_job(dev, job, &t, &L, err)) != CS_OK ||

@@ -46,8 +46,21 @@ typedef struct kn_mm_job {
 } kn_mm_job;
 
 /* Runs the job on a simulator built from the context's options (cores, timing-only, trace) and
- * stores the simulator and its result in the context. */
+ * stores the simulator and its result in the context. The host memory it will take, with the
+ * tiling's estimate of instructions, is checked first (kn_check_footprint). */
 cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err);
+
+/* ---- host memory ------------------------------------------------------------------------- */
+
+/* What an m x n x k job of `batch` matrices takes on the host, its inputs of types a and b and
+ * its output of type c: the host tensors, their device copies, GM, and a simulator recording
+ * `instructions` (0: the least any tiling needs, from the L0 sizes). */
+void kn_mm_footprint(const kn_ctx *ctx, uint64_t batch, uint64_t m, uint64_t n, uint64_t k, isa_dtype a, isa_dtype b,
+                     isa_dtype c, uint64_t instructions, kn_footprint *out);
+/* The preflight of a simulated operator about to generate its inputs: the shape from its
+ * attributes m, n, k (and batch), the types from in_dtype / out_dtype when it has them (given,
+ * or their defaults), else from the first type its first input and output declare. */
+cs_status kn_mm_preflight_attrs(kn_ctx *ctx, cs_err *err);
 
 /* ---- the automatic tiling ---------------------------------------------------------------- */
 

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/cs_host.h"
 #include "base/cs_parse.h"
+#include "kernels/kn_mm.h"
 #include "isa/isa_num.h"
 
 static const kn_op *const registry[] = {
@@ -113,6 +115,7 @@ struct kn_ctx {
   char **attr_text; /* per declared attribute: the given text, or NULL */
   char notes[4096];
   rt_device *dev; /* simulated operators: the device they ran on */
+  uint64_t host_tensor_bytes; /* the last preflight's estimate of what is held beside the device */
   rt_tiling tiling;
   bool has_tiling, generated;
   unsigned tile_top, nchoices; /* cubesim tile */
@@ -381,7 +384,11 @@ void kn_note(kn_ctx *c, const char *fmt, ...) {
 }
 
 cs_status kn_device_create(kn_ctx *c, rt_device **out, cs_err *err) {
-  sim_options o = {.timing_only = c->opt.timing_only, .progress = c->opt.progress};
+  /* the simulator may take what the preflight left of the limit beside the host tensors */
+  uint64_t limit = c->opt.max_memory_bytes, outside = c->host_tensor_bytes;
+  sim_options o = {.timing_only = c->opt.timing_only,
+                   .progress = c->opt.progress,
+                   .max_host_bytes = limit ? (limit > outside ? limit - outside : 1) : 0};
   rt_device *dev;
   cs_status st = rt_device_create(c->opt.cfg, &o, &dev, err);
   if (st != CS_OK) return st;
@@ -422,6 +429,23 @@ const rt_tiling_choice *kn_tiling_choices(const kn_ctx *c, unsigned *n) {
   return c->nchoices ? c->choices : NULL;
 }
 
+cs_status kn_check_footprint(kn_ctx *c, const kn_footprint *f, cs_err *err) {
+  uint64_t limit = c->opt.max_memory_bytes;
+  c->host_tensor_bytes = f->total_bytes - f->sim.total_bytes;
+  if (!limit || f->total_bytes <= limit) return CS_OK;
+  char total[32], lim[32], in[32], dev[32], out[32], parts[256];
+  cs_bytes_text(f->total_bytes, total, sizeof total);
+  cs_bytes_text(limit, lim, sizeof lim);
+  cs_bytes_text(f->inputs_bytes, in, sizeof in);
+  cs_bytes_text(f->device_bytes, dev, sizeof dev);
+  cs_bytes_text(f->outputs_bytes, out, sizeof out);
+  sim_footprint_text(&f->sim, parts, sizeof parts);
+  return cs_err_set(err, CS_ENOMEM,
+                    "host memory: this run needs about %s (inputs %s, device copies %s, outputs %s, %s; ~%" PRIu64
+                    " instructions), over the limit of %s (--max-memory)",
+                    total, in, dev, out, parts, f->instructions, lim);
+}
+
 cs_status kn_ctx_run(kn_ctx *c, cs_err *err) {
   if (c->op->simulated && !c->opt.cfg)
     return cs_err_set(err, CS_EINVAL, "%s runs on the simulated chip: its options need a configuration", c->op->name);
@@ -429,7 +453,9 @@ cs_status kn_ctx_run(kn_ctx *c, cs_err *err) {
   bool any = false;
   for (uint32_t i = 0; i < c->op->ninputs; i++) any = any || c->in[i].present;
   if (!any && c->op->make_inputs) {
-    cs_status st = c->op->make_inputs(c, err);
+    /* the preflight of what generating and running will take, from the shape attributes */
+    cs_status st = c->op->simulated ? kn_mm_preflight_attrs(c, err) : CS_OK;
+    if (st == CS_OK) st = c->op->make_inputs(c, err);
     if (st != CS_OK) return st;
     c->generated = true;
   }

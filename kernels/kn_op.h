@@ -120,7 +120,28 @@ typedef struct kn_run_options {
   uint64_t seed;           /* for make_inputs */
   const sim_observer *observer; /* of the replay (sim_run_options); NULL: none */
   const sim_progress_hook *progress; /* of the record and the replay (sim_options); NULL: none */
+  uint64_t max_memory_bytes; /* host memory the run may take (0: no limit): see kn_footprint */
 } kn_run_options;
+
+/* ---- host memory: the preflight -------------------------------------------------------------
+ * Before a simulated operator generates its inputs, and again before it creates its simulator
+ * (when the tiling, hence the number of instructions, is known), the host memory it will take
+ * is estimated and compared with opt.max_memory_bytes: over it, the run stops with CS_ENOMEM,
+ * the estimate part by part and the limit (docs/RELIABILITY.md, "Resources"), having allocated
+ * nothing large. */
+typedef struct kn_footprint {
+  uint64_t inputs_bytes;   /* host tensors of the inputs */
+  uint64_t device_bytes;   /* device-form copies of the inputs and the output */
+  uint64_t outputs_bytes;  /* host tensors of the outputs */
+  uint64_t instructions;   /* the estimate behind sim.stream_bytes (a lower bound before the tiling) */
+  sim_footprint sim;       /* the simulator's own */
+  uint64_t total_bytes;
+} kn_footprint;
+/* CS_OK, or CS_ENOMEM "host memory: this run needs about T (inputs ..., ...), over the limit of
+ * L" when f->total_bytes is over kn_options(ctx)->max_memory_bytes. The simulator that
+ * kn_device_create makes next may then grow to the limit less the host tensors of f. */
+cs_status kn_check_footprint(kn_ctx *ctx, const kn_footprint *f, cs_err *err);
+
 
 /* False in a timing-only run of a simulated operator: its outputs, and the large inputs that
  * make_inputs generates, are shapes without data (kn_tensor_shape), and nothing may read them. */

@@ -41,7 +41,7 @@ unsigned rt_block_idx(const rt_ctx *ctx) { return ctx->block_idx; }
 unsigned rt_block_num(const rt_ctx *ctx) { return ctx->block_num; }
 unsigned rt_core_idx(const rt_ctx *ctx) { return sim_core_index(ctx->core); }
 const sim_config *rt_config(const rt_ctx *ctx) { return sim_get_config(ctx->s); }
-bool rt_ok(const rt_ctx *ctx) { return sim_core_fault(ctx->core) == NULL; }
+bool rt_ok(const rt_ctx *ctx) { return sim_core_ok(ctx->core); }
 
 void rt_fail(rt_ctx *ctx, const char *fmt, ...) {
   char msg[256];
@@ -58,8 +58,8 @@ void *rt_ctx_alloc(rt_ctx *ctx, size_t bytes) {
     return NULL;
   }
   void *p = calloc(1, bytes);
-  if (!p) {
-    rt_fail(ctx, "no host memory for a runtime object of %zu bytes", bytes);
+  if (!p) { /* the host's failure, not the kernel's: CS_ENOMEM from rt_launch */
+    sim_host_fail(ctx->s, "host memory: no memory for a runtime object of %zu bytes", bytes);
     return NULL;
   }
   ctx->allocs[ctx->nallocs++] = p;
@@ -279,6 +279,8 @@ cs_status rt_run_blocks(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args,
     finish_block(ctx);
   }
   free(ctx);
+  cs_status host = sim_host_status(s, err);
+  if (host != CS_OK) return host;
   for (unsigned c = 0; c < cores; c++) {
     const sim_fault *f = sim_core_fault(sim_get_core(s, c));
     if (f) {

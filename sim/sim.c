@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cs_host.h"
 #include "sim/sim_internal.h"
+#include "sim/sim_trace.h"
 
 /* Size and alignment of each on-chip buffer, from the configuration. */
 static void onchip_geometry(const sim_config *c, isa_mem mem, uint64_t *bytes, uint64_t *align) {
@@ -21,15 +23,112 @@ static void onchip_geometry(const sim_config *c, isa_mem mem, uint64_t *bytes, u
   }
 }
 
+/* ---- host memory ------------------------------------------------------------------------ */
+
+/* The on-chip buffers of one core plus its functional workspace (at most one instruction's
+ * operands: L0A + L0B + L0C). */
+static uint64_t core_buffer_bytes(const sim_config *c) {
+  uint64_t sum = 0;
+  for (int m = 0; m < ISA_MEM_COUNT; m++) {
+    uint64_t bytes, align;
+    if (m == ISA_MEM_GM) continue;
+    onchip_geometry(c, (isa_mem)m, &bytes, &align);
+    sum += bytes;
+  }
+  return sum + c->buffers_l0a_bytes + c->buffers_l0b_bytes + c->buffers_l0c_bytes;
+}
+
+/* a + b, saturating (estimates of absurd runs must not wrap around into small numbers) */
+static uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
+void sim_footprint_estimate(const sim_config *cfg, bool timing_only, uint64_t gm_bytes, uint64_t instructions,
+                            bool traced, sim_footprint *out) {
+  memset(out, 0, sizeof *out);
+  if (!timing_only) {
+    out->buffers_bytes = mul_sat(core_buffer_bytes(cfg), cfg->chip_cores);
+    out->gm_bytes = gm_bytes;
+  }
+  out->stream_bytes = mul_sat(instructions, sizeof(isa_insn));
+  uint64_t l2 = cfg->l2_enabled && cfg->l2_line_bytes ? cfg->l2_bytes / cfg->l2_line_bytes * 16 : 0; /* tag + stamp */
+  out->replay_bytes = add_sat(add_sat(mul_sat(instructions, sim_engine_insn_bytes()), l2),
+                              traced ? sim_trace_buffer_bytes() : 0);
+  out->total_bytes = add_sat(add_sat(out->buffers_bytes, out->gm_bytes), add_sat(out->stream_bytes, out->replay_bytes));
+}
+
+void sim_footprint_text(const sim_footprint *f, char *out, size_t out_bytes) {
+  const struct {
+    const char *name;
+    uint64_t bytes;
+  } parts[] = {{"on-chip buffers", f->buffers_bytes},
+               {"GM data", f->gm_bytes},
+               {"recorded streams", f->stream_bytes},
+               {"replay state", f->replay_bytes}};
+  size_t used = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0] && used < out_bytes; i++) {
+    if (!parts[i].bytes) continue;
+    char b[32];
+    cs_bytes_text(parts[i].bytes, b, sizeof b);
+    used += (size_t)snprintf(out + used, out_bytes - used, "%s%s %s", used ? ", " : "", parts[i].name, b);
+  }
+}
+
+/* Counts `bytes` more of host memory against the limit; CS_ENOMEM naming `what` when over it. */
+static cs_status take_host(sim *s, uint64_t bytes, const char *what, cs_err *err) {
+  uint64_t after = add_sat(s->host_bytes, bytes);
+  if (s->max_host_bytes && after > s->max_host_bytes) {
+    char want[32], limit[32], now[32];
+    cs_bytes_text(bytes, want, sizeof want);
+    cs_bytes_text(s->max_host_bytes, limit, sizeof limit);
+    cs_bytes_text(s->host_bytes, now, sizeof now);
+    return cs_err_set(err, CS_ENOMEM, "host memory: %s needs %s more, over the limit of %s (%s in use)", what, want,
+                      limit, now);
+  }
+  s->host_bytes = after;
+  return CS_OK;
+}
+
+void sim_host_fail(sim *s, const char *fmt, ...) {
+  if (s->host_failed) return;
+  s->host_failed = true;
+  s->host_err.code = CS_ENOMEM;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->host_err.msg, sizeof s->host_err.msg, fmt, ap);
+  va_end(ap);
+}
+
+cs_status sim_host_status(const sim *s, cs_err *err) {
+  if (!s->host_failed) return CS_OK;
+  if (err) *err = s->host_err;
+  return CS_ENOMEM;
+}
+
 cs_status sim_create(const sim_config *cfg, const sim_options *opt, sim **out, cs_err *err) {
   *out = NULL;
   cs_status st = sim_config_validate(cfg, err);
   if (st != CS_OK) return st;
+  bool timing_only = opt && opt->timing_only;
+  uint64_t max_host = opt ? opt->max_host_bytes : 0;
+  if (max_host && !timing_only) { /* the buffers come first: refuse before allocating them */
+    sim_footprint f;
+    sim_footprint_estimate(cfg, false, 0, 0, false, &f);
+    if (f.buffers_bytes > max_host) {
+      char need[32], limit[32];
+      cs_bytes_text(f.buffers_bytes, need, sizeof need);
+      cs_bytes_text(max_host, limit, sizeof limit);
+      return cs_err_set(err, CS_ENOMEM, "host memory: the on-chip buffers of %u cores need %s, over the limit of %s",
+                        (unsigned)cfg->chip_cores, need, limit);
+    }
+  }
   sim *s = calloc(1, sizeof *s);
   if (!s) return cs_err_set(err, CS_ENOMEM, "no host memory for a simulator");
   s->cfg = *cfg;
   sim_config_derive(cfg, &s->d);
-  s->timing_only = opt && opt->timing_only;
+  s->timing_only = timing_only;
+  s->max_host_bytes = max_host;
+  if (!timing_only) s->host_bytes = mul_sat(core_buffer_bytes(cfg), cfg->chip_cores);
   s->progress = opt ? opt->progress : NULL;
   sim_buf_init_gm(&s->gm, cfg->buffers_gm_capacity_bytes, cfg->buffers_gm_align_bytes, !s->timing_only);
   s->ncores = (unsigned)cfg->chip_cores;
@@ -81,7 +180,15 @@ sim_core *sim_get_core(sim *s, unsigned index) { return index < s->ncores ? &s->
 unsigned sim_core_index(const sim_core *c) { return c->index; }
 
 cs_status sim_gm_alloc(sim *s, const char *name, uint64_t bytes, uint64_t *addr, cs_err *err) {
-  return sim_buf_alloc(&s->gm, name, bytes, 512, addr, err);
+  if (!s->timing_only) {
+    char what[96];
+    snprintf(what, sizeof what, "GM tensor %s", name);
+    cs_status st = take_host(s, bytes, what, err);
+    if (st != CS_OK) return st;
+  }
+  cs_status st = sim_buf_alloc(&s->gm, name, bytes, 512, addr, err);
+  if (st != CS_OK && !s->timing_only) s->host_bytes -= bytes;
+  return st;
 }
 
 uint8_t *sim_gm_ptr(sim *s, uint64_t addr, uint64_t bytes) { return sim_buf_ptr(&s->gm, addr, bytes); }
@@ -101,6 +208,7 @@ void sim_gm_tensor_at(const sim *s, size_t i, const char **name, uint64_t *addr,
 }
 
 const sim_fault *sim_core_fault(const sim_core *c) { return c->faulted ? &c->fault : NULL; }
+bool sim_core_ok(const sim_core *c) { return !c->faulted && !c->owner->host_failed; }
 size_t sim_core_stream_len(const sim_core *c) { return c->len; }
 const isa_insn *sim_core_stream(const sim_core *c) { return c->stream; }
 
@@ -135,12 +243,28 @@ static bool check_alignment(sim_core *c, const isa_insn *in, isa_fault *f) {
   return true;
 }
 
+/* Appends to the stream, growing it by half (the memory is counted against the limit). */
 static cs_status append(sim_core *c, const isa_insn *in) {
   if (c->len == c->cap) {
-    size_t cap = c->cap ? c->cap * 2 : 256;
-    isa_insn *s = realloc(c->stream, cap * sizeof *s);
-    if (!s) return CS_ENOMEM;
-    c->stream = s;
+    size_t cap = c->cap ? c->cap + c->cap / 2 : 256;
+    sim *s = c->owner;
+    char what[64];
+    snprintf(what, sizeof what, "the instruction stream of core %u", c->index);
+    cs_err e;
+    if (take_host(s, (uint64_t)(cap - c->cap) * sizeof(isa_insn), what, &e) != CS_OK) {
+      char n[32];
+      snprintf(n, sizeof n, " (%zu instructions recorded)", c->len);
+      sim_host_fail(s, "%s%s", e.msg, n);
+      return CS_ENOMEM;
+    }
+    isa_insn *grown = cap > SIZE_MAX / sizeof *grown ? NULL : realloc(c->stream, cap * sizeof *grown);
+    if (!grown) {
+      s->host_bytes -= (uint64_t)(cap - c->cap) * sizeof(isa_insn);
+      sim_host_fail(s, "host memory: no memory to record core %u's instruction %zu (%zu bytes of stream)", c->index,
+                    c->len, cap * sizeof *grown);
+      return CS_ENOMEM;
+    }
+    c->stream = grown;
     c->cap = cap;
   }
   c->stream[c->len++] = *in;
@@ -149,6 +273,7 @@ static cs_status append(sim_core *c, const isa_insn *in) {
 
 cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
   if (c->faulted) return CS_EFAULT;
+  if (c->owner->host_failed) return CS_ENOMEM;
   isa_fault f;
   memset(&f, 0, sizeof f);
   bool ok = isa_insn_check(in, &f) && check_alignment(c, in, &f);
@@ -165,6 +290,8 @@ cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
     c->fault.insn = *in;
     return CS_EFAULT;
   }
+  /* recorded first: out of host memory (not a kernel fault), the instruction has no effect */
+  if (append(c, in) != CS_OK) return CS_ENOMEM;
   if (!c->owner->timing_only) {
     isa_mach m = {c, mach_ptr, {c->owner->cfg.chip_fixpipe_saturation}, c->host};
     isa_insn_exec(in, &m);
@@ -173,15 +300,6 @@ cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
   if (s->progress && ++s->recorded % SIM_PROGRESS_STEP == 0) {
     sim_progress p = {.recorded = s->recorded};
     s->progress->fn(s->progress->ctx, &p);
-  }
-  if (append(c, in) != CS_OK) {
-    c->faulted = true;
-    memset(&c->fault, 0, sizeof c->fault);
-    c->fault.core = c->index;
-    c->fault.index = c->len;
-    c->fault.insn = *in;
-    snprintf(c->fault.f.msg, sizeof c->fault.f.msg, "no host memory to record the stream");
-    return CS_ENOMEM;
   }
   return CS_OK;
 }

@@ -48,7 +48,30 @@ typedef struct sim_options {
   bool timing_only;  /* no data: buffers are bounds-checked but store nothing */
   isa_kernel kernel; /* the functional model's hot loops (isa/isa_kernel.h); AUTO: the best */
   const sim_progress_hook *progress; /* NULL: none; must outlive the simulator */
+  uint64_t max_host_bytes; /* 0: no limit; else what the simulator's own memory (on-chip
+                              buffers, GM data, recorded streams) may grow to: see below */
 } sim_options;
+
+/* ---- host memory ---------------------------------------------------------------------------
+ * What a simulator takes of host memory, estimated before it exists (a run's preflight,
+ * docs/RELIABILITY.md) and counted while it grows. With opt->max_host_bytes set, creating it,
+ * allocating GM and recording instructions past that limit fail with CS_ENOMEM (exit 3: a host
+ * resource, not a kernel fault): sim_core_issue stops the core, and sim_host_status (which
+ * rt_launch and sim_run consult) says what did not fit. */
+typedef struct sim_footprint {
+  uint64_t buffers_bytes; /* every core's on-chip buffers and functional workspace (functional) */
+  uint64_t gm_bytes;      /* GM tensors' data (functional) */
+  uint64_t stream_bytes;  /* the recorded instructions */
+  uint64_t replay_bytes;  /* the replay's state per instruction, L2 tags, a trace's buffer */
+  uint64_t total_bytes;
+} sim_footprint;
+
+void sim_footprint_estimate(const sim_config *cfg, bool timing_only, uint64_t gm_bytes, uint64_t instructions,
+                            bool traced, sim_footprint *out);
+/* The footprint as a list for messages: "GM 1.2 GiB, streams 800.0 MiB, ..." (zero parts left out). */
+void sim_footprint_text(const sim_footprint *f, char *out, size_t out_bytes);
+/* CS_OK, or the CS_ENOMEM error that stopped the recording (also into err, when non-NULL). */
+cs_status sim_host_status(const sim *s, cs_err *err);
 
 /* A kernel fault: the isa fault plus where it happened. */
 typedef struct sim_fault {
@@ -93,6 +116,12 @@ void sim_core_raise(sim_core *c, isa_fault_cause cause, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The core's first fault, or NULL. */
 const sim_fault *sim_core_fault(const sim_core *c);
+/* True while the core takes instructions: it has not faulted and the simulator has not run out
+ * of host memory (sim_host_status). */
+bool sim_core_ok(const sim_core *c);
+/* Records a host resource failure met above the instruction level (the runtime's own
+ * allocations) as the simulator's, with a message; every core then stops taking instructions. */
+void sim_host_fail(sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 size_t sim_core_stream_len(const sim_core *c);
 const isa_insn *sim_core_stream(const sim_core *c);
 /* Host view of an on-chip buffer (NULL for GM, or when timing-only). */

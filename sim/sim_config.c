@@ -10,6 +10,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "base/cs_file.h"
 #include "base/cs_suggest.h"
 
 /* ---- the table, as data ---- */
@@ -849,11 +850,14 @@ static cs_status check_file_relations(loader *ld) {
  * the interpretation would fail earlier on a fragment (a mis-indented line read as part of the
  * value before it). Configurations are small; reading twice costs nothing that matters. */
 static cs_status check_syntax(loader *ld) {
+  /* libyaml is quadratic in the depth of flow collections: refuse deep ones before it sees them */
+  cs_status st = cs_yaml_check_flow_depth(ld->text, ld->len, ld->name, CS_YAML_MAX_FLOW_DEPTH, ld->err);
+  if (st != CS_OK) return st;
   yaml_parser_t *ps = &ld->parser;
   if (!yaml_parser_initialize(ps))
     return cs_err_set(ld->err, CS_ENOMEM, "%s: out of memory", ld->name);
   yaml_parser_set_input_string(ps, (const unsigned char *)ld->text, ld->len);
-  cs_status st = CS_OK;
+  unsigned depth = 0;
   for (;;) {
     yaml_event_t ev;
     if (!yaml_parser_parse(ps, &ev)) {
@@ -861,8 +865,12 @@ static cs_status check_syntax(loader *ld) {
       break;
     }
     yaml_event_type_t t = ev.type;
+    if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) depth++;
+    if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) depth--;
+    if (depth > CS_YAML_MAX_FLOW_DEPTH) /* block nesting too: a configuration is two levels deep */
+      st = fail_at(ld, ev.start_mark, CS_EFORMAT, "collections nested more than %u deep", CS_YAML_MAX_FLOW_DEPTH);
     yaml_event_delete(&ev);
-    if (t == YAML_STREAM_END_EVENT) break;
+    if (t == YAML_STREAM_END_EVENT || st != CS_OK) break;
   }
   yaml_parser_delete(ps);
   return st;
@@ -897,30 +905,9 @@ cs_status sim_config_load_string(sim_config *c, const char *text, size_t len, co
 }
 
 cs_status sim_config_load_file(sim_config *c, const char *path, cs_err *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return cs_err_set(err, CS_EIO, "%s: cannot open: %s", path, strerror(errno));
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  cs_status st = CS_OK;
-  for (;;) {
-    if (cap - len < 4096) {
-      size_t ncap = cap ? cap * 2 : 16384;
-      char *nb = realloc(buf, ncap);
-      if (!nb) {
-        st = cs_err_set(err, CS_ENOMEM, "%s: out of memory while reading", path);
-        break;
-      }
-      buf = nb;
-      cap = ncap;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) {
-      if (ferror(f)) st = cs_err_set(err, CS_EIO, "%s: read error: %s", path, strerror(errno));
-      break;
-    }
-  }
-  fclose(f);
+  char *buf;
+  size_t len;
+  cs_status st = cs_file_read(path, "a configuration", CS_FILE_CONFIG_MAX_BYTES, &buf, &len, err);
   if (st == CS_OK) st = sim_config_load_string(c, buf, len, path, err);
   free(buf);
   return st;

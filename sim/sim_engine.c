@@ -36,6 +36,8 @@ typedef struct eng_insn {
   uint8_t tracked; /* counted among its pipe's running instructions */
 } eng_insn;
 
+size_t sim_engine_insn_bytes(void) { return sizeof(eng_insn); }
+
 typedef struct eng_pipe {
   uint64_t *q; /* ring of queued instruction indices */
   size_t qhead, qlen, qcap;
@@ -888,6 +890,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
 
 cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *err) {
   memset(res, 0, sizeof *res);
+  if (sim_host_status(s, err) != CS_OK) return CS_ENOMEM; /* the streams are incomplete */
   res->stats.cores = s->ncores;
   res->stats.core = calloc(s->ncores, sizeof *res->stats.core);
   if (!res->stats.core) return cs_err_set(err, CS_ENOMEM, "no host memory for statistics");

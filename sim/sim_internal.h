@@ -20,6 +20,10 @@ struct sim {
   sim_config cfg;
   sim_config_derived d;
   bool timing_only;
+  uint64_t max_host_bytes; /* 0: no limit */
+  uint64_t host_bytes;     /* what the buffers, GM data and streams take now */
+  bool host_failed;        /* out of host memory: no core takes instructions any more */
+  cs_err host_err;
   sim_buf gm;
   unsigned ncores;
   sim_core *cores;
@@ -31,5 +35,8 @@ struct sim {
 static inline sim_buf *sim_core_mem(sim_core *c, isa_mem mem) {
   return mem == ISA_MEM_GM ? &c->owner->gm : &c->bufs[mem];
 }
+
+/* Bytes of replay state per instruction (sim_engine.c), for the footprint. */
+size_t sim_engine_insn_bytes(void);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cs_file.h"
 #include "base/cs_parse.h"
 #include "base/cs_suggest.h"
 #include "isa/isa_text.h"
@@ -364,33 +365,11 @@ cs_status sim_program_parse(const char *text, size_t len, const char *file, sim_
 
 cs_status sim_program_read(const char *path, sim_program **out, cs_err *err) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return cs_err_set(err, CS_EIO, "cannot read %s: %s", path, strerror(errno));
-  char *text = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len == cap) {
-      size_t ncap = cap ? cap * 2 : 65536;
-      char *n = realloc(text, ncap);
-      if (!n) {
-        free(text);
-        fclose(f);
-        return cs_err_set(err, CS_ENOMEM, "no host memory to read %s", path);
-      }
-      text = n;
-      cap = ncap;
-    }
-    size_t got = fread(text + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  bool bad = ferror(f) != 0;
-  fclose(f);
-  if (bad) {
-    free(text);
-    return cs_err_set(err, CS_EIO, "cannot read %s: read error", path);
-  }
-  cs_status st = sim_program_parse(text, len, path, out, err);
+  char *text;
+  size_t len;
+  cs_status st = cs_file_read(path, "a program", CS_FILE_PROGRAM_MAX_BYTES, &text, &len, err);
+  if (st != CS_OK) return st;
+  st = sim_program_parse(text, len, path, out, err);
   free(text);
   return st;
 }
@@ -446,6 +425,7 @@ cs_status sim_program_issue(const sim_program *p, sim *s, cs_err *err) {
       if (in->core != c) continue;
       cs_status st = sim_core_issue(core, &in->insn);
       if (st == CS_OK) continue;
+      if (st == CS_ENOMEM && sim_host_status(s, err) != CS_OK) return CS_ENOMEM; /* not the program's fault */
       char what[768];
       const sim_fault *f = sim_core_fault(core);
       if (f) sim_fault_describe(f, what, sizeof what);

@@ -143,6 +143,8 @@ static void free_trace(sim_trace *t) {
   free(t);
 }
 
+size_t sim_trace_buffer_bytes(void) { return TRACE_BUF_BYTES; }
+
 cs_status sim_trace_open_out(cs_out *out, const sim_config *cfg, const sim_trace_options *opt, sim_trace **t_out,
                              cs_err *err) {
   *t_out = NULL;

@@ -95,6 +95,8 @@ cs_status sim_trace_open_with(const char *path, const sim_config *cfg, const sim
                               cs_err *err);
 /* sim_trace_open_with with the default options. */
 cs_status sim_trace_open(const char *path, const sim_config *cfg, sim_trace **t, cs_err *err);
+/* Host memory an open trace holds (its write buffer), for footprints. */
+size_t sim_trace_buffer_bytes(void);
 /* The format being written (never AUTO). */
 sim_trace_format sim_trace_get_format(const sim_trace *t);
 /* Names the processes and tracks of `cores` cores, which will replay `instructions`

@@ -269,7 +269,7 @@ static void test_jsonr_file(void **state) {
   remove(path);
   assert_null(cs_jparse_file(path, &e));
   char want[256];
-  snprintf(want, sizeof want, "cannot open %s: %s", path, strerror(ENOENT));
+  snprintf(want, sizeof want, "%s: cannot open: %s", path, strerror(ENOENT));
   assert_string_equal(e.msg, want);
   assert_int_equal(e.offset, 0);
 }

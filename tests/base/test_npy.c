@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/cs_npy.h"
 #include "support/tmp_files.h"
@@ -432,6 +433,58 @@ static void test_cs_npy_failed_write_leaves_no_file(void **state) {
   tf_dir_remove(&d);
 }
 
+/* Reads through a pipe (size unknown until it ends): the data is read after the header, and
+ * a stream going on past it, or ending short, is refused. */
+static cs_status read_via_pipe(const void *bytes, size_t n, uint64_t max, cs_npy *a, cs_err *e, char *path, size_t np) {
+  int p[2];
+  assert_int_equal(pipe(p), 0);
+  assert_int_equal(write(p[1], bytes, n), (ssize_t)n);
+  close(p[1]);
+  snprintf(path, np, "/dev/fd/%d", p[0]);
+  cs_status st = cs_npy_read_max(path, max, a, e);
+  close(p[0]);
+  return st;
+}
+
+static void test_cs_npy_read_streams_and_limits(void **state) {
+  (void)state;
+  const int32_t v[3] = {7, -8, 9};
+  size_t n;
+  unsigned char *img = image(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", v, sizeof v, &n);
+  unsigned char *more = malloc(n + 4);
+  memcpy(more, img, n);
+  memset(more + n, 0, 4);
+  cs_npy a;
+  cs_err e;
+  char path[32], want[256];
+  assert_int_equal(read_via_pipe(img, n, UINT64_MAX, &a, &e, path, sizeof path), CS_OK);
+  assert_int_equal(a.count, 3);
+  assert_int_equal(((int32_t *)a.data)[1], -8);
+  cs_npy_free(&a);
+  assert_int_equal(read_via_pipe(more, n + 4, UINT64_MAX, &a, &e, path, sizeof path), CS_EFORMAT);
+  snprintf(want, sizeof want, "%s: extra bytes after the data: header says 12 bytes of data", path);
+  assert_string_equal(e.msg, want);
+  assert_int_equal(read_via_pipe(img, n - 2, UINT64_MAX, &a, &e, path, sizeof path), CS_EFORMAT);
+  snprintf(want, sizeof want, "%s: truncated: header says 12 bytes of data, file has 10", path);
+  assert_string_equal(e.msg, want);
+  /* data over the limit: refused before it is read */
+  assert_int_equal(read_via_pipe(img, n, 11, &a, &e, path, sizeof path), CS_ENOMEM);
+  snprintf(want, sizeof want, "%s: its data (12 B) is more than the host memory left for it (11 B)", path);
+  assert_string_equal(e.msg, want);
+  assert_null(a.data);
+  free(more);
+  free(img);
+  /* a header longer than any numpy writes: refused without reading it (here it is not even there) */
+  unsigned char pre[12] = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 0, 0, 0x10, 0};
+  assert_int_equal(read_via_pipe(pre, sizeof pre, UINT64_MAX, &a, &e, path, sizeof path), CS_EFORMAT);
+  snprintf(want, sizeof want, "%s: a header of 1048576 bytes is longer than cubesim reads (65536)", path);
+  assert_string_equal(e.msg, want);
+  /* /dev/zero: not a .npy, after 12 bytes */
+  assert_int_equal(cs_npy_read("/dev/zero", &a, &e), CS_EFORMAT);
+  assert_string_equal(e.msg, "/dev/zero: not a .npy file: it starts with 00 00 00 00 00 00, not the magic 93 4e 55 "
+                             "4d 50 59 (\"\\x93NUMPY\")");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cs_npy_dtype_table),
@@ -444,6 +497,7 @@ int main(void) {
       cmocka_unit_test(test_cs_npy_header_errors),
       cmocka_unit_test(test_cs_npy_read_file_errors),
       cmocka_unit_test(test_cs_npy_failed_write_leaves_no_file),
+      cmocka_unit_test(test_cs_npy_read_streams_and_limits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

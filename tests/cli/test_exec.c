@@ -651,7 +651,7 @@ static void test_cli_exec_program_errors_are_located(void **state) {
   }
   cr_result r = cr_run("exec", "/nonexistent/x.s", NULL);
   assert_int_equal(r.status, 2);
-  assert_string_equal(r.err, "cubesim exec: error: cannot read /nonexistent/x.s: No such file or directory\n");
+  assert_string_equal(r.err, "cubesim exec: error: /nonexistent/x.s: cannot open: No such file or directory\n");
   cr_free(&r);
   tf_remove_tree(dir);
 }
