@@ -34,6 +34,7 @@ typedef struct cli_io {
   X(run, "run a kernel or operator (ATB Linear, ONNX, TensorFlow, DirectML) on the simulated chip") \
   X(sweep, "run a grid of attributes, config keys and configs under Ninja, Slurm or GNU parallel") \
   X(tile, "search the tilings of a matmul operator and list the best, with their predicted times") \
+  X(validate, "run the measured Ascend cases (configs/anchors) and print the model's errors") \
   X(version, "print the version of cubesim") \
   /* one row per command, in alphabetical order; each row ends with a backslash */
 

@@ -156,6 +156,7 @@ bool isa_fault_set(isa_fault *f, isa_fault_cause cause, const char *operand, uin
 #define ISA_FIELD_DESC_fixpipe(...) ISA_FIELD_DESC(fixpipe, __VA_ARGS__)
 #define ISA_FIELD_DESC_flag(...) ISA_FIELD_DESC(flag, __VA_ARGS__)
 #define ISA_FIELD_DESC_barrier(...) ISA_FIELD_DESC(barrier, __VA_ARGS__)
+#define ISA_FIELD_DESC_scalar(...) ISA_FIELD_DESC(scalar, __VA_ARGS__)
 #define ISA_FIELD_DESC_vdeq(...) ISA_FIELD_DESC(vdeq, __VA_ARGS__)
 #define ISA_FIELD_DESC_vbinary(...) ISA_FIELD_DESC(vbinary, __VA_ARGS__)
 #define ISA_FIELD_DESC_vunary(...) ISA_FIELD_DESC(vunary, __VA_ARGS__)
@@ -330,4 +331,20 @@ bool isa_range_overlap(const isa_range *a, const isa_range *b) {
     if (segment_meets(lo, lo + few->row_bytes, many)) return true;
   }
   return false;
+}
+
+uint32_t isa_insn_unit_flag(const isa_insn *in) {
+  if (in->op == ISA_OP_MMAD) return in->u.mmad.unit_flag;
+  if (in->op == ISA_OP_FIXPIPE) return in->u.fixpipe.unit_flag;
+  return 0;
+}
+
+bool isa_insn_l2_bypass(const isa_insn *in) {
+  switch ((isa_op)in->op) {
+    case ISA_OP_COPY_GM_L1:
+    case ISA_OP_COPY_GM_UB:
+    case ISA_OP_COPY_UB_GM: return in->u.copy.l2_bypass != 0;
+    case ISA_OP_COPY_GM_L1_ND2NZ: return in->u.nd2nz.l2_bypass != 0;
+    default: return false;
+  }
 }

@@ -235,7 +235,8 @@ const char *isa_field_enum_name(isa_field_kind k, uint32_t v);
   F(U32, block_count, 1, 4095, "bursts", "number of bursts")                             \
   F(U32, block_len_bytes, 1, 2097152, "bytes", "bytes per burst")                        \
   F(U32, src_gap_bytes, 0, 4294967295u, "bytes", "bytes skipped in the source between bursts") \
-  F(U32, dst_gap_bytes, 0, 4294967295u, "bytes", "bytes skipped in the destination between bursts")
+  F(U32, dst_gap_bytes, 0, 4294967295u, "bytes", "bytes skipped in the destination between bursts") \
+  F(BOOL, l2_bypass, 0, 1, "", "GM side: neither look up nor fill the L2 (CACHE_MODE_DISABLE)")
 
 /* DataCopy GM -> L1 with ND -> NZ conversion (Nd2NzParams, docs/DESIGN.md §4). */
 #define ISA_FMT_nd2nz(F)                                                                    \
@@ -249,7 +250,8 @@ const char *isa_field_enum_name(isa_field_kind k, uint32_t v);
   F(U32, src_d_value, 1, 65535, "elements", "source row stride")                            \
   F(U32, dst_nz_c0_stride, 1, 16384, "32B blocks", "destination distance between C0 column blocks") \
   F(U32, dst_nz_n_stride, 1, 16384, "32B blocks", "destination distance between rows")       \
-  F(U32, dst_nz_matrix_stride, 0, 65535, "elements", "destination distance between matrices")
+  F(U32, dst_nz_matrix_stride, 0, 65535, "elements", "destination distance between matrices") \
+  F(BOOL, l2_bypass, 0, 1, "", "neither look up nor fill the L2 (CACHE_MODE_DISABLE)")
 
 /* LoadData 2-D: whole 512-byte fractals L1 -> L0A/L0B (LoadData2DParams). With if_transpose,
  * each repeat moves one C0 x C0 square (C0/16 fractals) transposed (docs/DESIGN.md §3). */
@@ -303,6 +305,10 @@ const char *isa_field_enum_name(isa_field_kind k, uint32_t v);
   F(PIPE, src_pipe, 0, ISA_PIPE_COUNT - 1, "", "pipe that sets") \
   F(PIPE, dst_pipe, 0, ISA_PIPE_COUNT - 1, "", "pipe that waits") \
   F(U32, event_id, 0, 7, "", "event id")
+
+/* scalar: work of the scalar unit itself (loop control, address arithmetic, reading tiling
+ * data) that occupies it, and so the dispatch of what follows, for `cycles`. */
+#define ISA_FMT_scalar(F) F(U32, cycles, 1, 100000000, "cycles", "cycles of scalar work")
 
 /* pipe_barrier: the pipe (or ALL) waits for all its earlier work. */
 #define ISA_FMT_barrier(F) F(PIPE, pipe, 0, ISA_PIPE_ALL, "", "pipe, or ALL")
@@ -442,7 +448,7 @@ const char *isa_field_enum_name(isa_field_kind k, uint32_t v);
   F(U32, src_rep_stride, 0, 65535, "32B blocks", "src: distance between repeats")
 
 /* The list of formats, for generic expansion. */
-#define ISA_FORMAT_LIST(X) X(copy) X(nd2nz) X(load2d) X(mmad) X(fixpipe) X(flag) X(barrier) \
+#define ISA_FORMAT_LIST(X) X(copy) X(nd2nz) X(load2d) X(mmad) X(fixpipe) X(flag) X(barrier) X(scalar) \
   X(vdeq) X(vbinary) X(vunary) X(vscalar) X(vdup) X(vbrcb) X(vcmp) X(vsel) X(vcast) X(vreduce)
 
 #define ISA_FIELD_MEMBER(kind, name, min, max, unit, desc) ISA_CTYPE_##kind name;
@@ -529,7 +535,8 @@ ISA_FORMAT_LIST(ISA_FMT_STRUCT)
     "ReduceRepeat MIN: each repeat's min")                                            \
   X(SET_FLAG, set_flag, DYN, flag, 0, 0, "set an event flag when the source pipe drains") \
   X(WAIT_FLAG, wait_flag, DYN, flag, 0, 0, "block the destination pipe until the flag")  \
-  X(PIPE_BARRIER, pipe_barrier, DYN, barrier, 0, 0, "wait for all earlier work of a pipe")
+  X(PIPE_BARRIER, pipe_barrier, DYN, barrier, 0, 0, "wait for all earlier work of a pipe") \
+  X(SCALAR, scalar, S, scalar, 0, 0, "scalar work: loop control, address arithmetic, tiling reads")
 
 typedef enum isa_op {
 #define ISA_OP_ENUM(op, mn, pipe, fmt, dstm, srcm, desc) ISA_OP_##op,
@@ -702,6 +709,10 @@ typedef struct isa_work {
 
 /* The work of one instruction (flags and barriers: path NONE, no bytes). */
 void isa_insn_work(const isa_insn *in, isa_work *w);
+/* The UnitFlag of an mmad or a fixpipe (0 for every other instruction). */
+uint32_t isa_insn_unit_flag(const isa_insn *in);
+/* True if the instruction's GM access bypasses the L2 (copies and ND->NZ copies with l2_bypass). */
+bool isa_insn_l2_bypass(const isa_insn *in);
 
 /* ---- checks and the functional model --------------------------------------------------- */
 

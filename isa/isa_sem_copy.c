@@ -24,6 +24,10 @@ bool isa_sem_copy_check(const isa_insn *in, isa_fault *f) {
     return isa_fault_set(f, ISA_FAULT_BAD_MEM, "dst", p->dst.mem, 0, "%s: no copy path %s -> %s",
                          isa_op_info((isa_op)in->op)->mnemonic, isa_mem_name((isa_mem)p->src.mem),
                          isa_mem_name((isa_mem)p->dst.mem));
+  if (p->l2_bypass && p->src.mem != ISA_MEM_GM && p->dst.mem != ISA_MEM_GM)
+    return isa_fault_set(f, ISA_FAULT_FIELD_RANGE, "l2_bypass", 1, 0,
+                         "%s: l2_bypass = 1 needs a GM operand; this copy does not reach the L2",
+                         isa_op_info((isa_op)in->op)->mnemonic);
   return true;
 }
 

@@ -1,5 +1,5 @@
-/* isa_sem_sync — set_flag, wait_flag and pipe_barrier: no data, no bytes; the timing engine
- * gives them their meaning (docs/DESIGN.md §6). */
+/* isa_sem_sync — set_flag, wait_flag, pipe_barrier and scalar work: no data, no bytes; the
+ * timing engine gives them their meaning (docs/DESIGN.md §6, docs/TIMING.md). */
 #include "isa/isa_insn.h"
 
 bool isa_sem_flag_check(const isa_insn *in, isa_fault *f) {
@@ -46,6 +46,28 @@ void isa_sem_barrier_work(const isa_insn *in, isa_work *w) {
 }
 
 void isa_sem_barrier_exec(const isa_insn *in, const isa_mach *m) {
+  (void)in;
+  (void)m;
+}
+
+bool isa_sem_scalar_check(const isa_insn *in, isa_fault *f) {
+  (void)in;
+  (void)f;
+  return true;
+}
+
+size_t isa_sem_scalar_ranges(const isa_insn *in, isa_range *out) {
+  (void)in;
+  (void)out;
+  return 0;
+}
+
+void isa_sem_scalar_work(const isa_insn *in, isa_work *w) {
+  (void)in;
+  w->path = ISA_PATH_NONE;
+}
+
+void isa_sem_scalar_exec(const isa_insn *in, const isa_mach *m) {
   (void)in;
   (void)m;
 }

@@ -89,6 +89,7 @@ typedef struct kn_op {
 
 /* ---- the registry: one row per operator, each defined as `const kn_op kn_op_<name>` ---- */
 #define KN_OP_TABLE(X) \
+  X(data_copy) \
   X(dml_quantized_linear_matmul) \
   X(linear) \
   X(matmul) \

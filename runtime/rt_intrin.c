@@ -295,3 +295,12 @@ void rt_pipe_barrier(rt_ctx *ctx, isa_pipe pipe) {
   in.u.barrier.pipe = pipe;
   rt_issue(ctx, &in);
 }
+
+void rt_scalar(rt_ctx *ctx, uint32_t cycles) {
+  if (!cycles) return;
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_SCALAR;
+  in.u.scalar.cycles = cycles;
+  rt_issue(ctx, &in);
+}

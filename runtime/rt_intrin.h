@@ -74,6 +74,9 @@ uint64_t rt_scalar_bits(rt_ctx *ctx, isa_dtype t, double v);
 void rt_set_flag(rt_ctx *ctx, isa_pipe src, isa_pipe dst, int event_id);
 void rt_wait_flag(rt_ctx *ctx, isa_pipe src, isa_pipe dst, int event_id);
 void rt_pipe_barrier(rt_ctx *ctx, isa_pipe pipe);
+/* Scalar work of `cycles` (loop control, address arithmetic, tiling reads): the scalar unit is
+ * busy, and dispatches nothing else, for that long. 0 issues nothing. */
+void rt_scalar(rt_ctx *ctx, uint32_t cycles);
 
 /* Issues an instruction built by hand. */
 void rt_issue(rt_ctx *ctx, const isa_insn *in);

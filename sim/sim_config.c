@@ -936,6 +936,9 @@ void sim_config_derive(const sim_config *c, sim_config_derived *d) {
   d->clock_period_ns = 1000.0 / (double)c->chip_clock_mhz;
   d->cycles_per_us = (double)c->chip_clock_mhz;
   d->hbm_bytes_per_cycle = c->gm_hbm_gb_per_s * 1e9 / hz;
+  d->hbm_sustained_bytes_per_cycle = d->hbm_bytes_per_cycle * c->gm_hbm_efficiency;
+  d->same_line_bytes_per_cycle = c->l2_same_line_gb_per_s * 1e9 / hz;
+  d->launch_cycles = (uint64_t)llround(c->chip_launch_us * (double)c->chip_clock_mhz);
   d->l2_bytes_per_cycle = c->l2_gb_per_s * 1e9 / hz;
   d->l2_lines = c->l2_bytes / c->l2_line_bytes;
   d->l2_sets = c->l2_bytes / (c->l2_line_bytes * c->l2_ways);

@@ -79,6 +79,12 @@
     "CTRL[48] = 0 (saturation mode) is the hardware's default (docs/DESIGN.md §3)",          \
     "CTRL[48] saturation of fp16/bf16 results (fixpipe, vector fp16 arithmetic and casts): " \
     "overflow gives +-max finite and NaN gives 0; false keeps inf/NaN")                      \
+  X(chip, launch_us, F64, 0.5, 0.0, 1000000.0, ANY, "us", ASSUMED,                            \
+    "fitted: task time minus aicore time of one-core anchors (docs/TIMING.md, Calibration)",  \
+    "from the task's launch to the first core's start: in the task time, not in any core's")  \
+  X(chip, core_start_skew_cycles, U64, 256, 0, 1000000, ANY, "cycles", ASSUMED,              \
+    "fitted: task time minus aicore time of balanced 24-core anchors (docs/TIMING.md)",       \
+    "block i starts i times this after block 0 (blocks are started one after another)")     \
   /* ---- buffers: sizes (per core) ---- */                                                 \
   X(buffers, l1_bytes, U64, 524288, 512, 67108864, ANY, "bytes", DOC,                        \
     "910B: L1 512 KiB (docs/DESIGN.md §6)",                                                  \
@@ -134,14 +140,28 @@
   X(scalar, dispatch_cycles, U64, 4, 1, 10000, ANY, "cycles", ASSUMED,                       \
     "not published; a few in-order scalar operations of address arithmetic per intrinsic",   \
     "cycles the scalar unit spends issuing one instruction, address arithmetic included")    \
+  X(scalar, kernel_init_cycles, U64, 2000, 0, 100000000, ANY, "cycles", ASSUMED,               \
+    "fitted (docs/TIMING.md, Calibration): a block's time before its first transfer",        \
+    "scalar work at the entry of each core's kernel (arguments, tiling data, set-up) before its first instruction") \
   /* ---- mte2 ---- */                                                                       \
-  X(mte2, gm_bytes_per_cycle, U64, 84, 1, 65536, ANY, "B/cycle", ASSUMED,                    \
-    "not published; calibrated on Huawei's 910B fp16 8192^3 sample (docs/DESIGN.md §6): with 84 " \
-    "the sample's tiling keeps MTE2 busy ~3520 us per core (measured 3487-3552 us)",          \
-    "per-core cap on GM reads; the share of the chip's L2/HBM bandwidth may give less")      \
+  X(mte2, gm_bytes_per_cycle, U64, 256, 1, 65536, ANY, "B/cycle", ASSUMED,                   \
+    "not published; above every rate measured on one core, so that it never binds on the 910B", \
+    "width of MTE2's GM port: no read streams faster on one core")                          \
+  X(mte2, outstanding_bytes, U64, 29700, 1, 1073741824, ANY, "bytes", ASSUMED,               \
+    "fitted (docs/TIMING.md, Calibration): the per-core ND->NZ rates from HBM and from L2",   \
+    "bytes of reads MTE2 keeps in flight: a read streams at most this / its latency")       \
+  X(mte2, outstanding_bursts, U64, 278, 0, 1000000, ANY, "bursts", ASSUMED,                   \
+    "fitted (docs/TIMING.md, Calibration): bursts of data in L2 against bursts from HBM",   \
+    "bursts MTE2 keeps in flight: each burst costs the latency / this on top of burst_cycles (0: no limit)") \
+  X(mte2, burst_cycles, F64, 2.04, 0.0, 100000.0, ANY, "cycles", ASSUMED,                  \
+    "fitted (docs/TIMING.md, Calibration): the per-core ND->NZ rate against the row length", \
+    "cost of one burst: a contiguous run of GM bytes (a row of an ND->NZ copy, a block of a copy)") \
+  X(mte2, setup_cycles, U64, 49, 0, 100000, ANY, "cycles", ASSUMED,                            \
+    "fitted (docs/TIMING.md, Calibration): the rate of copies of a few rows",                \
+    "per instruction: MTE2 is busy this long before the first byte streams")                 \
   X(mte2, latency_cycles, U64, 32, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; descriptor decode and burst set-up of a DMA engine",                     \
-    "fixed cost of one MTE2 instruction, added to the L2/HBM latency and the transfer")      \
+    "fixed cost of one MTE2 instruction, after its last byte, added to the L2/HBM latency")  \
   X(mte2, queue_depth, U64, 16, 1, 4096, ANY, "instructions", ASSUMED,                     \
     "not published; deep enough for double-buffered loops to run ahead of a slow pipe, "     \
     "shallow enough that a stalled pipe soon stalls dispatch",                               \
@@ -155,6 +175,9 @@
     "910B: L1 -> BT 32 B/cycle (docs/DESIGN.md §6)", "width of the L1 -> BT link")           \
   X(mte1, fb_bytes_per_cycle, U64, 32, 1, 65536, ANY, "B/cycle", DOC,                        \
     "910B: L1 -> FB 32 B/cycle (docs/DESIGN.md §6)", "width of the L1 -> FB link")           \
+  X(mte1, insn_cycles, U64, 8, 0, 100000, ANY, "cycles", ASSUMED,                             \
+    "fitted (docs/TIMING.md, Calibration): MTE1's busy time in the 8192^3 anchors",          \
+    "per instruction: added to the bytes over the link width of every MTE1 transfer")        \
   X(mte1, latency_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; a short on-core path, half of MTE2's fixed cost",                        \
     "cycles from the end of an MTE1 transfer's occupancy until its data is usable")          \
@@ -179,6 +202,9 @@
     "calibration: the 910B sample's cube is busy 3082 us against 3023 us in theory (+2%); " \
     "10 cycles on a 128x256x64 fp16 mmad (512 cycles) is that 2%",                           \
     "fixed overhead added to every mmad's occupancy of the cube")                            \
+  X(cube, restart_cycles, U64, 54, 0, 100000, ANY, "cycles", ASSUMED,                        \
+    "fitted (docs/TIMING.md, Calibration): mmads the cube waits for take longer (8192^3 anchors)", \
+    "added to an mmad that starts on an idle cube (the previous mmad's occupancy already over)") \
   X(cube, latency_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; a short pipeline from the last fractal product to L0C",                  \
     "cycles from the end of an mmad's occupancy until its result is in L0C")                 \
@@ -190,6 +216,21 @@
   X(fixpipe, elements_per_cycle, U64, 64, 1, 65536, ANY, "elements/cycle", DOC,              \
     "910B: fixpipe 64 elements/cycle (docs/DESIGN.md §6)",                                   \
     "L0C elements the fixpipe converts and moves per cycle (to GM or L1)")                   \
+  X(fixpipe, gm_bytes_per_cycle, U64, 128, 1, 65536, ANY, "B/cycle", DOC,                    \
+    "Ascend C's cube performance table (dav-2201): F322F16 moves 64 elements = 128 B a cycle",  \
+    "width of the fixpipe's write port: fp32 output moves half the elements of fp16")        \
+  X(fixpipe, outstanding_bytes, U64, 29700, 1, 1073741824, ANY, "bytes", ASSUMED,            \
+    "not published; the fixpipe keeps as many bytes in flight as MTE2",                      \
+    "bytes of writes the fixpipe keeps in flight: it streams at most this / the L2 latency") \
+  X(fixpipe, outstanding_bursts, U64, 278, 0, 1000000, ANY, "bursts", ASSUMED,                   \
+    "not published; the fixpipe keeps as many bursts in flight as MTE2",                    \
+    "bursts the fixpipe keeps in flight: each burst costs the latency / this on top of burst_cycles (0: no limit)") \
+  X(fixpipe, burst_cycles, F64, 0.0, 0.0, 100000.0, ANY, "cycles", ASSUMED,                \
+    "fitted (docs/TIMING.md, Calibration): the fixpipe's busy time per output row",          \
+    "cost of one burst written: each ND output row is one")                                 \
+  X(fixpipe, setup_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                        \
+    "not published; the fixpipe's set-up taken equal to MTE2's",                             \
+    "per instruction to GM: busy this long before the first byte is written")               \
   X(fixpipe, latency_cycles, U64, 32, 0, 100000, ANY, "cycles", ASSUMED,                     \
     "not published; a few stages (quantization, ReLU, conversion, layout) before the write", \
     "cycles from the end of a fixpipe instruction's occupancy until its data is written")    \
@@ -201,6 +242,18 @@
   X(mte3, gm_bytes_per_cycle, U64, 128, 1, 65536, ANY, "B/cycle", ASSUMED,                   \
     "not published; one 128-byte burst per cycle",                                           \
     "per-core cap on GM writes from UB; the share of the chip's bandwidth may give less")    \
+  X(mte3, outstanding_bytes, U64, 29700, 1, 1073741824, ANY, "bytes", ASSUMED,               \
+    "not published; MTE3 keeps as many bytes in flight as MTE2",                             \
+    "bytes of writes MTE3 keeps in flight: it streams at most this / the L2 latency")       \
+  X(mte3, outstanding_bursts, U64, 278, 0, 1000000, ANY, "bursts", ASSUMED,                   \
+    "not published; MTE3 keeps as many bursts in flight as MTE2",                           \
+    "bursts MTE3 keeps in flight: each burst costs the latency / this on top of burst_cycles (0: no limit)") \
+  X(mte3, burst_cycles, F64, 2.04, 0.0, 100000.0, ANY, "cycles", ASSUMED,                  \
+    "not published; a burst costs MTE3 what it costs MTE2",              \
+    "cost of one burst written (a block of the copy)")                                      \
+  X(mte3, setup_cycles, U64, 49, 0, 100000, ANY, "cycles", ASSUMED,                           \
+    "not published; MTE3's set-up taken equal to MTE2's",                                    \
+    "per instruction: MTE3 is busy this long before the first byte streams")                 \
   X(mte3, latency_cycles, U64, 32, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; taken equal to MTE2's",                                                  \
     "fixed cost of one MTE3 instruction, added to the L2/HBM latency and the transfer")      \
@@ -232,6 +285,27 @@
   X(gm, hbm_gb_per_s, F64, 1800.0, 1.0, 1000000.0, ANY, "GB/s", DOC,                         \
     "910B: HBM about 1.8 TB/s (docs/DESIGN.md §6)",                                          \
     "HBM bandwidth, shared fairly by the GM transfers of all cores in flight")               \
+  X(gm, hbm_burst_bytes, U64, 256, 1, 65536, POW2, "bytes", ASSUMED,                         \
+    "fitted (docs/TIMING.md, Calibration): 24 cores reading 128 B rows with the L2 bypassed",  \
+    "smallest HBM transfer: a GM access that bypasses the L2 moves whole aligned bursts")    \
+  X(gm, hbm_efficiency, F64, 0.746, 0.01, 1.0, ANY, "", ASSUMED,                               \
+    "fitted (docs/TIMING.md, Calibration): 24 cores streaming ND->NZ copies from HBM",       \
+    "share of the HBM peak that streaming reads and write-backs sustain")                    \
+  X(gm, pitch_efficiency_256b, F64, 0.8, 0.01, 1.0, ANY, "", DOC,                            \
+    "Huawei's fitted ND->NZ bandwidth model for A2 (CATLASS): x80/100 of a 512 B pitch",      \
+    "rate of a transfer whose bursts start 256 B aligned (not 512), against 512 B aligned")  \
+  X(gm, pitch_efficiency_128b, F64, 0.5, 0.01, 1.0, ANY, "", DOC,                            \
+    "Huawei's fitted ND->NZ bandwidth model for A2 (CATLASS): x50/100 of a 512 B pitch",      \
+    "rate of a transfer whose bursts start 128 B aligned (not 256), against 512 B aligned")  \
+  X(gm, pitch_efficiency_64b, F64, 0.4, 0.01, 1.0, ANY, "", DOC,                             \
+    "Huawei's fitted ND->NZ bandwidth model for A2 (CATLASS): x40/100 below 128 B alignment", \
+    "rate of a transfer whose bursts start 64 B aligned (not 128), against 512 B aligned")   \
+  X(gm, pitch_efficiency_32b, F64, 0.4, 0.01, 1.0, ANY, "", DOC,                             \
+    "Huawei's fitted ND->NZ bandwidth model for A2 (CATLASS): x40/100 at 32 B alignment",     \
+    "rate of a transfer whose bursts start 32 B aligned (not 64), against 512 B aligned")    \
+  X(gm, pitch_efficiency_unaligned, F64, 0.3, 0.01, 1.0, ANY, "", DOC,                       \
+    "Huawei's fitted ND->NZ bandwidth model for A2 (CATLASS): x30/100 without 32 B alignment", \
+    "rate of a transfer whose bursts start below 32 B alignment, against 512 B aligned")     \
   /* ---- l2 ---- */                                                                         \
   X(l2, enabled, BOOL, true, 0, 1, ANY, "", DOC,                                             \
     "910B has a chip-wide L2 in front of HBM (docs/DESIGN.md §6)",                           \
@@ -247,6 +321,9 @@
   X(l2, gb_per_s, F64, 5000.0, 1.0, 1000000.0, ANY, "GB/s", DOC,                             \
     "910B: L2 about 5 TB/s (docs/DESIGN.md §6)",                                             \
     "L2 bandwidth for hits, shared fairly by the GM transfers of all cores in flight")       \
+  X(l2, same_line_gb_per_s, F64, 320.0, 1.0, 1000000.0, ANY, "GB/s", ASSUMED,               \
+    "fitted (docs/TIMING.md, Calibration): cores copying the same addresses at the same time", \
+    "bandwidth transfers of different cores share while they read the same lines at once")   \
   X(l2, hit_latency_cycles, U64, 200, 0, 100000, ANY, "cycles", ASSUMED,                     \
     "not published; in line with the L2 hit latency of GPUs of this class (~200 cycles)",    \
     "cycles from a GM request to its first byte when its lines are in L2")                   \
@@ -259,6 +336,9 @@
   X(clock_period_ns, F64, "ns", "1000 / chip.clock_mhz")                                     \
   X(cycles_per_us, F64, "cycles/us", "chip.clock_mhz")                                       \
   X(hbm_bytes_per_cycle, F64, "B/cycle", "gm.hbm_gb_per_s * 1e9 / (chip.clock_mhz * 1e6)")   \
+  X(hbm_sustained_bytes_per_cycle, F64, "B/cycle", "hbm_bytes_per_cycle * gm.hbm_efficiency") \
+  X(same_line_bytes_per_cycle, F64, "B/cycle", "l2.same_line_gb_per_s * 1e9 / (chip.clock_mhz * 1e6)") \
+  X(launch_cycles, U64, "cycles", "round(chip.launch_us * chip.clock_mhz)")                  \
   X(l2_bytes_per_cycle, F64, "B/cycle", "l2.gb_per_s * 1e9 / (chip.clock_mhz * 1e6)")        \
   X(l2_lines, U64, "lines", "l2.bytes / l2.line_bytes")                                      \
   X(l2_sets, U64, "sets", "l2.bytes / (l2.line_bytes * l2.ways)")                            \

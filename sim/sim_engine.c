@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/sim_gm.h"
 #include "sim/sim_internal.h"
 #include "sim/sim_l2.h"
 #include "sim/sim_trace.h"
@@ -15,8 +16,9 @@
 #define NEVER UINT64_MAX
 #define EVENT_IDS 8
 #define FLAG_FIFO 64 /* set_flag arrows remembered per flag for the trace */
+#define MAX_PARTNERS 63 /* reads of other cores one read shares lines with (more: not counted) */
 
-typedef enum { EV_COMPLETE = 0, EV_WAKE = 1 } ev_kind;
+typedef enum { EV_COMPLETE = 0, EV_FLOW = 1, EV_WAKE = 2 } ev_kind;
 
 typedef struct ev {
   uint64_t time;
@@ -29,9 +31,11 @@ typedef enum { ST_NEW, ST_QUEUED, ST_RUNNING, ST_DONE } insn_state;
 
 /* Per-instruction replay record. */
 typedef struct eng_insn {
+  uint64_t scalar_start, scalar_end; /* the scalar unit's busy span issuing it (before dispatch) */
   uint64_t dispatch, start, busy_end, end;
   uint64_t l2_hit, l2_miss;
   uint64_t seq;    /* order of starting in its pipe */
+  uint64_t uf_dep; /* UnitFlag partner: a fixpipe's mmad, an mmad's earlier fixpipe (NEVER: none) */
   uint8_t state;
   uint8_t tracked; /* counted among its pipe's running instructions */
 } eng_insn;
@@ -42,6 +46,7 @@ typedef struct eng_pipe {
   uint64_t *q; /* ring of queued instruction indices */
   size_t qhead, qlen, qcap;
   uint64_t free_t;  /* earliest start of the next instruction (previous start + occupancy) */
+  uint64_t idle_from; /* end of the last occupancy, NEVER before the first (the cube's restart) */
   uint64_t seq_next; /* sequence number of the next instruction to start */
   uint64_t *run_seq; /* sequence numbers of the started, uncompleted instructions */
   size_t nrun, caprun;
@@ -74,25 +79,38 @@ typedef struct eng_core {
   eng_insn *st;
   eng_pipe pipes[ISA_PIPE_COUNT];
   uint64_t dispatch_t; /* when the next instruction may enter its queue */
+  uint64_t scalar_free; /* the scalar unit finished issuing the last instruction */
   uint64_t wake_t;     /* earliest pending wake-up, NEVER if none */
   uint64_t stall_since;/* dispatch blocked since, NEVER if not blocked */
   eng_flag flags[ISA_PIPE_COUNT][ISA_PIPE_COUNT][EVENT_IDS];
   eng_out *out;
   size_t nout, capout, ndone_out;
   sim_core_stats *stats;
+  /* UnitFlag (docs/TIMING.md): the last unit-flag fixpipe and last mmad with unit_flag 3
+   * dispatched, with the L0C bytes they span, and a fixpipe started before its mmad */
+  uint64_t uf_fix, uf_fix_lo, uf_fix_hi;
+  uint64_t uf_mmad, uf_mmad_lo, uf_mmad_hi;
+  uint64_t uf_waiting_fix;
   bool dirty;
 } eng_core;
 
-/* A GM transfer streaming under the fluid bandwidth model. */
+/* A GM transfer streaming under the fluid bandwidth model (docs/TIMING.md, "GM transfers"). */
 typedef struct eng_flow {
   unsigned core;
   uint64_t idx;
   isa_pipe pipe;
-  double remaining; /* bytes */
-  double cap;       /* bytes/cycle: the core's own limit for this path */
-  double miss_frac; /* share of the bytes that come from HBM */
-  double rate;      /* bytes/cycle now */
-  uint64_t latency; /* cycles from the last byte to completion */
+  double remaining;    /* bytes */
+  double own_cap;      /* bytes/cycle its engine streams it at alone (sim_xfer_rate) */
+  double hbm_per_byte; /* HBM bytes (line fills, write-backs) per byte transferred */
+  double rate;         /* bytes/cycle now */
+  uint64_t latency;    /* cycles from the last byte to completion */
+  uint64_t lo, hi;     /* GM bytes spanned */
+  uint32_t sharers;    /* 1 + its partners: reads of other cores streaming the same bytes with it */
+  uint64_t id;         /* unique among the run's flows */
+  double bytes;        /* all its bytes */
+  uint64_t partner[MAX_PARTNERS]; /* ids of its partners */
+  bool write;
+  bool ending;         /* end_flows: finishes now */
 } eng_flow;
 
 typedef struct engine {
@@ -106,8 +124,9 @@ typedef struct engine {
   eng_core *cores;
   ev *heap;
   size_t nheap, capheap;
-  uint64_t seq, now, next_flow_id;
+  uint64_t seq, now, next_flow_id, next_xfer_id;
   eng_flow *flows;
+  sim_flow_share *shares; /* scratch of recompute_rates, capflows entries */
   size_t nflows, capflows;
   bool rates_dirty;
   double gm_rate; /* sum of flow rates, bytes/cycle */
@@ -187,31 +206,20 @@ static uint64_t vector_cycles_per_repeat(const sim_config *c, uint32_t vclass) {
   }
 }
 
-/* Fixed occupancy and latency of an on-chip instruction; for GM paths, *gm_cap is the flow's
- * bytes/cycle limit (and occupancy comes from the flow). */
-static void insn_timing(const engine *e, const isa_work *w, uint64_t *occ, uint64_t *lat,
-                        double *gm_cap) {
+/* Occupancy and latency of an on-chip instruction (GM transfers are flows: flow_begin). */
+static void insn_timing(const engine *e, const isa_work *w, uint64_t *occ, uint64_t *lat) {
   const sim_config *c = e->cfg;
   *occ = 0;
   *lat = 0;
-  *gm_cap = 0;
   switch ((isa_path)w->path) {
-    case ISA_PATH_GM_TO_L1:
-    case ISA_PATH_GM_TO_UB: *gm_cap = (double)c->mte2_gm_bytes_per_cycle; *lat = c->mte2_latency_cycles; break;
-    case ISA_PATH_UB_TO_GM: *gm_cap = (double)c->mte3_gm_bytes_per_cycle; *lat = c->mte3_latency_cycles; break;
-    case ISA_PATH_L0C_TO_GM:
-      /* the fixpipe converts elements_per_cycle elements a cycle; in bytes of its output */
-      *gm_cap = (double)c->fixpipe_elements_per_cycle * (w->elements ? (double)w->bytes / (double)w->elements : 1.0);
-      *lat = c->fixpipe_latency_cycles;
-      break;
     case ISA_PATH_L0C_TO_L1:
       *occ = ceil_div(w->elements, c->fixpipe_elements_per_cycle);
       *lat = c->fixpipe_latency_cycles;
       break;
-    case ISA_PATH_L1_TO_L0A: *occ = ceil_div(w->bytes, c->mte1_l0a_bytes_per_cycle); *lat = c->mte1_latency_cycles; break;
-    case ISA_PATH_L1_TO_L0B: *occ = ceil_div(w->bytes, c->mte1_l0b_bytes_per_cycle); *lat = c->mte1_latency_cycles; break;
-    case ISA_PATH_L1_TO_BT: *occ = ceil_div(w->bytes, c->mte1_bt_bytes_per_cycle); *lat = c->mte1_latency_cycles; break;
-    case ISA_PATH_L1_TO_FB: *occ = ceil_div(w->bytes, c->mte1_fb_bytes_per_cycle); *lat = c->mte1_latency_cycles; break;
+    case ISA_PATH_L1_TO_L0A: *occ = c->mte1_insn_cycles + ceil_div(w->bytes, c->mte1_l0a_bytes_per_cycle); *lat = c->mte1_latency_cycles; break;
+    case ISA_PATH_L1_TO_L0B: *occ = c->mte1_insn_cycles + ceil_div(w->bytes, c->mte1_l0b_bytes_per_cycle); *lat = c->mte1_latency_cycles; break;
+    case ISA_PATH_L1_TO_BT: *occ = c->mte1_insn_cycles + ceil_div(w->bytes, c->mte1_bt_bytes_per_cycle); *lat = c->mte1_latency_cycles; break;
+    case ISA_PATH_L1_TO_FB: *occ = c->mte1_insn_cycles + ceil_div(w->bytes, c->mte1_fb_bytes_per_cycle); *lat = c->mte1_latency_cycles; break;
     case ISA_PATH_CUBE:
       *occ = ceil_div(w->m, 16) * ceil_div(w->n, 16) * ceil_div(w->k, cube_k0(e->d, (isa_dtype)w->dtype)) +
              c->cube_head_cycles;
@@ -234,48 +242,22 @@ static bool path_writes_gm(isa_path p) { return p == ISA_PATH_UB_TO_GM || p == I
 
 /* ---- GM bandwidth: max-min fair sharing of L2 and HBM by the flows in flight ------------- */
 
-/* Progressive filling: all unfrozen flows rise together; a flow freezes at its own cap, all
- * flows freeze when the L2 port is full, the flows that miss freeze when HBM is full. */
+/* The rates of the flows in flight: max-min fair shares of the L2 port and HBM (sim_gm.h), each
+ * flow capped by its engine and, while reads of other cores stream the same bytes, by its share
+ * of what the L2 serves to one set of lines (l2.same_line_gb_per_s). */
 static void recompute_rates(engine *e) {
-  size_t n = e->nflows;
-  if (n == 0) return;
-  double l2_bw = e->d->l2_bytes_per_cycle, hbm_bw = e->d->hbm_bytes_per_cycle;
-  bool frozen_buf[64];
-  bool *frozen = n <= 64 ? frozen_buf : calloc(n, sizeof *frozen);
-  if (!frozen) {
+  for (size_t i = 0; i < e->nflows; i++) {
+    const eng_flow *f = &e->flows[i];
+    double cap = f->own_cap;
+    if (f->sharers > 1 && e->d->same_line_bytes_per_cycle / f->sharers < cap)
+      cap = e->d->same_line_bytes_per_cycle / f->sharers;
+    e->shares[i] = (sim_flow_share){cap, f->hbm_per_byte, 0};
+  }
+  if (!sim_share_rates(e->shares, e->nflows, e->l2_on, e->d->l2_bytes_per_cycle, e->d->hbm_sustained_bytes_per_cycle)) {
     e->oom = CS_ENOMEM;
     return;
   }
-  for (size_t i = 0; i < n; i++) frozen[i] = false, e->flows[i].rate = 0;
-  size_t left = n;
-  while (left) {
-    double used_l2 = 0, used_hbm = 0, miss_sum = 0, min_cap = INFINITY;
-    for (size_t i = 0; i < n; i++) {
-      eng_flow *f = &e->flows[i];
-      if (frozen[i]) {
-        used_l2 += f->rate;
-        used_hbm += f->rate * f->miss_frac;
-      } else {
-        miss_sum += f->miss_frac;
-        if (f->cap < min_cap) min_cap = f->cap;
-      }
-    }
-    double x_l2 = e->l2_on ? (l2_bw - used_l2) / (double)left : INFINITY;
-    double x_hbm = miss_sum > 0 ? (hbm_bw - used_hbm) / miss_sum : INFINITY;
-    if (min_cap <= x_l2 && min_cap <= x_hbm) { /* the smallest cap binds first */
-      for (size_t i = 0; i < n; i++)
-        if (!frozen[i] && e->flows[i].cap <= min_cap)
-          frozen[i] = true, e->flows[i].rate = e->flows[i].cap, left--;
-    } else if (x_l2 <= x_hbm) { /* the L2 port is full: everyone stops rising */
-      for (size_t i = 0; i < n; i++)
-        if (!frozen[i]) frozen[i] = true, e->flows[i].rate = fmax(x_l2, 0), left--;
-    } else { /* HBM is full: the flows that miss stop rising */
-      for (size_t i = 0; i < n; i++)
-        if (!frozen[i] && e->flows[i].miss_frac > 0)
-          frozen[i] = true, e->flows[i].rate = fmax(x_hbm, 0), left--;
-    }
-  }
-  if (frozen != frozen_buf) free(frozen);
+  for (size_t i = 0; i < e->nflows; i++) e->flows[i].rate = e->shares[i].rate;
 }
 
 /* When the flow would finish at its current rate. */
@@ -351,6 +333,7 @@ static void check_hazards(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe, c
     const eng_out *o = &k->out[i];
     if (o->idx >= idx) break;
     if (o->done || (o->pipe == (uint32_t)pipe && pipe != ISA_PIPE_V)) continue;
+    if (k->st[idx].uf_dep == o->idx) continue; /* ordered by UnitFlag's ready bits */
     bool found = false;
     for (uint32_t a = 0; a < me->nr && !found; a++)
       for (uint32_t b = 0; b < o->nr && !found; b++) {
@@ -442,7 +425,7 @@ static void complete(engine *e, eng_core *k, uint64_t idx) {
   if (e->trace || e->observer) {
     isa_work w;
     isa_insn_work(in, &w);
-    sim_trace_insn_event te = {k->c->index, p, idx, in, st->dispatch, st->start, st->busy_end,
+    sim_trace_insn_event te = {k->c->index, p, idx, in, st->scalar_start, st->scalar_end, st->dispatch, st->start, st->busy_end,
                                st->end, &w, st->l2_hit, st->l2_miss};
     if (e->trace) sim_trace_insn(e->trace, &te);
     if (e->observer) e->observer->insn(e->observer->arg, &te);
@@ -529,18 +512,207 @@ static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uin
   k->st[idx].state = ST_RUNNING;
 }
 
+/* A GM transfer begins to stream (after its engine's setup): the L2 decides what it costs HBM,
+ * its shape and the latency of its data what its engine allows (sim_gm.h), reads of other cores
+ * over the same bytes how much of a line set it gets. */
+static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
+  const isa_insn *in = &k->s[idx];
+  eng_insn *st = &k->st[idx];
+  isa_pipe pipe = isa_insn_pipe(in);
+  const eng_out *me = find_out(k, idx);
+  const sim_config *c = e->cfg;
+  isa_work w;
+  isa_insn_work(in, &w);
+  bool write = path_writes_gm((isa_path)w.path);
+  sim_l2_result l2r = {0, 0, 0, 0};
+  bool l2_on = e->l2_on && !isa_insn_l2_bypass(in); /* a bypassing transfer sees no L2 */
+  if (me && l2_on)
+    for (uint32_t i = 0; i < me->nr; i++)
+      if (me->r[i].mem == ISA_MEM_GM) sim_l2_access(&e->l2, &me->r[i], &l2r);
+  st->l2_hit = l2r.hit_bytes;
+  st->l2_miss = l2r.miss_bytes;
+  sim_stats *ss = &e->res->stats;
+  if (write) ss->gm_write_bytes += w.bytes;
+  else ss->gm_read_bytes += w.bytes;
+  ss->l2_hit_bytes += l2r.hit_bytes;
+  ss->l2_miss_bytes += l2r.miss_bytes;
+  /* HBM moves whole lines: fills of read misses and write-backs of the dirty lines evicted;
+   * without the L2, the bytes transferred rounded out to its bursts (gm.hbm_burst_bytes) */
+  uint64_t direct = l2_on ? 0 : sim_xfer_granule_bytes(me ? me->r : NULL, me ? me->nr : 0, c->gm_hbm_burst_bytes);
+  uint64_t hbm_read = l2_on ? l2r.fill_lines * c->l2_line_bytes : (write ? 0 : direct);
+  uint64_t hbm_write = l2_on ? l2r.writeback_lines * c->l2_line_bytes : (write ? direct : 0);
+  ss->hbm_read_bytes += hbm_read;
+  ss->hbm_write_bytes += hbm_write;
+  /* where the data comes from: a read waits for HBM on the lines that missed, L2 otherwise;
+   * writes are absorbed by the L2 */
+  double miss_frac = !l2_on ? 1.0 : write || !w.bytes ? 0.0 : (double)l2r.miss_bytes / (double)w.bytes;
+  double mix_latency = (1.0 - miss_frac) * (double)c->l2_hit_latency_cycles + miss_frac * (double)c->l2_miss_latency_cycles;
+  sim_xfer_engine eng;
+  sim_xfer_engine_of(c, (isa_path)w.path, w.elements ? (double)w.bytes / (double)w.elements : 1.0, &eng);
+  sim_xfer_shape sh;
+  sim_xfer_shape_of(me ? me->r : NULL, me ? me->nr : 0, &sh);
+  if (e->nflows == e->capflows) {
+    size_t cap = e->capflows ? e->capflows * 2 : 64;
+    eng_flow *fl = realloc(e->flows, cap * sizeof *fl);
+    sim_flow_share *sh2 = fl ? realloc(e->shares, cap * sizeof *sh2) : NULL;
+    if (fl) e->flows = fl;
+    if (!fl || !sh2) {
+      e->oom = CS_ENOMEM;
+      return;
+    }
+    e->shares = sh2;
+    e->capflows = cap;
+  }
+  eng_flow *f = &e->flows[e->nflows++];
+  memset(f, 0, sizeof *f);
+  f->core = k->c->index;
+  f->idx = idx;
+  f->pipe = pipe;
+  f->remaining = (double)w.bytes;
+  f->own_cap = sim_xfer_rate(&eng, &sh, sim_xfer_pitch_efficiency(c, sh.align_bytes), mix_latency);
+  f->hbm_per_byte = w.bytes ? (double)(hbm_read + hbm_write) / (double)w.bytes : 0.0;
+  f->latency = eng.latency_cycles + ((!l2_on || (!write && l2r.miss_bytes)) ? c->l2_miss_latency_cycles
+                                                                                : c->l2_hit_latency_cycles);
+  f->lo = sh.lo;
+  f->hi = sh.hi;
+  f->write = write;
+  f->sharers = 1;
+  f->id = ++e->next_xfer_id;
+  f->bytes = (double)w.bytes;
+  /* reads of other cores over the same bytes that have not streamed more than the bytes one
+   * keeps in flight ahead: they ask for the same lines at the same time from now on */
+  if (!write)
+    for (size_t i = 0; i + 1 < e->nflows; i++) {
+      eng_flow *g = &e->flows[i];
+      if (g->write || g->core == f->core || g->hi <= f->lo || f->hi <= g->lo) continue;
+      if (g->bytes - g->remaining >= eng.outstanding_bytes) continue;
+      if (g->sharers > MAX_PARTNERS || f->sharers > MAX_PARTNERS) continue;
+      g->partner[g->sharers++ - 1] = f->id;
+      f->partner[f->sharers++ - 1] = g->id;
+    }
+  e->rates_dirty = true;
+}
+
+static void schedule_wake(engine *e, eng_core *k, uint64_t t);
+
+/* ---- UnitFlag ----------------------------------------------------------------------------- */
+
+/* The L0C bytes an mmad writes or a fixpipe reads, as one span [lo, hi). */
+static void l0c_span(const isa_insn *in, uint64_t *lo, uint64_t *hi) {
+  isa_range r[ISA_MAX_RANGES];
+  size_t n = isa_insn_ranges(in, r);
+  *lo = UINT64_MAX;
+  *hi = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (r[i].mem != ISA_MEM_L0C) continue;
+    if (r[i].base < *lo) *lo = r[i].base;
+    if (isa_range_end(&r[i]) > *hi) *hi = isa_range_end(&r[i]);
+  }
+}
+
+/* At dispatch, in program order: a unit-flag fixpipe follows the last mmad with unit_flag 3 into
+ * the L0C bytes it reads; a unit-flag mmad waits for the last unit-flag fixpipe reading the bytes
+ * it writes (each 512 B unit of L0C has one ready bit, docs/TIMING.md "UnitFlag"). */
+static void uf_note_dispatch(eng_core *k, uint64_t idx) {
+  const isa_insn *in = &k->s[idx];
+  eng_insn *st = &k->st[idx];
+  st->uf_dep = NEVER;
+  uint32_t uf = isa_insn_unit_flag(in);
+  if (!uf) return;
+  uint64_t lo, hi;
+  l0c_span(in, &lo, &hi);
+  if (in->op == ISA_OP_FIXPIPE) {
+    if (k->uf_mmad != NEVER && lo < k->uf_mmad_hi && k->uf_mmad_lo < hi) st->uf_dep = k->uf_mmad;
+    k->uf_fix = idx, k->uf_fix_lo = lo, k->uf_fix_hi = hi;
+  } else {
+    if (k->uf_fix != NEVER && lo < k->uf_fix_hi && k->uf_fix_lo < hi) st->uf_dep = k->uf_fix;
+    if (uf == 3) k->uf_mmad = idx, k->uf_mmad_lo = lo, k->uf_mmad_hi = hi;
+  }
+}
+
+/* Cycles until an mmad has written its first 512 B unit of C: one output fractal's k-steps, then
+ * the cube's latency. */
+static uint64_t uf_first_unit_cycles(const engine *e, const isa_insn *mmad) {
+  const isa_fmt_mmad *p = &mmad->u.mmad;
+  return ceil_div(p->k, cube_k0(e->d, (isa_dtype)p->dtype)) + e->cfg->cube_latency_cycles;
+}
+
+/* Cycles the fixpipe takes to move one 512 B unit of L0C (128 accumulators). */
+static uint64_t uf_unit_cycles(const engine *e) { return ceil_div(128, e->cfg->fixpipe_elements_per_cycle); }
+
+/* A unit-flag mmad may start once the fixpipe that reads its bytes has read them all (the
+ * overlap of the reader's last units with the writer's first is not modelled). */
+static bool uf_mmad_ready(engine *e, eng_core *k, uint64_t idx) {
+  uint64_t f = k->st[idx].uf_dep;
+  if (f == NEVER) return true;
+  const eng_insn *fs = &k->st[f];
+  if (fs->state < ST_RUNNING || fs->busy_end == 0) return false; /* not started, or streaming */
+  if (fs->busy_end > e->now) {
+    schedule_wake(e, k, fs->busy_end);
+    return false;
+  }
+  return true;
+}
+
+/* When a started instruction's work can begin: at once, or for a unit-flag fixpipe once its mmad
+ * has written the first unit of C. */
+static uint64_t work_begin(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
+  uint64_t m = k->st[idx].uf_dep;
+  if (k->s[idx].op != ISA_OP_FIXPIPE || m == NEVER) return t;
+  uint64_t first = k->st[m].start + uf_first_unit_cycles(e, &k->s[m]);
+  return first > t ? first : t;
+}
+
+/* A unit-flag fixpipe cannot finish before its mmad has written the last unit, plus the time to
+ * move that unit. */
+static uint64_t work_end(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
+  uint64_t m = k->st[idx].uf_dep;
+  if (k->s[idx].op != ISA_OP_FIXPIPE || m == NEVER) return t;
+  uint64_t last = k->st[m].busy_end + uf_unit_cycles(e);
+  return last > t ? last : t;
+}
+
+/* The timing of a started instruction whose prerequisites are met (a unit-flag fixpipe's mmad
+ * has started): GM transfers become flows after their engine's setup, on-chip work occupies its
+ * pipe for a fixed time. */
+static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
+  const isa_insn *in = &k->s[idx];
+  eng_insn *st = &k->st[idx];
+  isa_pipe pipe = isa_insn_pipe(in);
+  eng_pipe *pp = &k->pipes[pipe];
+  isa_work w;
+  isa_insn_work(in, &w);
+  if (path_is_gm((isa_path)w.path)) {
+    sim_xfer_engine eng;
+    sim_xfer_engine_of(e->cfg, (isa_path)w.path, 1.0, &eng);
+    uint64_t b = work_begin(e, k, idx, e->now + eng.setup_cycles);
+    if (b > e->now) heap_push(e, b, EV_FLOW, k->c->index, idx);
+    else flow_begin(e, k, idx);
+    return;
+  }
+  uint64_t occ, lat;
+  insn_timing(e, &w, &occ, &lat);
+  if (pipe == ISA_PIPE_M && (pp->idle_from == NEVER || e->now > pp->idle_from)) occ += e->cfg->cube_restart_cycles;
+  st->busy_end = work_end(e, k, idx, work_begin(e, k, idx, e->now) + occ);
+  st->end = st->busy_end + lat;
+  pp->free_t = pp->idle_from = st->busy_end;
+  heap_push(e, st->end, EV_COMPLETE, k->c->index, idx);
+  /* a unit-flag fixpipe that started before this mmad can now be timed */
+  if (in->op == ISA_OP_MMAD && k->uf_waiting_fix != NEVER && k->st[k->uf_waiting_fix].uf_dep == idx) {
+    uint64_t f = k->uf_waiting_fix;
+    k->uf_waiting_fix = NEVER;
+    schedule_work(e, k, f);
+  }
+}
+
 static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint64_t idx) {
   const isa_insn *in = &k->s[idx];
   eng_insn *st = &k->st[idx];
-  uint64_t t = e->now;
   eng_out *me = find_out(k, idx);
   if (me) check_hazards(e, k, idx, pipe, me);
   isa_work w;
   isa_insn_work(in, &w);
-  uint64_t occ, lat;
-  double cap;
-  insn_timing(e, &w, &occ, &lat, &cap);
-  st->start = t;
+  st->start = e->now;
   st->state = ST_RUNNING;
   if (!grow(e, (void **)&pp->run_seq, &pp->caprun, pp->nrun, sizeof *pp->run_seq)) return;
   st->seq = pp->seq_next++;
@@ -548,57 +720,12 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
   pp->run_seq[pp->nrun++] = st->seq;
   k->stats->path_bytes[w.path] += w.bytes;
   k->stats->macs += w.macs;
-  if (path_is_gm((isa_path)w.path)) {
-    sim_l2_result l2r = {0, 0};
-    bool write = path_writes_gm((isa_path)w.path);
-    if (me && e->l2_on)
-      for (uint32_t i = 0; i < me->nr; i++)
-        if (me->r[i].mem == ISA_MEM_GM) sim_l2_access(&e->l2, &me->r[i], &l2r);
-    st->l2_hit = l2r.hit_bytes;
-    st->l2_miss = l2r.miss_bytes;
-    uint64_t total = l2r.hit_bytes + l2r.miss_bytes;
-    if (!e->l2_on) total = w.bytes;
-    sim_stats *ss = &e->res->stats;
-    if (write) ss->gm_write_bytes += w.bytes;
-    else ss->gm_read_bytes += w.bytes;
-    ss->l2_hit_bytes += l2r.hit_bytes;
-    ss->l2_miss_bytes += l2r.miss_bytes;
-    double miss_frac;
-    if (!e->l2_on) miss_frac = 1.0;
-    else if (write || total == 0) miss_frac = 0.0;
-    else miss_frac = (double)l2r.miss_bytes / (double)total;
-    if (!write && e->l2_on) ss->hbm_read_bytes += l2r.miss_bytes;
-    if (!e->l2_on && !write) ss->hbm_read_bytes += w.bytes;
-    /* a read waits for its slowest line: the HBM latency if any line missed */
-    lat += (!e->l2_on || (!write && l2r.miss_bytes)) ? e->cfg->l2_miss_latency_cycles
-                                                     : e->cfg->l2_hit_latency_cycles;
-    if (e->nflows == e->capflows) {
-      size_t c2 = e->capflows ? e->capflows * 2 : 64;
-      eng_flow *f = realloc(e->flows, c2 * sizeof *f);
-      if (!f) {
-        e->oom = CS_ENOMEM;
-        return;
-      }
-      e->flows = f;
-      e->capflows = c2;
-    }
-    eng_flow *f = &e->flows[e->nflows++];
-    f->core = k->c->index;
-    f->idx = idx;
-    f->pipe = pipe;
-    f->remaining = (double)w.bytes;
-    f->cap = cap;
-    f->miss_frac = miss_frac;
-    f->rate = 0;
-    f->latency = lat;
-    e->rates_dirty = true;
-    pp->free_t = NEVER; /* the pipe streams until the flow ends */
+  pp->free_t = NEVER; /* busy until its work is timed */
+  if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER && k->st[st->uf_dep].state < ST_RUNNING) {
+    k->uf_waiting_fix = idx; /* it holds the FIX pipe, waiting for its mmad to start */
     return;
   }
-  st->busy_end = t + occ;
-  st->end = t + occ + lat;
-  pp->free_t = st->busy_end;
-  heap_push(e, st->end, EV_COMPLETE, k->c->index, idx);
+  schedule_work(e, k, idx);
 }
 
 /* Tries to start the head of pipe p at the current time. */
@@ -617,6 +744,9 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
     case ISA_OP_PIPE_BARRIER:
       if (pp->nrun || pp->npend) return false;
       break;
+    case ISA_OP_MMAD:
+      if (!uf_mmad_ready(e, k, idx)) return false;
+      break;
     default: break;
   }
   pp->qhead = (pp->qhead + 1) % pp->qcap;
@@ -634,6 +764,11 @@ static bool core_drained(const eng_core *k) {
   for (int p = 0; p < ISA_PIPE_COUNT; p++)
     if (k->pipes[p].qlen || k->pipes[p].nrun || k->pipes[p].npend) return false;
   return true;
+}
+
+/* Cycles the scalar unit spends on an instruction before it dispatches it. */
+static uint64_t scalar_cost(const engine *e, const isa_insn *in) {
+  return in->op == ISA_OP_SCALAR ? in->u.scalar.cycles : e->cfg->scalar_dispatch_cycles;
 }
 
 /* Dispatch (the scalar unit): one instruction into its pipe queue per dispatch_cycles, in
@@ -658,8 +793,14 @@ static bool try_dispatch(engine *e, eng_core *k) {
   }
   eng_insn *st = &k->st[idx];
   st->dispatch = e->now;
+  /* the scalar unit was busy issuing it (or doing the scalar work it is), and before the first
+   * instruction with the kernel's entry */
+  st->scalar_start = idx ? k->scalar_free : k->stats->start_cycles;
+  st->scalar_end = k->scalar_free + scalar_cost(e, in); /* then it may have waited to dispatch */
+  k->stats->pipe_busy_cycles[ISA_PIPE_S] += st->scalar_end - st->scalar_start;
+  k->scalar_free = e->now;
   k->pc++;
-  k->dispatch_t = e->now + e->cfg->scalar_dispatch_cycles;
+  k->dispatch_t = k->pc < k->n ? e->now + scalar_cost(e, &k->s[k->pc]) : NEVER;
   if (p == ISA_PIPE_ALL || p == ISA_PIPE_S) {
     if (in->op == ISA_OP_SET_FLAG) flag_set(e, k, in, ISA_PIPE_S);
     else if (in->op == ISA_OP_WAIT_FLAG) flag_wait(e, k, in, ISA_PIPE_S);
@@ -672,6 +813,7 @@ static bool try_dispatch(engine *e, eng_core *k) {
   pp->qlen++;
   st->state = ST_QUEUED;
   out_add(e, k, idx, p);
+  uf_note_dispatch(k, idx);
   return true;
 }
 
@@ -709,23 +851,41 @@ static void advance_flows(engine *e, uint64_t t) {
 /* Ends the flows finishing at the current time: the pipe is free, results land after the
  * latency. */
 static void end_flows(engine *e, uint64_t t) {
-  size_t w = 0;
-  for (size_t i = 0; i < e->nflows; i++) {
+  size_t n = e->nflows, w = 0;
+  bool any = false;
+  for (size_t i = 0; i < n; i++) {
     eng_flow *f = &e->flows[i];
-    if (flow_finish(e, f) <= t) {
-      eng_core *k = &e->cores[f->core];
-      eng_insn *st = &k->st[f->idx];
-      st->busy_end = t;
-      st->end = t + f->latency;
-      k->pipes[f->pipe].free_t = t;
-      k->dirty = true;
-      heap_push(e, st->end, EV_COMPLETE, f->core, f->idx);
-      e->rates_dirty = true;
-    } else {
-      e->flows[w++] = *f;
-    }
+    f->ending = flow_finish(e, f) <= t;
+    any = any || f->ending;
   }
+  if (!any) return;
+  for (size_t i = 0; i < n; i++) {
+    eng_flow *f = &e->flows[i];
+    if (!f->ending) continue;
+    for (uint32_t p = 0; p + 1 < f->sharers; p++) /* its partners lose it */
+      for (size_t j = 0; j < n; j++) {
+        eng_flow *g = &e->flows[j];
+        if (g->ending || g->id != f->partner[p]) continue;
+        for (uint32_t q = 0; q + 1 < g->sharers; q++)
+          if (g->partner[q] == f->id) {
+            g->partner[q] = g->partner[g->sharers - 2];
+            g->sharers--;
+            break;
+          }
+        break;
+      }
+    eng_core *k = &e->cores[f->core];
+    eng_insn *st = &k->st[f->idx];
+    st->busy_end = work_end(e, k, f->idx, t);
+    st->end = st->busy_end + f->latency;
+    k->pipes[f->pipe].free_t = st->busy_end;
+    k->dirty = true;
+    heap_push(e, st->end, EV_COMPLETE, f->core, f->idx);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!e->flows[i].ending) e->flows[w++] = e->flows[i];
   e->nflows = w;
+  e->rates_dirty = true;
 }
 
 /* The first set_flag of wait_flag `w`'s event that dispatch has not reached yet (after `after`),
@@ -845,6 +1005,7 @@ static void engine_free(engine *e) {
   free(e->cores);
   free(e->heap);
   free(e->flows);
+  free(e->shares);
   if (e->l2_on) sim_l2_free(&e->l2);
 }
 
@@ -879,10 +1040,15 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
       k->pipes[p].q = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].q);
       if (!k->pipes[p].q) return cs_err_set(err, CS_ENOMEM, "no host memory for pipe queues");
     }
-    k->dispatch_t = s->cfg.scalar_dispatch_cycles;
-    k->stats->start_cycles = k->dispatch_t - s->cfg.scalar_dispatch_cycles; /* launch: first dispatch - its cost */
+    /* the launch: block c starts launch + c * skew after the task (docs/TIMING.md, Launch) */
+    k->stats->start_cycles = s->d.launch_cycles + (uint64_t)c * s->cfg.chip_core_start_skew_cycles;
+    /* the kernel's entry (arguments, tiling data, set-up) occupies the scalar unit first */
+    k->scalar_free = k->stats->start_cycles + s->cfg.scalar_kernel_init_cycles;
+    k->dispatch_t = k->n ? k->scalar_free + scalar_cost(e, &k->s[0]) : NEVER;
     k->wake_t = NEVER;
     k->stall_since = NEVER;
+    k->uf_fix = k->uf_mmad = k->uf_waiting_fix = NEVER;
+    for (int p = 0; p < ISA_PIPE_COUNT; p++) k->pipes[p].idle_from = NEVER;
     k->dirty = true;
   }
   return CS_OK;
@@ -936,6 +1102,7 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
       ev x = heap_pop(&e);
       eng_core *k = &e.cores[x.core];
       if (x.kind == EV_COMPLETE) complete(&e, k, x.idx);
+      else if (x.kind == EV_FLOW) flow_begin(&e, k, x.idx);
       else {
         if (k->wake_t == t) k->wake_t = NEVER;
         k->dirty = true;
@@ -961,6 +1128,7 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   res->stats.instructions = insns;
   res->stats.macs = macs;
   res->stats.hazards = res->hazard_count;
+  if (e.l2_on) res->stats.l2_dirty_bytes = e.l2.dirty_lines * s->cfg.l2_line_bytes;
   for (unsigned i = 0; i < res->hazards_kept; i++) {
     sim_hazard *h = &res->hazards[i];
     const eng_insn *ei = &e.cores[h->core].st[h->earlier];

@@ -17,13 +17,15 @@
   X(gm_write_bytes, "bytes", "bytes written to GM (FIX, MTE3)")                         \
   X(l2_hit_bytes, "bytes", "GM bytes that found their L2 line resident")                \
   X(l2_miss_bytes, "bytes", "GM bytes whose L2 line was not resident")                  \
-  X(hbm_read_bytes, "bytes", "bytes read from HBM (L2 read misses)")                    \
+  X(hbm_read_bytes, "bytes", "bytes read from HBM (whole lines filled on L2 read misses)") \
+  X(hbm_write_bytes, "bytes", "bytes written to HBM (dirty L2 lines evicted)")            \
+  X(l2_dirty_bytes, "bytes", "bytes of dirty L2 lines at the end, not yet written to HBM") \
   X(gm_busy_cycles, "cycles", "cycles with at least one GM transfer streaming")         \
   X(hazards, "hazards", "data hazards detected (missing flags or barriers)")
 
 /* Per-core counters: X(name, unit, description). */
 #define SIM_STAT_CORE_TABLE(X)                                                       \
-  X(start_cycles, "cycles", "cycle the core was launched (its dispatcher began)")     \
+  X(start_cycles, "cycles", "cycle the core started (the launch and its place in it)") \
   X(finish_cycles, "cycles", "cycle the core's last instruction completed")           \
   X(instructions, "instructions", "instructions in the core's stream")               \
   X(macs, "MACs", "multiply-accumulates done by the core's cube")                     \

@@ -76,6 +76,7 @@ typedef struct sim_trace_insn_event {
   isa_pipe pipe;
   uint64_t index;          /* in the core's stream */
   const isa_insn *insn;
+  uint64_t scalar_start, scalar_end; /* SCALAR's busy span issuing it (it may wait until dispatch) */
   uint64_t dispatch;       /* entered its pipe queue */
   uint64_t start;          /* began executing */
   uint64_t busy_end;       /* pipe free for the next instruction */

@@ -14,8 +14,8 @@
  *   avg busy of a pipe   busy cycles of the pipe on all blocks / blocks (msprof's aic_*_time)
  *   ratio of a pipe      avg busy / aicore cycles (msprof's aic_*_ratio); a core's own ratio is
  *                        its busy cycles / its span
- *   SCALAR busy          instructions x scalar.dispatch_cycles (the dispatcher issues every
- *                        instruction) + the engine's own S-pipe busy cycles (zero-time flags)
+ *   SCALAR busy          the engine's: the kernel's entry, scalar.dispatch_cycles for every
+ *                        instruction issued and the cycles of scalar work instructions
  *   path bandwidth       bytes moved on the path / the run's time (GB/s, 1e9 bytes)
  *   ideal cube cycles    sum over every mmad of every core's stream of m*n*k divided by
  *                        cube.macs_per_cycle_<input type> (fractional, no padding)
@@ -94,7 +94,7 @@ isa_pipe trc_msprof_pipe_at(int i);
 /* Ideal cube cycles of a stream: sum of m*n*k / cube.macs_per_cycle_<dtype> over its mmads. */
 double trc_ideal_cube_cycles(const sim_config *cfg, const isa_insn *stream, size_t n);
 
-/* Busy cycles of pipe p on one core (the SCALAR rule above included). */
+/* Busy cycles of pipe p on one core. */
 uint64_t trc_core_pipe_busy(const sim *s, const sim_result *r, unsigned core, isa_pipe p);
 /* A core's span: finish_cycles - start_cycles (0 for a core that ran nothing). */
 uint64_t trc_core_span(const sim_result *r, unsigned core);

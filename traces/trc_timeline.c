@@ -75,12 +75,11 @@ void trc_timeline_add(trc_timeline *t, unsigned core, isa_pipe p, uint64_t start
   if (k->n > t->max_spans) coarsen(k, t->max_spans);
 }
 
-/* The observer: the instruction's occupancy on its pipe, its dispatch on SCALAR. */
+/* The observer: the instruction's occupancy on its pipe, its issue on SCALAR. */
 static void observe(void *arg, const sim_trace_insn_event *e) {
   trc_timeline *t = arg;
   if (e->pipe < ISA_PIPE_COUNT && e->pipe != ISA_PIPE_S) trc_timeline_add(t, e->core, e->pipe, e->start, e->busy_end);
-  uint64_t d = t->dispatch_cycles;
-  trc_timeline_add(t, e->core, ISA_PIPE_S, e->dispatch >= d ? e->dispatch - d : 0, e->dispatch);
+  trc_timeline_add(t, e->core, ISA_PIPE_S, e->scalar_start, e->scalar_end);
 }
 
 cs_status trc_timeline_create(const sim_config *cfg, size_t max_spans, trc_timeline **out, cs_err *err) {
@@ -94,7 +93,6 @@ cs_status trc_timeline_create(const sim_config *cfg, size_t max_spans, trc_timel
   }
   t->cores = (unsigned)cfg->chip_cores;
   t->max_spans = max_spans;
-  t->dispatch_cycles = cfg->scalar_dispatch_cycles;
   t->observer = (sim_observer){observe, t};
   *out = t;
   return CS_OK;

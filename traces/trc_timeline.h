@@ -2,8 +2,7 @@
  * intervals merged into at most a given number of spans.
  *
  * It observes the replay (sim_observer): every instruction adds its occupancy [start, busy_end)
- * to its pipe's track and its dispatch, the scalar.dispatch_cycles before `dispatch`, to the
- * SCALAR track, so each track's busy cycles are the summary's (trc_core_pipe_busy). Intervals
+ * to its pipe's track and its issue [scalar_start, scalar_end) to the SCALAR track, so each track's busy cycles are the summary's (trc_core_pipe_busy). Intervals
  * closer than a track's merge gap join into one span that remembers how many of its cycles were
  * busy; when a track holds more spans than allowed, its gap doubles and neighbours merge, so a
  * track ends with between about half and all of the allowed spans whatever the run's length.
@@ -39,7 +38,6 @@ typedef struct trc_track {
 typedef struct trc_timeline {
   unsigned cores;
   size_t max_spans;          /* per track */
-  uint64_t dispatch_cycles;  /* scalar.dispatch_cycles: the SCALAR track's share of an instruction */
   trc_track *tracks;         /* cores x ISA_PIPE_COUNT, track(c, p) = tracks[c * ISA_PIPE_COUNT + p] */
   sim_observer observer;     /* pass &observer to sim_run_options (or kn_run_options) */
   cs_status status;          /* CS_ENOMEM once an interval could not be kept */

@@ -67,7 +67,7 @@ static void test_cli_config_show_json(void **state) {
   cr_assert_prefix(r.out, "{\n  \"source\": \"built-in defaults\",\n  \"config\": {\n"
                    "    \"chip\": {\n      \"name\": \"ascend910b\",\n"
                    "      \"cores\": 24,\n      \"clock_mhz\": 1850,\n");
-  cr_assert_contains(r.out, "\"hbm_gb_per_s\": 1800\n");
+  cr_assert_contains(r.out, "\"hbm_gb_per_s\": 1800,\n");
   cr_assert_contains(r.out, "\"l2_sets\": 24576,\n");
   cr_assert_contains(r.out, "\"cube_k0_int8\": 32,\n");
   cr_assert_contains(r.out, "\"key\": \"scalar.dispatch_cycles\",\n      \"type\": \"u64\",\n"

@@ -197,15 +197,15 @@ static void test_cli_exec_dump_stream_runs_again(void **state) {
            ".gm C int32 [32] in\n"
            ".gm D int32 [16] out\n"
            ".core 0\n"
-           "copy_gm_ub dst=UB:0x0 src=GM:A block_count=2 block_len_bytes=128 src_gap_bytes=0 dst_gap_bytes=0\n"
+           "copy_gm_ub dst=UB:0x0 src=GM:A block_count=2 block_len_bytes=128 src_gap_bytes=0 dst_gap_bytes=0 l2_bypass=0\n"
            "set_flag src_pipe=MTE2 dst_pipe=MTE3 event_id=0\n"
            "wait_flag src_pipe=MTE2 dst_pipe=MTE3 event_id=0\n"
-           "copy_ub_gm dst=GM:B src=UB:0x0 block_count=1 block_len_bytes=256 src_gap_bytes=0 dst_gap_bytes=0\n"
+           "copy_ub_gm dst=GM:B src=UB:0x0 block_count=1 block_len_bytes=256 src_gap_bytes=0 dst_gap_bytes=0 l2_bypass=0\n"
            ".core 1\n"
-           "copy_gm_ub dst=UB:0x40 src=GM:C block_count=4 block_len_bytes=16 src_gap_bytes=16 dst_gap_bytes=0\n"
+           "copy_gm_ub dst=UB:0x40 src=GM:C block_count=4 block_len_bytes=16 src_gap_bytes=16 dst_gap_bytes=0 l2_bypass=0\n"
            "set_flag src_pipe=MTE2 dst_pipe=MTE3 event_id=2\n"
            "wait_flag src_pipe=MTE2 dst_pipe=MTE3 event_id=2\n"
-           "copy_ub_gm dst=GM:D src=UB:0x40 block_count=1 block_len_bytes=64 src_gap_bytes=0 dst_gap_bytes=0\n",
+           "copy_ub_gm dst=GM:D src=UB:0x40 block_count=1 block_len_bytes=64 src_gap_bytes=0 dst_gap_bytes=0 l2_bypass=0\n",
            t.prog);
   assert_string_equal(text, want);
 

@@ -93,13 +93,16 @@ static void write_program(const files *f, bool with_wait_m) {
 /* sb_round_config of tests/support/sim_build.h, with round numbers (1000 MHz: 1 GB/s = 1
  * byte/cycle); the keys the program does not use keep their defaults. */
 static const char chip_yaml[] =
-    "chip:\n  cores: 1\n  clock_mhz: 1000\n"
-    "scalar:\n  dispatch_cycles: 1\n"
-    "mte2:\n  gm_bytes_per_cycle: 64\n  latency_cycles: 10\n"
-    "mte1:\n  l0a_bytes_per_cycle: 256\n  l0b_bytes_per_cycle: 128\n  latency_cycles: 5\n"
-    "cube:\n  head_cycles: 2\n  latency_cycles: 3\n"
-    "fixpipe:\n  elements_per_cycle: 64\n  latency_cycles: 7\n"
-    "gm:\n  hbm_gb_per_s: 128\n"
+    "chip:\n  cores: 1\n  clock_mhz: 1000\n  launch_us: 0\n"
+    "scalar:\n  dispatch_cycles: 1\n  kernel_init_cycles: 0\n"
+    "mte2:\n  gm_bytes_per_cycle: 64\n  latency_cycles: 10\n  outstanding_bytes: 1073741824\n"
+    "  burst_cycles: 0\n  outstanding_bursts: 0\n  setup_cycles: 0\n"
+    "mte1:\n  l0a_bytes_per_cycle: 256\n  l0b_bytes_per_cycle: 128\n  latency_cycles: 5\n  insn_cycles: 0\n"
+    "cube:\n  head_cycles: 2\n  latency_cycles: 3\n  restart_cycles: 0\n"
+    "fixpipe:\n  elements_per_cycle: 64\n  latency_cycles: 7\n  gm_bytes_per_cycle: 65536\n"
+    "  outstanding_bytes: 1073741824\n  burst_cycles: 0\n  outstanding_bursts: 0\n  setup_cycles: 0\n"
+    "gm:\n  hbm_gb_per_s: 128\n  hbm_efficiency: 1\n  hbm_burst_bytes: 1\n  pitch_efficiency_256b: 1\n  pitch_efficiency_128b: 1\n"
+    "  pitch_efficiency_64b: 1\n  pitch_efficiency_32b: 1\n  pitch_efficiency_unaligned: 1\n"
     "l2:\n  enabled: false\n  miss_latency_cycles: 100\n";
 
 /* The cycles, by hand (docs/DESIGN.md §6; int8 k0 = 8192 / 256 = 32 by default; instruction i

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/cs_npy.h"
+#include "sim/sim_config.h"
 #include "support/cli_run.h"
 #include "base/cs_jsonr.h"
 #include "support/json_expect.h"
@@ -109,10 +110,15 @@ static void assert_close(double got, double want) {
 }
 
 /* --json: the run's totals and pipes. The one mmad is 2 x 3 x 2 int8: ceil(2/16) ceil(3/16)
- * ceil(2/32) = 1 cycle plus the 910B's head of 10 (docs/DESIGN.md §6) = 11 busy CUBE cycles; its 12
- * MACs are 12/8192 ideal cycles. The one tile is one block, launched at cycle 0 and finishing
- * last: its span, the aicore time, is the total, and msprof's ratios are busy / total. */
+ * ceil(2/32) = 1 cycle plus the 910B's head and, on an idle cube, its restart cycles (both from
+ * the built-in configuration, docs/TIMING.md) busy CUBE cycles; its 12 MACs are 12/8192 ideal
+ * cycles. The one tile is one block, started after the launch (chip.launch_us) and finishing last:
+ * its span, the aicore time, is the total less the launch, and msprof's ratios are busy / aicore. */
 static void check_seed_json(const char *text, unsigned cores) {
+  sim_config c;
+  sim_config_defaults(&c);
+  double launch = (double)llround(c.chip_launch_us * (double)c.chip_clock_mhz);
+  uint64_t cube_busy = 1 + c.cube_head_cycles + c.cube_restart_cycles;
   cs_jdoc *doc = je_parse(text, strlen(text));
   const cs_jvalue *root = cs_jroot(doc);
   assert_string_equal(cs_jget_string(root, "kernel"), "linear");
@@ -126,14 +132,15 @@ static void check_seed_json(const char *text, unsigned cores) {
   assert_int_equal(je_u64(root, "cores"), cores);
   assert_int_equal(je_u64(root, "clock_mhz"), 1850);
   uint64_t total = je_u64(root, "total_cycles");
-  assert_true(total > 11);
+  assert_true(total > launch + (double)cube_busy);
   assert_close(je_number(root, "time_us"), (double)total / 1850.0);
   double capacity = (double)cores * (double)total;
   assert_close(je_number(root, "cube_utilization"), 12.0 / 8192.0 / capacity);
   assert_int_equal(je_u64(root, "blocks"), 1);
-  assert_close(je_number(root, "aicore_cycles"), (double)total);
-  assert_int_equal(je_u64(root, "pipes.CUBE.busy_cycles"), 11);
-  assert_close(je_number(root, "pipes.CUBE.ratio"), 11.0 / (double)total);
+  double aicore = (double)total - launch;
+  assert_close(je_number(root, "aicore_cycles"), aicore);
+  assert_int_equal(je_u64(root, "pipes.CUBE.busy_cycles"), cube_busy);
+  assert_close(je_number(root, "pipes.CUBE.ratio"), (double)cube_busy / aicore);
   const char *pipes[3] = {"MTE1", "MTE2", "FIXP"};
   for (int p = 0; p < 3; p++) {
     char path[64];
@@ -141,7 +148,7 @@ static void check_seed_json(const char *text, unsigned cores) {
     uint64_t busy = je_u64(root, path);
     assert_true(busy > 0);
     snprintf(path, sizeof path, "pipes.%s.ratio", pipes[p]);
-    assert_close(je_number(root, path), (double)busy / (double)total);
+    assert_close(je_number(root, path), (double)busy / aicore);
   }
   assert_int_equal(je_u64(root, "pipes.MTE3.busy_cycles"), 0);
   cs_jfree(doc);
@@ -548,7 +555,7 @@ static void check_kernels_json(const char *text) {
   cs_jdoc *doc = je_parse(text, strlen(text));
   const cs_jvalue *root = cs_jroot(doc);
   assert_true(cs_jis(root, CS_JARRAY));
-  assert_int_equal(cs_jcount(root), 11); /* these four and the seven quantization operators */
+  assert_int_equal(cs_jcount(root), 12); /* these four, the seven quantization operators, data_copy */
   for (int i = 0; i < 4; i++) {
     const cs_jvalue *k = NULL;
     for (size_t e = 0; e < cs_jcount(root) && !k; e++)
@@ -564,18 +571,18 @@ static void check_kernels_json(const char *text) {
     names_of(cs_jget(k, "outputs"), got, sizeof got);
     assert_string_equal(got, kernels[i].outputs);
   }
-  /* a few descriptors in full (index 0 is dml_quantized_linear_matmul) */
+  /* a few descriptors in full (index 0 is data_copy, 1 dml_quantized_linear_matmul) */
   bool opt = false;
-  assert_string_equal(cs_jget_string(root, "[1].inputs[3].dtypes"), "fp32,int64,uint64");
-  assert_true(cs_jbool(cs_jget(root, "[1].inputs[2].optional"), &opt) && opt);
-  assert_true(cs_jbool(cs_jget(root, "[1].inputs[0].optional"), &opt) && !opt);
-  assert_string_equal(cs_jget_string(root, "[1].attributes[3].kind"), "enum");
-  assert_string_equal(cs_jget_string(root, "[1].attributes[3].default"), "fp16");
-  assert_string_equal(cs_jget_string(root, "[1].attributes[3].choices"), "fp16,bf16,float16,bfloat16");
-  assert_true(cs_jis(cs_jget(root, "[1].attributes[11].default"), CS_JNULL)); /* used_core_num: searched */
-  assert_string_equal(cs_jget_string(root, "[2].attributes[7].kind"), "int"); /* m */
-  assert_string_equal(cs_jget_string(root, "[3].outputs[0].dtypes"), "fp32,fp16,bf16,int32,int8,uint8");
-  assert_string_equal(cs_jget_string(root, "[4].inputs[0].dtypes"), "int8");
+  assert_string_equal(cs_jget_string(root, "[2].inputs[3].dtypes"), "fp32,int64,uint64");
+  assert_true(cs_jbool(cs_jget(root, "[2].inputs[2].optional"), &opt) && opt);
+  assert_true(cs_jbool(cs_jget(root, "[2].inputs[0].optional"), &opt) && !opt);
+  assert_string_equal(cs_jget_string(root, "[2].attributes[3].kind"), "enum");
+  assert_string_equal(cs_jget_string(root, "[2].attributes[3].default"), "fp16");
+  assert_string_equal(cs_jget_string(root, "[2].attributes[3].choices"), "fp16,bf16,float16,bfloat16");
+  assert_true(cs_jis(cs_jget(root, "[2].attributes[11].default"), CS_JNULL)); /* used_core_num: searched */
+  assert_string_equal(cs_jget_string(root, "[3].attributes[7].kind"), "int"); /* m */
+  assert_string_equal(cs_jget_string(root, "[4].outputs[0].dtypes"), "fp32,fp16,bf16,int32,int8,uint8");
+  assert_string_equal(cs_jget_string(root, "[5].inputs[0].dtypes"), "int8");
   cs_jfree(doc);
 }
 
@@ -583,8 +590,9 @@ static void test_cli_kernels_lists_every_kernel(void **state) {
   (void)state;
   cr_result r = cr_run("kernels", NULL);
   cr_assert_ok(&r);
-  /* alphabetical: the DirectML operator comes first */
-  assert_true(strncmp(r.out, "dml_quantized_linear_matmul  (simulated)\n", 41) == 0);
+  /* alphabetical: the copy benchmark comes first, then the DirectML operator */
+  assert_true(strncmp(r.out, "data_copy  (simulated)\n", 23) == 0);
+  assert_non_null(strstr(r.out, "\n\ndml_quantized_linear_matmul  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n\nlinear  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n\nmatmul  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n\nmatmul_quant  (simulated)\n"));

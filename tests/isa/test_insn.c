@@ -44,6 +44,7 @@ static const struct {
     {"vreduce_sum", ISA_PIPE_V, "vreduce"},     {"vreduce_max", ISA_PIPE_V, "vreduce"},
     {"vreduce_min", ISA_PIPE_V, "vreduce"},     {"set_flag", ISA_PIPE_DYN, "flag"},
     {"wait_flag", ISA_PIPE_DYN, "flag"},        {"pipe_barrier", ISA_PIPE_DYN, "barrier"},
+    {"scalar", ISA_PIPE_S, "scalar"},
 };
 
 /* sizeof of each format's operand struct, by name. */

@@ -307,7 +307,7 @@ static void test_isa_text_hand_written_short_lines(void **state) {
   assert_memory_equal(&in, &want, sizeof in);
   isa_disasm(&in, text, sizeof text);
   assert_string_equal(text, "copy_gm_l1 dst=L1:0x200 src=GM:0x0 block_count=2 block_len_bytes=512 "
-                            "src_gap_bytes=0 dst_gap_bytes=0");
+                            "src_gap_bytes=0 dst_gap_bytes=0 l2_bypass=0");
 
   assert_asm_ok("mmad dst=L0C:0 a=L0A:0 b=L0B:0x200 dtype=float16 m=16 n=32 k=64 init_c=1", &in);
   memset(&want, 0, sizeof want);
@@ -501,13 +501,13 @@ static void test_isa_text_symbolic_gm_operands(void **state) {
   char text[ISA_TEXT_LINE_BYTES];
   isa_disasm_syms(&in, &syms, text, sizeof text);
   assert_string_equal(text, "copy_ub_gm dst=GM:W+0x40 src=UB:0x0 block_count=1 block_len_bytes=0 "
-                            "src_gap_bytes=0 dst_gap_bytes=0");
+                            "src_gap_bytes=0 dst_gap_bytes=0 l2_bypass=0");
 
   assert_int_equal(isa_asm_line_syms("copy_gm_ub src=GM:X dst=UB:0x20", &syms, &in, &col, &e), CS_OK);
   assert_int_equal(in.u.copy.src.off, 0x2000);
   isa_disasm_syms(&in, &syms, text, sizeof text);
   assert_string_equal(text, "copy_gm_ub dst=UB:0x20 src=GM:X block_count=0 block_len_bytes=0 "
-                            "src_gap_bytes=0 dst_gap_bytes=0");
+                            "src_gap_bytes=0 dst_gap_bytes=0 l2_bypass=0");
   /* outside every tensor: a number; without symbols: numbers */
   in.u.copy.src.off = 0x2040;
   isa_disasm_syms(&in, &syms, text, sizeof text);
@@ -529,7 +529,7 @@ static void test_isa_text_symbolic_gm_operands(void **state) {
   assert_int_equal(isa_asm_line_syms("copy_gm_ub blok=1", &syms, &in, &col, &e), CS_EINVAL);
   assert_int_equal(col, 12);
   assert_string_equal(e.msg, "copy_gm_ub has no field 'blok' (its fields: dst, src, block_count, "
-                             "block_len_bytes, src_gap_bytes, dst_gap_bytes)");
+                             "block_len_bytes, src_gap_bytes, dst_gap_bytes, l2_bypass)");
 }
 
 int main(void) {

@@ -346,8 +346,9 @@ static void test_sim_config_write_json(void **state) {
   sim_config_write_json(&c, &j);
   fclose(f);
   assert_non_null(strstr(buf, "{\"chip\":{\"name\":\"teaching\",\"cores\":2,\"clock_mhz\":1000,"
-                              "\"fixpipe_saturation\":true},\"buffers\":{\"l1_bytes\":65536,"));
-  assert_non_null(strstr(buf, "\"gm\":{\"hbm_gb_per_s\":64},\"l2\":{\"enabled\":true,"));
+                              "\"fixpipe_saturation\":true,\"launch_us\":0,\"core_start_skew_cycles\":0},"
+                              "\"buffers\":{\"l1_bytes\":65536,"));
+  assert_non_null(strstr(buf, "\"gm\":{\"hbm_gb_per_s\":64,\"hbm_burst_bytes\":1,\"hbm_efficiency\":1,"));
   assert_true(buf[len - 1] == '}');
   free(buf);
   buf = NULL;
@@ -357,7 +358,8 @@ static void test_sim_config_write_json(void **state) {
   fclose(f);
   assert_string_equal(buf,
                       "{\"clock_period_ns\":1,\"cycles_per_us\":1000,\"hbm_bytes_per_cycle\":64,"
-                      "\"l2_bytes_per_cycle\":128,\"l2_lines\":512,\"l2_sets\":128,"
+                      "\"hbm_sustained_bytes_per_cycle\":64,\"same_line_bytes_per_cycle\":128,"
+                      "\"launch_cycles\":0,\"l2_bytes_per_cycle\":128,\"l2_lines\":512,\"l2_sets\":128,"
                       "\"cube_k0_fp16\":16,\"cube_k0_bf16\":16,\"cube_k0_int8\":32,"
                       "\"cube_k0_int4\":64,\"peak_fp16_tflops\":16.384}");
   free(buf);

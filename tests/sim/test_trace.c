@@ -490,7 +490,7 @@ static void test_trace_timestamps_exact_for_large_cycles_and_any_clock(void **st
     isa_work w;
     memset(&w, 0, sizeof w);
     for (size_t k = 0; k < sizeof cycles / sizeof cycles[0]; k++) {
-      sim_trace_insn_event e = {0, ISA_PIPE_MTE2, k, &in, cycles[k], cycles[k], cycles[k] + 1 + k,
+      sim_trace_insn_event e = {0, ISA_PIPE_MTE2, k, &in, cycles[k], cycles[k], cycles[k], cycles[k], cycles[k] + 1 + k,
                                 cycles[k] + 2 + k, &w, 0, 0};
       sim_trace_insn(t, &e);
     }
@@ -533,7 +533,7 @@ static void test_trace_flow_follows_its_slice(void **state) {
   isa_work w;
   memset(&w, 0, sizeof w);
   sim_trace_flow(t, 0, ISA_PIPE_MTE2, 100, 42, true);
-  sim_trace_insn_event e = {0, ISA_PIPE_MTE2, 0, &set, 90, 100, 100, 100, &w, 0, 0};
+  sim_trace_insn_event e = {0, ISA_PIPE_MTE2, 0, &set, 89, 90, 90, 100, 100, 100, &w, 0, 0};
   sim_trace_insn(t, &e);
   sim_trace_counter(t, "odd \"name\"", 150, NAN);
   /* an arrow never followed by its slice is still written (at close) */

@@ -8,6 +8,24 @@
 #include "support/insn_build.h"
 #include "support/sim_build.h"
 
+void sb_neutral_costs(sim_config *c) {
+  c->mte2_outstanding_bytes = c->mte3_outstanding_bytes = c->fixpipe_outstanding_bytes = 1u << 30;
+  c->mte2_burst_cycles = c->mte3_burst_cycles = c->fixpipe_burst_cycles = 0;
+  c->mte2_outstanding_bursts = c->mte3_outstanding_bursts = c->fixpipe_outstanding_bursts = 0;
+  c->mte2_setup_cycles = c->mte3_setup_cycles = c->fixpipe_setup_cycles = 0;
+  c->mte1_insn_cycles = 0;
+  c->cube_restart_cycles = 0;
+  c->scalar_kernel_init_cycles = 0;
+  c->fixpipe_gm_bytes_per_cycle = 65536;
+  c->gm_hbm_efficiency = 1.0;
+  c->gm_hbm_burst_bytes = 1;
+  c->gm_pitch_efficiency_256b = c->gm_pitch_efficiency_128b = c->gm_pitch_efficiency_64b = 1.0;
+  c->gm_pitch_efficiency_32b = c->gm_pitch_efficiency_unaligned = 1.0;
+  c->l2_same_line_gb_per_s = 1e6;
+  c->chip_launch_us = 0;
+  c->chip_core_start_skew_cycles = 0;
+}
+
 void sb_round_config(sim_config *c, unsigned cores) {
   sim_config_defaults(c);
   c->chip_cores = cores;
@@ -35,11 +53,13 @@ void sb_round_config(sim_config *c, unsigned cores) {
   c->l2_gb_per_s = 256;
   c->l2_hit_latency_cycles = 20;
   c->l2_miss_latency_cycles = 100;
+  sb_neutral_costs(c);
 }
 
 sim *sb_trace_sim(unsigned cores) {
   sim_config cfg;
   sim_config_defaults(&cfg);
+  sb_neutral_costs(&cfg);
   cfg.mte2_gm_bytes_per_cycle = 128;
   cfg.chip_cores = cores;
   sim *s = NULL;

@@ -19,7 +19,13 @@
  *   with L2 off every GM access, read or write, adds the miss latency 100. */
 void sb_round_config(sim_config *c, unsigned cores);
 
-/* A simulator on the defaults with `cores` cores and MTE2 at 128 B/cycle (the hand derivations
+/* Turns off what docs/TIMING.md adds beyond bytes over bandwidth, so the hand derivations stay
+ * simple: no launch time or start skew, no per-request, per-setup or per-instruction costs, no
+ * latency limit on a transfer's rate, every pitch and the HBM fully efficient (bursts of a byte), no same-line
+ * sharing limit, an unlimited fixpipe write port. Each of those rules has tests of its own. */
+void sb_neutral_costs(sim_config *c);
+
+/* A simulator on the defaults (with sb_neutral_costs) with `cores` cores and MTE2 at 128 B/cycle (the hand derivations
  * of tests/sim/test_trace.c use 128 B/cycle). */
 sim *sb_trace_sim(unsigned cores);
 

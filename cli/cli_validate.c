@@ -1,0 +1,450 @@
+/* cli_validate — `cubesim validate`: runs the measured cases of an anchors file (by default the
+ * built-in configs/anchors/a2.yaml) timing-only and prints the model against the measurement,
+ * per case: task time, aicore time and the mean busy time of each pipe, with the % errors and
+ * whether they lie within the case's tolerance (docs/TIMING.md, Calibration). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cs_json.h"
+#include "base/cs_yaml.h"
+#include "cli/cli.h"
+#include "cli/cli_anchors.h"
+#include "kernels/kn_op.h"
+#include "runtime/rt_host.h"
+#include "sim/sim_config.h"
+#include "traces/trc_summary.h"
+
+/* The measured quantities, in the order of the table. */
+#define METRIC_TABLE(X)                                      \
+  X(task, "task_us", "task", "msprof Task Duration")         \
+  X(aicore, "aicore_us", "aicore", "mean span of the blocks") \
+  X(mac, "mac_us", "mac", "aic_mac_time")                    \
+  X(scalar, "scalar_us", "scalar", "aic_scalar_time")        \
+  X(mte1, "mte1_us", "mte1", "aic_mte1_time")                \
+  X(mte2, "mte2_us", "mte2", "aic_mte2_time")                \
+  X(fixpipe, "fixpipe_us", "fixpipe", "aic_fixpipe_time")
+
+typedef enum metric {
+#define METRIC_ENUM(name, key, col, desc) M_##name,
+  METRIC_TABLE(METRIC_ENUM)
+#undef METRIC_ENUM
+  M_COUNT
+} metric;
+
+static const char *const metric_key[M_COUNT] = {
+#define METRIC_KEY(name, key, col, desc) key,
+    METRIC_TABLE(METRIC_KEY)
+#undef METRIC_KEY
+};
+static const char *const metric_col[M_COUNT] = {
+#define METRIC_COL(name, key, col, desc) col,
+    METRIC_TABLE(METRIC_COL)
+#undef METRIC_COL
+};
+static const isa_pipe metric_pipe[M_COUNT] = {ISA_PIPE_COUNT, ISA_PIPE_COUNT, ISA_PIPE_M, ISA_PIPE_S,
+                                              ISA_PIPE_MTE1, ISA_PIPE_MTE2, ISA_PIPE_FIX};
+
+#define MAX_ATTRS 48
+#define MAX_SETS 16
+
+typedef struct kv {
+  const char *key, *val;
+} kv;
+
+typedef struct vcase {
+  const char *id, *title, *source, *kernel;
+  bool fit;
+  kv attrs[MAX_ATTRS];
+  size_t nattrs;
+  kv sets[MAX_SETS];
+  size_t nsets;
+  bool has[M_COUNT];
+  double measured[M_COUNT];
+  double model[M_COUNT];
+  double tol_task, tol_aicore, tol_pipes;
+  const cs_ynode *node;
+  bool ran;
+  char error[1024]; /* the run's refusal, if any */
+} vcase;
+
+typedef struct vtable {
+  cs_ydoc *doc;
+  vcase *cases;
+  size_t n;
+} vtable;
+
+static cs_status read_kvs(const cs_ydoc *d, const cs_ynode *m, const char *what, kv *out, size_t max, size_t *n,
+                          cs_err *err) {
+  *n = 0;
+  if (!m) return CS_OK;
+  cs_status st = cs_yaml_want(d, m, CS_Y_MAP, what, err);
+  if (st != CS_OK) return st;
+  if (m->n > max) return cs_yaml_error(d, m, err, "%s: %zu entries, at most %zu", what, m->n, max);
+  for (size_t i = 0; i < m->n; i++) {
+    const char *v;
+    if ((st = cs_yaml_str(d, m->items[i], m->keys[i]->text, &v, err)) != CS_OK) return st;
+    out[i] = (kv){m->keys[i]->text, v};
+  }
+  *n = m->n;
+  return CS_OK;
+}
+
+static cs_status read_tolerance(const cs_ydoc *d, const cs_ynode *t, double *task, double *aicore, double *pipes,
+                                cs_err *err) {
+  if (!t) return CS_OK;
+  static const char *const keys[] = {"task", "aicore", "pipes", NULL};
+  cs_status st;
+  if ((st = cs_yaml_want(d, t, CS_Y_MAP, "tolerance", err)) != CS_OK || (st = cs_ymap_check_keys(d, t, keys, err)) != CS_OK)
+    return st;
+  double *dst[3] = {task, aicore, pipes};
+  for (int i = 0; i < 3; i++) {
+    const cs_ynode *v = cs_ymap_get(t, keys[i]);
+    if (!v) continue;
+    if ((st = cs_yaml_double(d, v, keys[i], dst[i], err)) != CS_OK) return st;
+    if (*dst[i] <= 0 || *dst[i] > 10) return cs_yaml_error(d, v, err, "tolerance %s = %g is not in (0, 10]", keys[i], *dst[i]);
+  }
+  return CS_OK;
+}
+
+static cs_status read_case(const cs_ydoc *d, const cs_ynode *c, const double tol[3], vcase *vc, cs_err *err) {
+  static const char *const keys[] = {"id", "title", "source", "role", "kernel", "attrs", "set", "measured", "tolerance", NULL};
+  cs_status st;
+  if ((st = cs_yaml_want(d, c, CS_Y_MAP, "a case", err)) != CS_OK || (st = cs_ymap_check_keys(d, c, keys, err)) != CS_OK)
+    return st;
+  memset(vc, 0, sizeof *vc);
+  vc->node = c;
+  const char *role;
+  if ((st = cs_yaml_str(d, cs_ymap_get(c, "id"), "id", &vc->id, err)) != CS_OK ||
+      (st = cs_yaml_str(d, cs_ymap_get(c, "title"), "title", &vc->title, err)) != CS_OK ||
+      (st = cs_yaml_str(d, cs_ymap_get(c, "source"), "source", &vc->source, err)) != CS_OK ||
+      (st = cs_yaml_str(d, cs_ymap_get(c, "role"), "role", &role, err)) != CS_OK ||
+      (st = cs_yaml_str(d, cs_ymap_get(c, "kernel"), "kernel", &vc->kernel, err)) != CS_OK)
+    return st;
+  if (strcmp(role, "fit") != 0 && strcmp(role, "predict") != 0)
+    return cs_yaml_error(d, cs_ymap_get(c, "role"), err, "case %s: role '%s' is not fit or predict", vc->id, role);
+  vc->fit = role[0] == 'f';
+  if (!kn_op_find(vc->kernel))
+    return cs_yaml_error(d, cs_ymap_get(c, "kernel"), err, "case %s: no kernel '%s' (cubesim kernels lists them)", vc->id,
+                         vc->kernel);
+  if ((st = read_kvs(d, cs_ymap_get(c, "attrs"), "attrs", vc->attrs, MAX_ATTRS, &vc->nattrs, err)) != CS_OK ||
+      (st = read_kvs(d, cs_ymap_get(c, "set"), "set", vc->sets, MAX_SETS, &vc->nsets, err)) != CS_OK)
+    return st;
+  const cs_ynode *m = cs_ymap_get(c, "measured");
+  if ((st = cs_yaml_want(d, m, CS_Y_MAP, "measured", err)) != CS_OK) return st;
+  static const char *const mkeys[M_COUNT + 1] = {
+#define METRIC_KEY2(name, key, col, desc) key,
+      METRIC_TABLE(METRIC_KEY2)
+#undef METRIC_KEY2
+      NULL};
+  if ((st = cs_ymap_check_keys(d, m, mkeys, err)) != CS_OK) return st;
+  for (int i = 0; i < M_COUNT; i++) {
+    const cs_ynode *v = cs_ymap_get(m, metric_key[i]);
+    if (!v) continue;
+    if ((st = cs_yaml_double(d, v, metric_key[i], &vc->measured[i], err)) != CS_OK) return st;
+    if (vc->measured[i] <= 0) return cs_yaml_error(d, v, err, "%s = %g: a measured time must be positive", metric_key[i], vc->measured[i]);
+    vc->has[i] = true;
+  }
+  if (!vc->has[M_task]) return cs_yaml_error(d, m, err, "case %s: measured needs task_us", vc->id);
+  vc->tol_task = tol[0];
+  vc->tol_aicore = tol[1];
+  vc->tol_pipes = tol[2];
+  return read_tolerance(d, cs_ymap_get(c, "tolerance"), &vc->tol_task, &vc->tol_aicore, &vc->tol_pipes, err);
+}
+
+static cs_status table_load(vtable *t, const char *path, cs_err *err) {
+  memset(t, 0, sizeof *t);
+  cs_status st = path ? cs_yaml_load_file(path, &t->doc, err)
+                      : cs_yaml_load_string((const char *)cli_anchors_a2, cli_anchors_a2_len, "configs/anchors/a2.yaml (built in)",
+                                            &t->doc, err);
+  if (st != CS_OK) return st;
+  const cs_ynode *root = cs_yaml_root(t->doc);
+  static const char *const keys[] = {"defaults", "cases", NULL};
+  if ((st = cs_yaml_want(t->doc, root, CS_Y_MAP, "the anchors file", err)) != CS_OK ||
+      (st = cs_ymap_check_keys(t->doc, root, keys, err)) != CS_OK)
+    return st;
+  double tol[3] = {0.10, 0.10, 0.20};
+  const cs_ynode *defs = cs_ymap_get(root, "defaults");
+  if (defs) {
+    static const char *const dkeys[] = {"tolerance", NULL};
+    if ((st = cs_yaml_want(t->doc, defs, CS_Y_MAP, "defaults", err)) != CS_OK ||
+        (st = cs_ymap_check_keys(t->doc, defs, dkeys, err)) != CS_OK ||
+        (st = read_tolerance(t->doc, cs_ymap_get(defs, "tolerance"), &tol[0], &tol[1], &tol[2], err)) != CS_OK)
+      return st;
+  }
+  const cs_ynode *cases = cs_ymap_get(root, "cases");
+  if ((st = cs_yaml_want(t->doc, cases, CS_Y_SEQ, "cases", err)) != CS_OK) return st;
+  t->cases = calloc(cases->n ? cases->n : 1, sizeof *t->cases);
+  if (!t->cases) return cs_err_set(err, CS_ENOMEM, "no host memory for %zu cases", cases->n);
+  for (size_t i = 0; i < cases->n; i++) {
+    if ((st = read_case(t->doc, cases->items[i], tol, &t->cases[i], err)) != CS_OK) return st;
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(t->cases[j].id, t->cases[i].id) == 0)
+        return cs_yaml_error(t->doc, cases->items[i], err, "case id %s appears twice", t->cases[i].id);
+    t->n++;
+  }
+  return CS_OK;
+}
+
+static void table_free(vtable *t) {
+  free(t->cases);
+  cs_yaml_free(t->doc);
+}
+
+/* Runs one case timing-only on cfg (with the case's own overrides). A refusal of the run is the
+ * case's error, not the command's. */
+static void run_case(vcase *vc, const sim_config *base) {
+  sim_config cfg = *base;
+  cs_err err;
+  for (size_t i = 0; i < vc->nsets; i++)
+    if (sim_config_set(&cfg, vc->sets[i].key, vc->sets[i].val, &err) != CS_OK) {
+      snprintf(vc->error, sizeof vc->error, "set %s: %s", vc->sets[i].key, err.msg);
+      return;
+    }
+  if (sim_config_validate(&cfg, &err) != CS_OK) {
+    snprintf(vc->error, sizeof vc->error, "%s", err.msg);
+    return;
+  }
+  kn_run_options o = {&cfg, true, NULL, false, 1, NULL, NULL};
+  kn_ctx *ctx = NULL;
+  cs_status st = kn_ctx_create(kn_op_find(vc->kernel), &o, &ctx, &err);
+  for (size_t i = 0; st == CS_OK && i < vc->nattrs; i++) st = kn_ctx_set_attr(ctx, vc->attrs[i].key, vc->attrs[i].val, &err);
+  if (st == CS_OK) st = kn_ctx_run(ctx, &err);
+  rt_device *dev = st == CS_OK ? kn_device(ctx) : NULL;
+  if (st != CS_OK || !dev || !rt_device_result(dev)) {
+    snprintf(vc->error, sizeof vc->error, "%s", st != CS_OK ? err.msg : "the kernel ran nothing on the chip");
+    kn_ctx_destroy(ctx);
+    return;
+  }
+  trc_summary sm;
+  trc_summary_compute(rt_device_sim(dev), rt_device_result(dev), &sm);
+  vc->model[M_task] = sm.time_us;
+  vc->model[M_aicore] = sm.aicore_time_us;
+  for (int i = M_mac; i < M_COUNT; i++) vc->model[i] = trc_cycles_us(sm.pipes[metric_pipe[i]].avg_busy_cycles, sm.clock_mhz);
+  vc->ran = true;
+  kn_ctx_destroy(ctx);
+}
+
+static double rel_err(const vcase *vc, int i) { return (vc->model[i] - vc->measured[i]) / vc->measured[i]; }
+
+static double tol_of(const vcase *vc, int i) {
+  return i == M_task ? vc->tol_task : i == M_aicore ? vc->tol_aicore : vc->tol_pipes;
+}
+
+static bool within(const vcase *vc, int i) { return fabs(rel_err(vc, i)) <= tol_of(vc, i) + 1e-12; }
+
+static bool case_ok(const vcase *vc) {
+  if (!vc->ran) return false;
+  for (int i = 0; i < M_COUNT; i++)
+    if (vc->has[i] && !within(vc, i)) return false;
+  return true;
+}
+
+static bool selected(const vcase *vc, const char *const *only, int nonly) {
+  if (!nonly) return true;
+  for (int i = 0; i < nonly; i++) {
+    size_t len = strlen(only[i]);
+    if (len && only[i][len - 1] == '*' ? strncmp(vc->id, only[i], len - 1) == 0 : strcmp(vc->id, only[i]) == 0) return true;
+  }
+  return false;
+}
+
+static void print_text(FILE *f, const vtable *t, const char *source) {
+  fprintf(f, "cubesim validate: %s\n", source);
+  fprintf(f, "  model us (error against the measurement; * outside the case's tolerance)\n\n");
+  fprintf(f, "  %-22s %-7s", "case", "role");
+  for (int i = 0; i < M_COUNT; i++) fprintf(f, " %18s", metric_col[i]);
+  fputc('\n', f);
+  for (size_t c = 0; c < t->n; c++) {
+    const vcase *vc = &t->cases[c];
+    if (!vc->ran && !vc->error[0]) continue;
+    fprintf(f, "  %-22s %-7s", vc->id, vc->fit ? "fit" : "predict");
+    if (!vc->ran) {
+      fprintf(f, " refused: %s\n", vc->error);
+      continue;
+    }
+    for (int i = 0; i < M_COUNT; i++) {
+      char cell[40];
+      if (vc->has[i])
+        snprintf(cell, sizeof cell, "%.1f (%+.1f%%)%s", vc->model[i], 100 * rel_err(vc, i), within(vc, i) ? " " : "*");
+      else
+        snprintf(cell, sizeof cell, "%.1f      ", vc->model[i]);
+      fprintf(f, " %18s", cell);
+    }
+    fputc('\n', f);
+    fprintf(f, "  %-22s %-7s", "", "measured");
+    for (int i = 0; i < M_COUNT; i++) {
+      char cell[40] = "-";
+      if (vc->has[i]) snprintf(cell, sizeof cell, "%.1f         ", vc->measured[i]);
+      fprintf(f, " %18s", cell);
+    }
+    fputc('\n', f);
+  }
+}
+
+/* The table docs/TIMING.md carries. */
+static void print_markdown(FILE *f, const vtable *t) {
+  fprintf(f, "| case | role | what |");
+  for (int i = 0; i < M_COUNT; i++) fprintf(f, " %s µs |", metric_col[i]);
+  fprintf(f, "\n|---|---|---|");
+  for (int i = 0; i < M_COUNT; i++) fprintf(f, "---|");
+  fputc('\n', f);
+  for (size_t c = 0; c < t->n; c++) {
+    const vcase *vc = &t->cases[c];
+    if (!vc->ran) continue;
+    fprintf(f, "| %s | %s | %s |", vc->id, vc->fit ? "fit" : "predict", vc->title);
+    for (int i = 0; i < M_COUNT; i++) {
+      if (vc->has[i])
+        fprintf(f, " %.1f → %.1f (%+.1f%%)%s |", vc->measured[i], vc->model[i], 100 * rel_err(vc, i),
+                within(vc, i) ? "" : " ✗");
+      else
+        fprintf(f, " – |");
+    }
+    fputc('\n', f);
+  }
+}
+
+static void print_json(FILE *f, const vtable *t, const char *source) {
+  cs_json j;
+  cs_json_init(&j, f, true);
+  cs_json_obj_begin(&j);
+  cs_json_member_str(&j, "source", source);
+  cs_json_key(&j, "cases");
+  cs_json_arr_begin(&j);
+  for (size_t c = 0; c < t->n; c++) {
+    const vcase *vc = &t->cases[c];
+    if (!vc->ran && !vc->error[0]) continue;
+    cs_json_obj_begin(&j);
+    cs_json_member_str(&j, "id", vc->id);
+    cs_json_member_str(&j, "role", vc->fit ? "fit" : "predict");
+    cs_json_member_str(&j, "title", vc->title);
+    cs_json_member_str(&j, "source", vc->source);
+    if (!vc->ran) {
+      cs_json_member_str(&j, "error", vc->error);
+    } else {
+      cs_json_key(&j, "metrics");
+      cs_json_obj_begin(&j);
+      for (int i = 0; i < M_COUNT; i++) {
+        cs_json_key(&j, metric_col[i]);
+        cs_json_obj_begin(&j);
+        cs_json_member_double(&j, "model_us", vc->model[i]);
+        if (vc->has[i]) {
+          cs_json_member_double(&j, "measured_us", vc->measured[i]);
+          cs_json_member_double(&j, "error", rel_err(vc, i));
+          cs_json_member_double(&j, "tolerance", tol_of(vc, i));
+          cs_json_key(&j, "within");
+          cs_json_bool(&j, within(vc, i));
+        }
+        cs_json_obj_end(&j);
+      }
+      cs_json_obj_end(&j);
+      cs_json_key(&j, "within");
+          cs_json_bool(&j, case_ok(vc));
+    }
+    cs_json_obj_end(&j);
+  }
+  cs_json_arr_end(&j);
+  cs_json_obj_end(&j);
+  fputc('\n', f);
+}
+
+static const char usage[] =
+    "usage: cubesim validate [ANCHORS.yaml] [--case ID|PREFIX*]... [--config FILE] [--set KEY=VALUE]...\n"
+    "                        [--json | --markdown] [--check] [--list]\n"
+    "Runs every measured case of the anchors file (default: the built-in configs/anchors/a2.yaml,\n"
+    "measured on Atlas A2) timing-only and prints the model against the measurement: task time,\n"
+    "aicore time and each pipe's mean busy time over the blocks, with the errors. --check: exit 1\n"
+    "when a case lies outside its tolerance.\n";
+
+int cli_cmd_validate(cli_io *io, int argc, char **argv) {
+  const char *path = NULL, *config = NULL;
+  const char *only[64];
+  int nonly = 0;
+  struct {
+    const char *key, *val;
+  } sets[64];
+  int nsets = 0;
+  bool json = false, markdown = false, check = false, list = false;
+  cs_err err;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    int r;
+    if (cli_flag(argv, i, "--help")) {
+      fputs(usage, io->out);
+      return 0;
+    }
+    if (cli_flag(argv, i, "--json")) json = true;
+    else if (cli_flag(argv, i, "--markdown")) markdown = true;
+    else if (cli_flag(argv, i, "--check")) check = true;
+    else if (cli_flag(argv, i, "--list")) list = true;
+    else if ((r = cli_opt(argc, argv, &i, "--case", &v, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "validate", &err);
+      if (nonly == 64) return cli_usage_error(io, "validate", "--case: at most 64");
+      only[nonly++] = v;
+    } else if ((r = cli_opt(argc, argv, &i, "--config", &v, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "validate", &err);
+      config = v;
+    } else if ((r = cli_opt(argc, argv, &i, "--set", &v, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "validate", &err);
+      const char *eq = strchr(v, '=');
+      if (!eq || eq == v) return cli_usage_error(io, "validate", "--set %s: expected KEY=VALUE", v);
+      if (nsets == 64) return cli_usage_error(io, "validate", "--set: at most 64");
+      sets[nsets].key = v;
+      sets[nsets++].val = eq + 1;
+    } else if (argv[i][0] == '-') {
+      return cli_usage_error(io, "validate", "unknown option %s (cubesim validate --help)", argv[i]);
+    } else if (!path) {
+      path = argv[i];
+    } else {
+      return cli_usage_error(io, "validate", "one anchors file only (got %s and %s)", path, argv[i]);
+    }
+  }
+  if (json && markdown) return cli_usage_error(io, "validate", "--json and --markdown exclude each other");
+  sim_config cfg;
+  cs_status st = sim_config_resolve(config, &cfg, NULL, &err);
+  for (int i = 0; st == CS_OK && i < nsets; i++) {
+    char key[128];
+    size_t klen = (size_t)(sets[i].val - 1 - sets[i].key);
+    snprintf(key, sizeof key, "%.*s", (int)klen, sets[i].key);
+    if ((st = sim_config_set(&cfg, key, sets[i].val, &err)) == CS_OK) st = sim_config_validate(&cfg, &err);
+  }
+  if (st != CS_OK) return cli_fail(io, "validate", &err);
+  vtable t;
+  if ((st = table_load(&t, path, &err)) != CS_OK) {
+    table_free(&t);
+    return cli_fail(io, "validate", &err);
+  }
+  for (int i = 0; i < nonly; i++) {
+    bool any = false;
+    for (size_t c = 0; c < t.n && !any; c++) any = selected(&t.cases[c], &only[i], 1);
+    if (!any) {
+      table_free(&t);
+      return cli_usage_error(io, "validate", "--case %s: no such case in %s", only[i], cs_yaml_name(t.doc));
+    }
+  }
+  if (list) {
+    for (size_t c = 0; c < t.n; c++)
+      if (selected(&t.cases[c], only, nonly))
+        fprintf(io->out, "%-22s %-7s %s\n", t.cases[c].id, t.cases[c].fit ? "fit" : "predict", t.cases[c].title);
+    table_free(&t);
+    return 0;
+  }
+  bool all_ok = true;
+  for (size_t c = 0; c < t.n; c++) {
+    vcase *vc = &t.cases[c];
+    if (!selected(vc, only, nonly)) continue;
+    run_case(vc, &cfg);
+    all_ok = all_ok && case_ok(vc);
+  }
+  char source[400];
+  snprintf(source, sizeof source, "%s on %s (%s)", cs_yaml_name(t.doc), cfg.chip_name,
+           config ? config : "built-in configuration");
+  if (json) print_json(io->out, &t, source);
+  else if (markdown) print_markdown(io->out, &t);
+  else print_text(io->out, &t, source);
+  table_free(&t);
+  return check && !all_ok ? 1 : 0;
+}
