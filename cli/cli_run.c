@@ -994,7 +994,7 @@ int cli_cmd_tile(cli_io *io, int argc, char **argv) {
   if ((st = kn_ctx_create(op, &o, &ctx, &err)) != CS_OK) return cli_fail(io, "tile", &err);
   kn_ctx_set_tile_search(ctx, (unsigned)top, (int)timed);
   st = set_attrs(ctx, &ta, attrs, nattr, &err);
-  for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], &err);
+  for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], cs_host_default_memory_limit(), &err);
   if (st == CS_OK) st = kn_ctx_run(ctx, &err);
   unsigned n = 0;
   const rt_tiling_choice *c = st == CS_OK ? kn_tiling_choices(ctx, &n) : NULL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cs_host.h"
 #include "base/cs_json.h"
 #include "base/cs_yaml.h"
 #include "cli/cli.h"
@@ -208,7 +209,7 @@ static void run_case(vcase *vc, const sim_config *base) {
     snprintf(vc->error, sizeof vc->error, "%s", err.msg);
     return;
   }
-  kn_run_options o = {&cfg, true, NULL, false, 1, NULL, NULL};
+  kn_run_options o = {.cfg = &cfg, .timing_only = true, .seed = 1, .max_memory_bytes = cs_host_default_memory_limit()};
   kn_ctx *ctx = NULL;
   cs_status st = kn_ctx_create(kn_op_find(vc->kernel), &o, &ctx, &err);
   for (size_t i = 0; st == CS_OK && i < vc->nattrs; i++) st = kn_ctx_set_attr(ctx, vc->attrs[i].key, vc->attrs[i].val, &err);
