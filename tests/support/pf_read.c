@@ -168,7 +168,7 @@ static void read_descriptor(state *s, const field *msg) {
   pfr_track *tr = &t->tracks[t->ntracks++];
   memset(tr, 0, sizeof *tr);
   reader r = reader_of(msg->p, msg->len);
-  field f, g;
+  field f = {0}, g = {0};
   while (next(&r, &f)) {
     if (f.num == 1) tr->uuid = f.v;
     else if (f.num == 5) tr->parent = f.v;
@@ -192,7 +192,7 @@ static void read_descriptor(state *s, const field *msg) {
 
 static void read_defaults(state *s, seq_state *q, const field *msg) {
   reader r = reader_of(msg->p, msg->len);
-  field f, g;
+  field f = {0}, g = {0};
   while (next(&r, &f)) {
     if (f.num == 58) q->clock_id = (uint32_t)f.v;
     else if (f.num == 11) {
@@ -207,7 +207,7 @@ static void read_defaults(state *s, seq_state *q, const field *msg) {
 static void read_interned(state *s, seq_state *q, const field *msg) {
   if (!q->valid) problem(s, "interned data on sequence %u before its state was cleared", q->id);
   reader r = reader_of(msg->p, msg->len);
-  field f, g;
+  field f = {0}, g = {0};
   while (next(&r, &f)) {
     if (f.num != 2) continue; /* event_names */
     seq_name nm = {0, ""};
@@ -227,7 +227,7 @@ static void read_clock_snapshot(state *s, seq_state *q, const field *msg) {
   uint64_t boottime = 0;
   bool has_boottime = false;
   reader r = reader_of(msg->p, msg->len);
-  field f, g;
+  field f = {0}, g = {0};
   while (next(&r, &f)) {
     if (f.num != 1) continue;
     uint32_t id = 0;
@@ -275,7 +275,7 @@ static void read_track_event(state *s, seq_state *q, const field *msg, uint64_t 
   double value = 0;
   bool has_value = false;
   reader r = reader_of(msg->p, msg->len);
-  field f, g;
+  field f = {0}, g = {0};
   char meta[8][2][256];
   size_t nmeta = 0;
   while (next(&r, &f)) {
@@ -352,7 +352,7 @@ static void read_track_event(state *s, seq_state *q, const field *msg, uint64_t 
 
 static void read_packet(state *s, const field *pkt) {
   reader r = reader_of(pkt->p, pkt->len);
-  field f;
+  field f = {0};
   uint32_t seq_id = 0, clock = 0, flags = 0;
   uint64_t ts = 0;
   bool has_ts = false, has_clock = false;
@@ -410,7 +410,7 @@ void pfr_read_file(const char *path, pfr_trace *t) {
   memset(&s, 0, sizeof s);
   s.t = t;
   reader r = reader_of((const uint8_t *)data, len);
-  field f;
+  field f = {0};
   while (next(&r, &f)) {
     if (f.num != 1 || f.wire != 2) {
       problem(&s, "Trace field %u (wire %u) is not a packet", f.num, f.wire);
