@@ -143,6 +143,18 @@
   X(scalar, kernel_init_cycles, U64, 2000, 0, 100000000, ANY, "cycles", ASSUMED,               \
     "fitted (docs/TIMING.md, Calibration): a block's time before its first transfer",        \
     "scalar work at the entry of each core's kernel (arguments, tiling data, set-up) before its first instruction") \
+  X(scalar, matmul_step_cycles, U64, 100, 0, 1000000, ANY, "cycles", ASSUMED,                 \
+    "fitted (docs/TIMING.md, Calibration): the scalar time of the 8192^3 ladder (high-level API)", \
+    "scalar work of the Matmul object per k-step (loop control, L0 buffer bookkeeping, operand addresses)") \
+  X(scalar, matmul_copy_cycles, U64, 100, 0, 1000000, ANY, "cycles", ASSUMED,                 \
+    "fitted (docs/TIMING.md, Calibration): the scalar time of the 8192^3 ladder (high-level API)", \
+    "scalar work of the Matmul object per L1 packet of A or B (queue bookkeeping, GM offsets, Nd2Nz parameters)") \
+  X(scalar, matmul_tile_cycles, U64, 200, 0, 1000000, ANY, "cycles", ASSUMED,                 \
+    "not published; one tile's set-up and fixpipe parameters, about two k-steps' worth",     \
+    "scalar work of the Matmul object per base tile of C (its set-up and its fixpipe)")      \
+  X(scalar, matmul_const_tiling_percent, U64, 60, 1, 100, ANY, "%", ASSUMED,                   \
+    "fitted (docs/TIMING.md, Calibration): the ladder's constant-tiling case against the one before", \
+    "the Matmul object's scalar work with a constant (compile-time) tiling, in % of a tiling read at run time") \
   /* ---- mte2 ---- */                                                                       \
   X(mte2, gm_bytes_per_cycle, U64, 256, 1, 65536, ANY, "B/cycle", ASSUMED,                   \
     "not published; above every rate measured on one core, so that it never binds on the 910B", \

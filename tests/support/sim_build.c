@@ -16,6 +16,7 @@ void sb_neutral_costs(sim_config *c) {
   c->mte1_insn_cycles = 0;
   c->cube_restart_cycles = 0;
   c->scalar_kernel_init_cycles = 0;
+  c->scalar_matmul_step_cycles = c->scalar_matmul_copy_cycles = c->scalar_matmul_tile_cycles = 0;
   c->fixpipe_gm_bytes_per_cycle = 65536;
   c->gm_hbm_efficiency = 1.0;
   c->gm_hbm_burst_bytes = 1;
