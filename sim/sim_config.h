@@ -147,7 +147,7 @@
     "fitted (docs/TIMING.md, Calibration): the scalar time of the 8192^3 ladder (high-level API)", \
     "scalar work of the Matmul object per k-step (loop control, L0 buffer bookkeeping, operand addresses)") \
   X(scalar, matmul_copy_cycles, U64, 100, 0, 1000000, ANY, "cycles", ASSUMED,                 \
-    "fitted (docs/TIMING.md, Calibration): the scalar time of the 8192^3 ladder (high-level API)", \
+    "fitted (docs/TIMING.md, Calibration): the ladder's scalar time against its L1 packets per k-step", \
     "scalar work of the Matmul object per L1 packet of A or B (queue bookkeeping, GM offsets, Nd2Nz parameters)") \
   X(scalar, matmul_tile_cycles, U64, 200, 0, 1000000, ANY, "cycles", ASSUMED,                 \
     "not published; one tile's set-up and fixpipe parameters, about two k-steps' worth",     \
