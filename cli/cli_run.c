@@ -989,12 +989,13 @@ int cli_cmd_tile(cli_io *io, int argc, char **argv) {
   cs_status st = cli_chip_config(&chip, 0, &cfg, &err);
   if (st == CS_OK) st = tiling_file(io, "tile", tiling_path, &ta, &err);
   if (st != CS_OK) return cli_fail(io, "tile", &err);
-  kn_run_options o = {.cfg = &cfg, .timing_only = true, .seed = 1};
+  uint64_t max_memory = cs_host_default_memory_limit();
+  kn_run_options o = {.cfg = &cfg, .timing_only = true, .seed = 1, .max_memory_bytes = max_memory};
   kn_ctx *ctx;
   if ((st = kn_ctx_create(op, &o, &ctx, &err)) != CS_OK) return cli_fail(io, "tile", &err);
   kn_ctx_set_tile_search(ctx, (unsigned)top, (int)timed);
   st = set_attrs(ctx, &ta, attrs, nattr, &err);
-  for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], cs_host_default_memory_limit(), &err);
+  for (int i = 0; st == CS_OK && i < nin; i++) st = load_input(ctx, &ins[i], max_memory, &err);
   if (st == CS_OK) st = kn_ctx_run(ctx, &err);
   unsigned n = 0;
   const rt_tiling_choice *c = st == CS_OK ? kn_tiling_choices(ctx, &n) : NULL;
