@@ -339,15 +339,18 @@ static cs_status replay(const exec_args *a, const sim_program *p, sim *s, sim_re
   if (st == CS_EDEADLOCK && res->deadlocked) {
     unsigned line = sim_program_line_of(p, res->deadlock.core, res->deadlock.index);
     cs_err_prefix(err, "%s:%u", p->file, line);
-  } else if (st == CS_EHAZARD && res->hazards_kept) {
-    unsigned line = sim_program_line_of(p, res->hazards[0].core, res->hazards[0].later);
-    cs_err_prefix(err, "%s:%u", p->file, line);
-  } else if (st == CS_OK && res->hazard_count && res->hazards_kept) {
-    char first[512];
-    sim_hazard_describe(&res->hazards[0], first, sizeof first);
-    unsigned line = sim_program_line_of(p, res->hazards[0].core, res->hazards[0].later);
-    fprintf(io->err, "cubesim %s: warning: %s:%u: %" PRIu64 " data hazard%s (allowed); first: %s\n",
-            CMD, p->file, line, res->hazard_count, res->hazard_count == 1 ? "" : "s", first);
+  } else if (res->hazard_count && res->hazards_kept && (st == CS_EHAZARD || st == CS_OK)) {
+    const sim_hazard *h = &res->hazards[0];
+    unsigned later = sim_program_line_of(p, h->core, h->later);
+    char first[640];
+    sim_hazard_describe_lines(h, later, sim_program_line_of(p, h->core, h->earlier), first, sizeof first);
+    const char *pl = res->hazard_count == 1 ? "" : "s";
+    if (st == CS_EHAZARD)
+      cs_err_set(err, CS_EHAZARD, "%s:%u: %" PRIu64 " data hazard%s; first: %s", p->file, later,
+                 res->hazard_count, pl, first);
+    else
+      fprintf(io->err, "cubesim %s: warning: %s:%u: %" PRIu64 " data hazard%s (allowed); first: %s\n", CMD,
+              p->file, later, res->hazard_count, pl, first);
   }
   return st;
 }

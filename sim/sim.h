@@ -135,8 +135,8 @@ void sim_fault_describe(const sim_fault *f, char *out, size_t out_bytes);
 
 typedef enum sim_hazard_kind { SIM_HAZARD_RAW, SIM_HAZARD_WAR, SIM_HAZARD_WAW } sim_hazard_kind;
 
-/* A data hazard: `later` (in program order) accessed bytes that `earlier` had not finished
- * with. */
+/* A data hazard: `later` (in program order) accesses bytes that `earlier` accesses, one of the
+ * two writing, and nothing the program guarantees orders them (sim_hb.h). */
 typedef struct sim_hazard {
   sim_hazard_kind kind;
   unsigned core;
@@ -145,12 +145,17 @@ typedef struct sim_hazard {
   isa_pipe earlier_pipe, later_pipe;
   isa_mem mem;
   uint64_t lo, hi;                   /* overlapping span [lo, hi) (bounding) */
-  uint64_t time;                     /* cycle the later instruction started */
-  uint64_t earlier_done;             /* cycle the earlier one completed (or would) */
+  uint64_t time;                     /* cycle the later instruction started in this run (or NEVER) */
+  uint64_t earlier_done;             /* cycle the earlier one completed in this run (or NEVER) */
 } sim_hazard;
 
 const char *sim_hazard_kind_name(sim_hazard_kind k);
+/* One line: both instructions (index, mnemonic, pipe), what they do to which bytes, and what this
+ * run's timing did with the pair. */
 void sim_hazard_describe(const sim_hazard *h, char *out, size_t out_bytes);
+/* The same with each instruction's program line (0: none), for streams read from a program. */
+void sim_hazard_describe_lines(const sim_hazard *h, unsigned later_line, unsigned earlier_line, char *out,
+                               size_t out_bytes);
 
 /* An observer of the replay: sees every instruction as it completes, the event the trace
  * writes (sim/sim_trace.h), e.g. to collect a timeline. Without one, nothing is built for it. */
@@ -171,7 +176,9 @@ typedef struct sim_result {
   uint64_t total_cycles;             /* when the last core finished */
   double time_us;                    /* total_cycles at the configured clock */
   sim_stats stats;                   /* every counter (sim_stats.h) */
-  uint64_t hazard_count;             /* all hazards seen */
+  uint64_t hazard_count;             /* all happens-before hazards (sim_hb.h) */
+  uint64_t timing_hazard_count;      /* of the pairs, those this run's timing overlapped (the
+                                      * replay's own check, a second opinion) */
   sim_hazard hazards[SIM_MAX_HAZARDS_KEPT]; /* the first ones */
   unsigned hazards_kept;
   bool deadlocked;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/sim_gm.h"
+#include "sim/sim_hb.h"
 #include "sim/sim_internal.h"
 #include "sim/sim_l2.h"
 #include "sim/sim_trace.h"
@@ -86,11 +87,11 @@ typedef struct eng_core {
   eng_out *out;
   size_t nout, capout, ndone_out;
   sim_core_stats *stats;
-  /* UnitFlag (docs/TIMING.md): the last unit-flag fixpipe and last mmad with unit_flag 3
-   * dispatched, with the L0C bytes they span, and a fixpipe started before its mmad */
-  uint64_t uf_fix, uf_fix_lo, uf_fix_hi;
-  uint64_t uf_mmad, uf_mmad_lo, uf_mmad_hi;
+  /* UnitFlag (docs/TIMING.md): the partners found so far in dispatch order, and a fixpipe
+   * started before its mmad */
+  sim_uf_track uf;
   uint64_t uf_waiting_fix;
+  uint64_t uf_last_fix; /* the last unit-flag fixpipe started, with an mmad (the hazard check) */
   bool dirty;
 } eng_core;
 
@@ -287,63 +288,109 @@ const char *sim_hazard_kind_name(sim_hazard_kind k) {
   return (unsigned)k < 3 ? names[k] : "?";
 }
 
-void sim_hazard_describe(const sim_hazard *h, char *out, size_t out_bytes) {
-  static const char *const what[] = {"reads bytes that", "writes bytes that", "writes bytes that"};
-  static const char *const verb[] = {"writes", "reads", "writes"};
-  snprintf(out, out_bytes,
-           "%s hazard on core %u: instruction %" PRIu64 " (%s, %s) %s instruction %" PRIu64
-           " (%s, %s) still %s: %s [0x%" PRIx64 ", 0x%" PRIx64 "), started at cycle %" PRIu64
-           ", the earlier one completes at cycle %" PRIu64 " (missing set_flag/wait_flag or "
-           "pipe_barrier)",
-           sim_hazard_kind_name(h->kind), h->core, h->later,
-           isa_op_info((isa_op)h->later_op)->mnemonic, isa_pipe_name(h->later_pipe), what[h->kind],
-           h->earlier, isa_op_info((isa_op)h->earlier_op)->mnemonic, isa_pipe_name(h->earlier_pipe),
-           verb[h->kind], isa_mem_name(h->mem), h->lo, h->hi, h->time, h->earlier_done);
+/* "instruction 8 (mmad, M)", or with its program line "instruction 8 (mmad, M, line 13)". */
+static const char *insn_name(char *buf, size_t n, uint64_t idx, uint32_t op, isa_pipe pipe, unsigned line) {
+  const char *mn = isa_op_info((isa_op)op)->mnemonic;
+  if (line) snprintf(buf, n, "instruction %" PRIu64 " (%s, %s, line %u)", idx, mn, isa_pipe_name(pipe), line);
+  else snprintf(buf, n, "instruction %" PRIu64 " (%s, %s)", idx, mn, isa_pipe_name(pipe));
+  return buf;
 }
 
-static void record_hazard(engine *e, eng_core *k, const eng_out *o, uint64_t idx, isa_pipe pipe,
-                          const isa_range *later, const isa_range *earlier, uint64_t t) {
-  sim_result *res = e->res;
+void sim_hazard_describe_lines(const sim_hazard *h, unsigned later_line, unsigned earlier_line, char *out,
+                               size_t out_bytes) {
+  static const char *const what[] = {"reads bytes that", "writes bytes that", "writes bytes that"};
+  static const char *const verb[] = {"writes", "reads", "writes"};
+  char later[96], earlier[96];
+  int n = snprintf(out, out_bytes,
+                   "%s hazard on core %u: %s %s %s %s, and no flag or barrier orders them: %s [0x%" PRIx64
+                   ", 0x%" PRIx64 ") (missing set_flag/wait_flag or pipe_barrier)",
+                   sim_hazard_kind_name(h->kind), h->core,
+                   insn_name(later, sizeof later, h->later, h->later_op, h->later_pipe, later_line), what[h->kind],
+                   insn_name(earlier, sizeof earlier, h->earlier, h->earlier_op, h->earlier_pipe, earlier_line),
+                   verb[h->kind], isa_mem_name(h->mem), h->lo, h->hi);
+  if (n < 0 || (size_t)n >= out_bytes || h->time == NEVER) return;
+  out += n;
+  out_bytes -= (size_t)n;
+  if (h->earlier_done == NEVER)
+    snprintf(out, out_bytes, "; in this run the later started at cycle %" PRIu64 " and the earlier never completed",
+             h->time);
+  else if (h->earlier_done > h->time)
+    snprintf(out, out_bytes,
+             "; in this run the later started at cycle %" PRIu64 ", the earlier completed at cycle %" PRIu64,
+             h->time, h->earlier_done);
+  else /* the timing happened to order them: another configuration may not */
+    snprintf(out, out_bytes,
+             "; in this run the timing alone ordered them (the earlier completed at cycle %" PRIu64
+             ", the later started at cycle %" PRIu64 ")",
+             h->earlier_done, h->time);
+}
+
+void sim_hazard_describe(const sim_hazard *h, char *out, size_t out_bytes) {
+  sim_hazard_describe_lines(h, 0, 0, out, out_bytes);
+}
+
+/* A hazard of the happens-before check (sim_hb.h) on core `core`: kept with its instructions; the
+ * cycles are filled in after the replay. */
+typedef struct hb_sink_arg {
+  sim_result *res;
+  const isa_insn *s;
+  unsigned core;
+} hb_sink_arg;
+
+static void hb_hazard(void *arg, const sim_hb_hazard *z) {
+  const hb_sink_arg *a = arg;
+  sim_result *res = a->res;
   res->hazard_count++;
   if (res->hazards_kept >= SIM_MAX_HAZARDS_KEPT) return;
   sim_hazard *h = &res->hazards[res->hazards_kept++];
-  h->kind = later->write ? (earlier->write ? SIM_HAZARD_WAW : SIM_HAZARD_WAR) : SIM_HAZARD_RAW;
-  h->core = k->c->index;
-  h->earlier = o->idx;
-  h->later = idx;
-  h->earlier_op = k->s[o->idx].op;
-  h->later_op = k->s[idx].op;
-  h->earlier_pipe = (isa_pipe)o->pipe;
-  h->later_pipe = pipe;
-  h->mem = (isa_mem)later->mem;
-  uint64_t lo_a = later->base, hi_a = isa_range_end(later);
-  uint64_t lo_b = earlier->base, hi_b = isa_range_end(earlier);
-  h->lo = lo_a > lo_b ? lo_a : lo_b;
-  h->hi = hi_a < hi_b ? hi_a : hi_b;
-  h->time = t;
-  h->earlier_done = NEVER; /* a GM transfer's end is not known yet: filled in after the run */
+  h->kind = z->kind;
+  h->core = a->core;
+  h->earlier = z->earlier;
+  h->later = z->later;
+  h->earlier_op = a->s[z->earlier].op;
+  h->later_op = a->s[z->later].op;
+  h->earlier_pipe = isa_insn_pipe(&a->s[z->earlier]);
+  h->later_pipe = isa_insn_pipe(&a->s[z->later]);
+  h->mem = z->mem;
+  h->lo = z->lo;
+  h->hi = z->hi;
+  h->time = h->earlier_done = NEVER;
 }
 
-/* Instruction idx starts at t: every earlier instruction not yet completed that touches the
- * same bytes, one of the two writing, is a hazard. Instructions of one pipe are ordered by the
- * hardware, except on the vector pipe (Ascend C needs PipeBarrier<PIPE_V> between dependent
- * vector instructions). */
+/* Every core's stream through the happens-before check, before the replay. */
+static cs_status check_happens_before(sim *s, sim_result *res, cs_err *err) {
+  for (unsigned c = 0; c < s->ncores; c++) {
+    hb_sink_arg a = {res, s->cores[c].stream, c};
+    sim_hb_sink sink = {hb_hazard, &a};
+    cs_status st = sim_hb_check(s->cores[c].stream, s->cores[c].len, &sink, err);
+    if (st != CS_OK) return st;
+  }
+  return CS_OK;
+}
+
+/* The second opinion (docs/TIMING.md, "Hazards"): instruction idx starts at the current time;
+ * every earlier instruction not yet completed that touches the same bytes, one of the two
+ * writing, is a pair this run's timing overlapped (counted in timing_hazard_count; each is also a
+ * happens-before hazard, or one of the two checks is wrong). Instructions of one pipe are ordered
+ * by the hardware, except on the vector pipe; a UnitFlag instruction is ordered after its partner
+ * and what the partner's pipe ran before it (a fixpipe holding FIX while it waits for its mmad
+ * starts before it reads anything). */
 static void check_hazards(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe, const eng_out *me) {
+  uint64_t uf = k->st[idx].uf_dep;
+  uint32_t uf_pipe = uf == NEVER ? ISA_PIPE_COUNT : (uint32_t)isa_insn_pipe(&k->s[uf]);
   for (size_t i = 0; i < k->nout; i++) {
     const eng_out *o = &k->out[i];
     if (o->idx >= idx) break;
     if (o->done || (o->pipe == (uint32_t)pipe && pipe != ISA_PIPE_V)) continue;
-    if (k->st[idx].uf_dep == o->idx) continue; /* ordered by UnitFlag's ready bits */
+    if (o->pipe == uf_pipe && o->idx <= uf) continue;
     bool found = false;
     for (uint32_t a = 0; a < me->nr && !found; a++)
       for (uint32_t b = 0; b < o->nr && !found; b++) {
         const isa_range *ra = &me->r[a], *rb = &o->r[b];
         if (ra->mem != rb->mem || (!ra->write && !rb->write)) continue;
-        if (isa_range_overlap(ra, rb)) {
-          record_hazard(e, k, o, idx, pipe, ra, rb, e->now);
-          found = true;
-        }
+        found = isa_range_overlap(ra, rb);
       }
+    if (found) e->res->timing_hazard_count++;
   }
 }
 
@@ -359,7 +406,7 @@ static eng_out *find_out(eng_core *k, uint64_t idx) {
 
 static void out_done(eng_core *k, uint64_t idx) {
   eng_out *o = find_out(k, idx);
-  if (!o) return;
+  if (!o || o->done) return;
   o->done = true;
   if (++k->ndone_out * 2 > k->nout && k->ndone_out > 16) { /* compact */
     size_t w = 0;
@@ -597,37 +644,12 @@ static void schedule_wake(engine *e, eng_core *k, uint64_t t);
 
 /* ---- UnitFlag ----------------------------------------------------------------------------- */
 
-/* The L0C bytes an mmad writes or a fixpipe reads, as one span [lo, hi). */
-static void l0c_span(const isa_insn *in, uint64_t *lo, uint64_t *hi) {
-  isa_range r[ISA_MAX_RANGES];
-  size_t n = isa_insn_ranges(in, r);
-  *lo = UINT64_MAX;
-  *hi = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (r[i].mem != ISA_MEM_L0C) continue;
-    if (r[i].base < *lo) *lo = r[i].base;
-    if (isa_range_end(&r[i]) > *hi) *hi = isa_range_end(&r[i]);
-  }
-}
-
 /* At dispatch, in program order: a unit-flag fixpipe follows the last mmad with unit_flag 3 into
  * the L0C bytes it reads; a unit-flag mmad waits for the last unit-flag fixpipe reading the bytes
- * it writes (each 512 B unit of L0C has one ready bit, docs/TIMING.md "UnitFlag"). */
+ * it writes (each 512 B unit of L0C has one ready bit, docs/TIMING.md "UnitFlag"; the pairing
+ * is sim_uf_track's, which the hazard check reads too). */
 static void uf_note_dispatch(eng_core *k, uint64_t idx) {
-  const isa_insn *in = &k->s[idx];
-  eng_insn *st = &k->st[idx];
-  st->uf_dep = NEVER;
-  uint32_t uf = isa_insn_unit_flag(in);
-  if (!uf) return;
-  uint64_t lo, hi;
-  l0c_span(in, &lo, &hi);
-  if (in->op == ISA_OP_FIXPIPE) {
-    if (k->uf_mmad != NEVER && lo < k->uf_mmad_hi && k->uf_mmad_lo < hi) st->uf_dep = k->uf_mmad;
-    k->uf_fix = idx, k->uf_fix_lo = lo, k->uf_fix_hi = hi;
-  } else {
-    if (k->uf_fix != NEVER && lo < k->uf_fix_hi && k->uf_fix_lo < hi) st->uf_dep = k->uf_fix;
-    if (uf == 3) k->uf_mmad = idx, k->uf_mmad_lo = lo, k->uf_mmad_hi = hi;
-  }
+  k->st[idx].uf_dep = sim_uf_track_next(&k->uf, &k->s[idx], idx);
 }
 
 /* Cycles until an mmad has written its first 512 B unit of C: one output fractal's k-steps, then
@@ -709,7 +731,14 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
   const isa_insn *in = &k->s[idx];
   eng_insn *st = &k->st[idx];
   eng_out *me = find_out(k, idx);
+  if (pipe == ISA_PIPE_FIX && k->uf_last_fix != NEVER) {
+    /* the FIX instruction before this one has ended its occupancy: a unit-flag fixpipe has read
+     * every unit of its mmad, whose writes are then complete for the hazard check */
+    out_done(k, k->st[k->uf_last_fix].uf_dep);
+    k->uf_last_fix = NEVER;
+  }
   if (me) check_hazards(e, k, idx, pipe, me);
+  if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER) k->uf_last_fix = idx;
   isa_work w;
   isa_insn_work(in, &w);
   st->start = e->now;
@@ -1047,7 +1076,8 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->dispatch_t = k->n ? k->scalar_free + scalar_cost(e, &k->s[0]) : NEVER;
     k->wake_t = NEVER;
     k->stall_since = NEVER;
-    k->uf_fix = k->uf_mmad = k->uf_waiting_fix = NEVER;
+    sim_uf_track_init(&k->uf);
+    k->uf_waiting_fix = k->uf_last_fix = NEVER;
     for (int p = 0; p < ISA_PIPE_COUNT; p++) k->pipes[p].idle_from = NEVER;
     k->dirty = true;
   }
@@ -1062,7 +1092,8 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   if (!res->stats.core) return cs_err_set(err, CS_ENOMEM, "no host memory for statistics");
   sim_trace *trace = opt ? opt->trace : NULL;
   engine e;
-  cs_status st = engine_init(&e, s, res, trace, err);
+  cs_status st = check_happens_before(s, res, err);
+  if (st == CS_OK) st = engine_init(&e, s, res, trace, err);
   e.observer = opt ? opt->observer : NULL;
   if (st != CS_OK) {
     engine_free(&e);
@@ -1129,10 +1160,11 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   res->stats.macs = macs;
   res->stats.hazards = res->hazard_count;
   if (e.l2_on) res->stats.l2_dirty_bytes = e.l2.dirty_lines * s->cfg.l2_line_bytes;
-  for (unsigned i = 0; i < res->hazards_kept; i++) {
+  for (unsigned i = 0; i < res->hazards_kept; i++) { /* what this run's timing did with each pair */
     sim_hazard *h = &res->hazards[i];
-    const eng_insn *ei = &e.cores[h->core].st[h->earlier];
+    const eng_insn *ei = &e.cores[h->core].st[h->earlier], *li = &e.cores[h->core].st[h->later];
     if (ei->state == ST_DONE) h->earlier_done = ei->end;
+    if (li->state >= ST_RUNNING) h->time = li->start;
   }
   if (stuck) describe_deadlock(&e);
   engine_free(&e);

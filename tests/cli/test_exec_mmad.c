@@ -328,9 +328,10 @@ static void test_cli_exec_mmad_missing_wait_is_a_hazard(void **state) {
   int8_t a[M * K], b[K * N];
   prepare(&f, false, a, b);
   static const char first[] =
-      "RAW hazard on core 0: instruction 8 (mmad, M) reads bytes that instruction 4 (load_l0a, "
-      "MTE1) still writes: L0A [0x0, 0x400), started at cycle 9, the earlier one completes at "
-      "cycle 168 (missing set_flag/wait_flag or pipe_barrier)";
+      "RAW hazard on core 0: instruction 8 (mmad, M, line 13) reads bytes that instruction 4 "
+      "(load_l0a, MTE1, line 9) writes, and no flag or barrier orders them: L0A [0x0, 0x400) "
+      "(missing set_flag/wait_flag or pipe_barrier); in this run the later started at cycle 9, the "
+      "earlier completed at cycle 168";
   cr_result r = cr_run("exec", f.prog, "--config", f.cfg, "--in", f.in_a, "--in", f.in_b, "--out",
                        f.out_c, NULL);
   assert_int_equal(r.status, 5);

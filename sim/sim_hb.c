@@ -1,0 +1,489 @@
+/* sim_hb — data hazards from the order a program guarantees, whatever the timing (sim_hb.h).
+ *
+ * The check runs the stream as an abstract machine with no time and unbounded queues: the
+ * dispatcher goes through the stream in program order, stopping only where the hardware's
+ * dispatcher must (wait_flag on S, pipe_barrier(ALL)); each pipe takes its dispatched
+ * instructions in order, stopping only at a wait_flag whose set has not fired or a unit-flag
+ * instruction whose partner has not run. Any order of these steps visits each instruction after
+ * everything that must complete before it, so when an instruction is visited its vector clock is
+ * final and every earlier-visited access it conflicts with is either ordered before it or not
+ * ordered at all. Queue depths only add orders that depend on the configuration; leaving them
+ * out keeps the check independent of it.
+ */
+#include "sim/sim_hb.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NPIPE ISA_PIPE_COUNT
+#define NMEM ISA_MEM_COUNT
+#define NEVENT 8 /* event ids (isa_fmt_flag.event_id) */
+#define NONE UINT64_MAX
+
+/* ---- UnitFlag partners ------------------------------------------------------------------ */
+
+void sim_uf_track_init(sim_uf_track *t) {
+  memset(t, 0, sizeof *t);
+  t->fix = t->mmad = SIM_UF_NONE;
+}
+
+/* The L0C bytes an mmad writes or a fixpipe reads, as one span [lo, hi). */
+static void l0c_span(const isa_insn *in, uint64_t *lo, uint64_t *hi) {
+  isa_range r[ISA_MAX_RANGES];
+  size_t n = isa_insn_ranges(in, r);
+  *lo = UINT64_MAX;
+  *hi = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (r[i].mem != ISA_MEM_L0C) continue;
+    if (r[i].base < *lo) *lo = r[i].base;
+    if (isa_range_end(&r[i]) > *hi) *hi = isa_range_end(&r[i]);
+  }
+}
+
+uint64_t sim_uf_track_next(sim_uf_track *t, const isa_insn *in, uint64_t idx) {
+  uint32_t uf = isa_insn_unit_flag(in);
+  if (!uf) return SIM_UF_NONE;
+  uint64_t lo, hi, partner = SIM_UF_NONE;
+  l0c_span(in, &lo, &hi);
+  if (in->op == ISA_OP_FIXPIPE) {
+    if (t->mmad != SIM_UF_NONE && lo < t->mmad_hi && t->mmad_lo < hi) partner = t->mmad;
+    t->fix = idx, t->fix_lo = lo, t->fix_hi = hi;
+  } else {
+    if (t->fix != SIM_UF_NONE && lo < t->fix_hi && t->fix_lo < hi) partner = t->fix;
+    if (uf == 3) t->mmad = idx, t->mmad_lo = lo, t->mmad_hi = hi;
+  }
+  return partner;
+}
+
+/* ---- vector clocks ---------------------------------------------------------------------- */
+
+/* at[P]: every instruction of pipe P before stream index at[P] has completed. */
+typedef struct vclock {
+  uint64_t at[NPIPE];
+} vclock;
+
+static void vc_join(vclock *a, const vclock *b) {
+  for (int p = 0; p < NPIPE; p++)
+    if (b->at[p] > a->at[p]) a->at[p] = b->at[p];
+}
+
+static void vc_raise(vclock *a, int p, uint64_t v) {
+  if (v > a->at[p]) a->at[p] = v;
+}
+
+/* A growable array of fixed-size elements with a moving start (queues and windows). */
+typedef struct vec {
+  void *v;
+  size_t head, len, cap, elem;
+} vec;
+
+static void *vec_at(const vec *q, size_t i) { return (char *)q->v + (q->head + i) * q->elem; }
+
+static void *vec_push(vec *q) {
+  if (q->head + q->len == q->cap) {
+    if (q->head > q->cap / 2) { /* half empty at the front: slide down */
+      memmove(q->v, vec_at(q, 0), q->len * q->elem);
+      q->head = 0;
+    } else {
+      size_t cap = q->cap ? q->cap * 2 : 16;
+      void *v = realloc(q->v, cap * q->elem);
+      if (!v) return NULL;
+      q->v = v;
+      q->cap = cap;
+    }
+  }
+  return vec_at(q, q->len++);
+}
+
+static void vec_drop_front(vec *q, size_t n) {
+  q->head += n;
+  q->len -= n;
+  if (!q->len) q->head = 0;
+}
+
+/* An access of one instruction to one memory, kept while a later access may find it
+ * unordered: the bounds of its bytes there and whether it writes any. */
+typedef struct access {
+  uint64_t idx, lo, hi;
+  bool writes;
+} access;
+
+/* The accesses of one pipe to one memory, in program order, with their overall bounds. */
+typedef struct window {
+  vec a; /* of access */
+  uint64_t lo, hi;
+  size_t trimmed_at; /* length after the last trim */
+} window;
+
+typedef struct checkpoint {
+  uint64_t pos; /* instructions from this index on were dispatched knowing v */
+  vclock v;
+} checkpoint;
+
+typedef struct uf_pending {
+  uint64_t idx, partner;
+} uf_pending;
+
+typedef struct uf_done {
+  uint64_t idx;
+  vclock d; /* what is known once it has completed */
+} uf_done;
+
+typedef struct hb {
+  const isa_insn *s;
+  uint64_t n;
+  const sim_hb_sink *sink;
+  uint8_t *pipe;                /* per instruction: its pipe (ISA_PIPE_ALL for barrier(ALL)) */
+  uint64_t last[NPIPE][NMEM];   /* the last instruction of pipe P touching memory m, or NONE */
+  uint64_t last_of[NPIPE];      /* the last instruction of pipe P, or NONE */
+  uint64_t next[NPIPE];         /* the next instruction pipe P has not run */
+  uint64_t disp;                /* instructions before it are dispatched */
+  vclock k[NPIPE];              /* what pipe P's next instruction knows */
+  vclock kd;                    /* what the dispatcher knows */
+  vec cps;                      /* checkpoints of kd, in order */
+  size_t cp_seen[NPIPE];        /* checkpoints pipe P has folded in (counted from the first) */
+  size_t cp_dropped;            /* checkpoints dropped from the front of cps */
+  vec flags[NPIPE][NPIPE][NEVENT]; /* vclocks of fired sets not yet waited for */
+  window win[NPIPE][NMEM];
+  sim_uf_track uf;
+  vec uf_pend[NPIPE];           /* (M, FIX): unit-flag instructions dispatched, with partners */
+  vec uf_done[NPIPE];           /* (M, FIX): partners that have run, with their clocks */
+  bool oom;
+} hb;
+
+/* ---- reporting -------------------------------------------------------------------------- */
+
+/* Conflicting ranges of instruction a (ranges ra) and b (rb) in memory m: reports the pair, in
+ * program order, and returns true. */
+static bool report_pair(hb *h, uint64_t a, const isa_range *ra, size_t na, uint64_t b, const isa_range *rb,
+                        size_t nb, isa_mem m) {
+  uint64_t later = a > b ? a : b;
+  const isa_range *rl = a > b ? ra : rb, *re = a > b ? rb : ra;
+  size_t nl = a > b ? na : nb, ne = a > b ? nb : na;
+  for (size_t i = 0; i < nl; i++) {
+    if (rl[i].mem != m) continue;
+    for (size_t j = 0; j < ne; j++) {
+      if (re[j].mem != m || (!rl[i].write && !re[j].write) || !isa_range_overlap(&rl[i], &re[j])) continue;
+      sim_hb_hazard hz;
+      hz.kind = rl[i].write ? (re[j].write ? SIM_HAZARD_WAW : SIM_HAZARD_WAR) : SIM_HAZARD_RAW;
+      hz.earlier = a > b ? b : a;
+      hz.later = later;
+      hz.mem = m;
+      uint64_t lo_l = rl[i].base, hi_l = isa_range_end(&rl[i]), lo_e = re[j].base, hi_e = isa_range_end(&re[j]);
+      hz.lo = lo_l > lo_e ? lo_l : lo_e;
+      hz.hi = hi_l < hi_e ? hi_l : hi_e;
+      h->sink->hazard(h->sink->arg, &hz);
+      return true;
+    }
+  }
+  return false;
+}
+
+/* ---- windows ---------------------------------------------------------------------------- */
+
+/* Drops the accesses of pipe p to memory m that every access still to come is ordered after:
+ * a pipe with more instructions touching m knows they completed (or is p itself, in order). */
+static void window_trim(hb *h, int p, int m) {
+  window *w = &h->win[p][m];
+  uint64_t bound = NONE;
+  for (int q = 0; q < NPIPE; q++) {
+    if (h->last[q][m] == NONE || h->last[q][m] < h->next[q]) continue; /* no more accesses */
+    if (q == p && p != ISA_PIPE_V) continue;
+    if (h->k[q].at[p] < bound) bound = h->k[q].at[p];
+  }
+  size_t drop = 0;
+  while (drop < w->a.len && ((access *)vec_at(&w->a, drop))->idx < bound) drop++;
+  vec_drop_front(&w->a, drop);
+  w->lo = UINT64_MAX;
+  w->hi = 0;
+  for (size_t i = 0; i < w->a.len; i++) {
+    const access *x = vec_at(&w->a, i);
+    if (x->lo < w->lo) w->lo = x->lo;
+    if (x->hi > w->hi) w->hi = x->hi;
+  }
+  w->trimmed_at = w->a.len;
+}
+
+static void window_add(hb *h, int p, int m, uint64_t idx, uint64_t lo, uint64_t hi, bool writes) {
+  window *w = &h->win[p][m];
+  if (w->a.len >= 16 && w->a.len >= 2 * w->trimmed_at) window_trim(h, p, m);
+  access *x = vec_push(&w->a);
+  if (!x) {
+    h->oom = true;
+    return;
+  }
+  *x = (access){idx, lo, hi, writes};
+  if (w->a.len == 1 || lo < w->lo) w->lo = lo;
+  if (w->a.len == 1 || hi > w->hi) w->hi = hi;
+}
+
+/* The first access of a window at or after stream index `from` (the ones before are ordered). */
+static size_t window_from(const window *w, uint64_t from) {
+  size_t lo = 0, hi = w->a.len;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (((const access *)vec_at(&w->a, mid))->idx < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* ---- visiting an instruction that touches memory ---------------------------------------- */
+
+#define MAX_PAIRS 64 /* partners already reported for one instruction (more: reported again) */
+
+static void check_and_add(hb *h, uint64_t idx, int p, const vclock *f) {
+  isa_range r[ISA_MAX_RANGES], o[ISA_MAX_RANGES];
+  size_t nr = isa_insn_ranges(&h->s[idx], r);
+  uint64_t seen[MAX_PAIRS];
+  size_t nseen = 0;
+  for (int m = 0; m < NMEM; m++) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    bool writes = false, any = false;
+    for (size_t i = 0; i < nr; i++) {
+      if (r[i].mem != (uint32_t)m) continue;
+      any = true;
+      writes = writes || r[i].write;
+      if (r[i].base < lo) lo = r[i].base;
+      if (isa_range_end(&r[i]) > hi) hi = isa_range_end(&r[i]);
+    }
+    if (!any) continue;
+    for (int q = 0; q < NPIPE; q++) {
+      const window *w = &h->win[q][m];
+      if (!w->a.len || (q == p && p != ISA_PIPE_V) || hi <= w->lo || w->hi <= lo) continue;
+      for (size_t i = window_from(w, f->at[q]); i < w->a.len; i++) {
+        const access *x = vec_at(&w->a, i);
+        if ((!writes && !x->writes) || hi <= x->lo || x->hi <= lo) continue;
+        bool dup = false;
+        for (size_t j = 0; j < nseen && !dup; j++) dup = seen[j] == x->idx;
+        if (dup) continue;
+        size_t no = isa_insn_ranges(&h->s[x->idx], o);
+        if (report_pair(h, idx, r, nr, x->idx, o, no, (isa_mem)m) && nseen < MAX_PAIRS) seen[nseen++] = x->idx;
+      }
+    }
+    window_add(h, p, m, idx, lo, hi, writes);
+  }
+}
+
+/* ---- the abstract machine ----------------------------------------------------------------- */
+
+static vec *flag_queue(hb *h, const isa_insn *in) {
+  const isa_fmt_flag *f = &in->u.flag;
+  return &h->flags[f->src_pipe][f->dst_pipe][f->event_id];
+}
+
+static void fire_set(hb *h, const isa_insn *in, const vclock *v) {
+  vclock *x = vec_push(flag_queue(h, in));
+  if (!x) h->oom = true;
+  else *x = *v;
+}
+
+/* The k-th wait takes the k-th set (sets of one event fire in program order on their pipe,
+ * waits pass in program order on theirs). False while that set has not fired. */
+static bool take_set(hb *h, const isa_insn *in, vclock *into) {
+  vec *q = flag_queue(h, in);
+  if (!q->len) return false;
+  vc_join(into, vec_at(q, 0));
+  vec_drop_front(q, 1);
+  return true;
+}
+
+/* A unit-flag partner that has run: its clock on completion, or NULL. */
+static const uf_done *uf_find(const hb *h, int pipe, uint64_t idx) {
+  const vec *q = &h->uf_done[pipe];
+  size_t lo = 0, hi = q->len;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (((const uf_done *)vec_at(q, mid))->idx < idx) lo = mid + 1;
+    else hi = mid;
+  }
+  const uf_done *d = lo < q->len ? vec_at(q, lo) : NULL;
+  return d && d->idx == idx ? d : NULL;
+}
+
+/* Forgets the partners no instruction still to come can name. */
+static void uf_trim(hb *h, int pipe, int other) {
+  vec *q = &h->uf_done[pipe];
+  uint64_t keep = pipe == ISA_PIPE_M ? h->uf.mmad : h->uf.fix;
+  const vec *pend = &h->uf_pend[other];
+  for (size_t i = 0; i < pend->len; i++) {
+    uint64_t pt = ((const uf_pending *)vec_at(pend, i))->partner;
+    if (pt < keep) keep = pt;
+  }
+  size_t drop = 0;
+  while (drop < q->len && ((const uf_done *)vec_at(q, drop))->idx < keep) drop++;
+  vec_drop_front(q, drop);
+}
+
+static bool pipe_head(hb *h, int p);
+
+/* The dispatcher's step at instruction disp: false when it must stop there. */
+static bool dispatch_one(hb *h) {
+  uint64_t i = h->disp;
+  const isa_insn *in = &h->s[i];
+  int p = h->pipe[i];
+  if (p == ISA_PIPE_ALL) { /* holds dispatch until every pipe has drained */
+    for (int q = 0; q < NPIPE; q++)
+      if (q != ISA_PIPE_S && pipe_head(h, q)) return false;
+    for (int q = 0; q < NPIPE; q++) vc_raise(&h->kd, q, i);
+  } else if (p == ISA_PIPE_S) {
+    if (in->op == ISA_OP_WAIT_FLAG && !take_set(h, in, &h->kd)) return false;
+    if (in->op == ISA_OP_SET_FLAG) fire_set(h, in, &h->kd); /* fires at once */
+  } else {
+    uint64_t partner = sim_uf_track_next(&h->uf, in, i);
+    if (partner != NONE) {
+      uf_pending *u = vec_push(&h->uf_pend[p]);
+      if (!u) h->oom = true;
+      else *u = (uf_pending){i, partner};
+    }
+    return true;
+  }
+  if (in->op == ISA_OP_WAIT_FLAG || p == ISA_PIPE_ALL) { /* later instructions know more */
+    checkpoint *c = vec_push(&h->cps);
+    if (!c) h->oom = true;
+    else *c = (checkpoint){i + 1, h->kd};
+  }
+  return true;
+}
+
+/* Moves pipe p's cursor to its next dispatched instruction; false when there is none yet. */
+static bool pipe_head(hb *h, int p) {
+  while (h->next[p] < h->disp && h->pipe[h->next[p]] != p) h->next[p]++;
+  return h->next[p] < h->disp;
+}
+
+/* Pipe p's step at its next instruction: false when it must wait there (or has none). */
+static bool run_one(hb *h, int p) {
+  if (!pipe_head(h, p)) return false;
+  uint64_t i = h->next[p];
+  const isa_insn *in = &h->s[i];
+  vclock *k = &h->k[p];
+  /* what the dispatcher knew when it issued this instruction */
+  for (;;) {
+    size_t c = h->cp_seen[p] - h->cp_dropped;
+    if (c >= h->cps.len) break;
+    const checkpoint *cp = vec_at(&h->cps, c);
+    if (cp->pos > i) break;
+    vc_join(k, &cp->v);
+    h->cp_seen[p]++;
+  }
+  const uf_done *partner = NULL;
+  vec *pend = &h->uf_pend[p];
+  if (pend->len && ((const uf_pending *)vec_at(pend, 0))->idx == i) {
+    uint64_t pt = ((const uf_pending *)vec_at(pend, 0))->partner;
+    partner = uf_find(h, p == ISA_PIPE_M ? ISA_PIPE_FIX : ISA_PIPE_M, pt);
+    if (!partner) return false; /* has not run yet */
+  }
+  switch ((isa_op)in->op) {
+    case ISA_OP_SET_FLAG: {
+      vclock v = *k;
+      vc_raise(&v, p, i); /* fires once p's earlier work has completed */
+      fire_set(h, in, &v);
+      break;
+    }
+    case ISA_OP_WAIT_FLAG:
+      if (!take_set(h, in, k)) return false;
+      break;
+    case ISA_OP_PIPE_BARRIER: vc_raise(k, p, i); break;
+    default:
+      if (partner) {
+        vec_drop_front(pend, 1);
+        vc_join(k, &partner->d);
+      }
+      check_and_add(h, i, p, k);
+      if (isa_insn_unit_flag(in) && (in->op == ISA_OP_FIXPIPE || isa_insn_unit_flag(in) == 3)) {
+        uf_done *d = vec_push(&h->uf_done[p]);
+        if (!d) {
+          h->oom = true;
+          break;
+        }
+        d->idx = i;
+        d->d = *k;
+        vc_raise(&d->d, p, i + 1);
+        if (h->uf_done[p].len >= 64 && h->uf_done[p].len % 64 == 0)
+          uf_trim(h, p, p == ISA_PIPE_M ? ISA_PIPE_FIX : ISA_PIPE_M);
+      }
+      break;
+  }
+  h->next[p]++;
+  return true;
+}
+
+/* Drops the checkpoints every pipe has folded in. */
+static void cps_trim(hb *h) {
+  size_t low = h->cp_dropped + h->cps.len;
+  for (int p = 0; p < NPIPE; p++)
+    if (p != ISA_PIPE_S && h->cp_seen[p] < low && h->last_of[p] != NONE && h->next[p] <= h->last_of[p])
+      low = h->cp_seen[p];
+  vec_drop_front(&h->cps, low - h->cp_dropped);
+  h->cp_dropped = low;
+}
+
+/* Pipe and memories of every instruction, and each pipe's last access to each memory. */
+static bool prepass(hb *h) {
+  h->pipe = malloc(h->n ? h->n : 1);
+  if (!h->pipe) return false;
+  for (int p = 0; p < NPIPE; p++) {
+    h->last_of[p] = NONE;
+    for (int m = 0; m < NMEM; m++) h->last[p][m] = NONE;
+  }
+  isa_range r[ISA_MAX_RANGES];
+  for (uint64_t i = 0; i < h->n; i++) {
+    isa_pipe p = isa_insn_pipe(&h->s[i]);
+    h->pipe[i] = (uint8_t)p;
+    if (p >= ISA_PIPE_COUNT) continue;
+    h->last_of[p] = i;
+    size_t nr = isa_insn_ranges(&h->s[i], r);
+    for (size_t j = 0; j < nr; j++) h->last[p][r[j].mem] = i;
+  }
+  return true;
+}
+
+static void hb_free(hb *h) {
+  free(h->pipe);
+  free(h->cps.v);
+  for (int a = 0; a < NPIPE; a++) {
+    free(h->uf_pend[a].v);
+    free(h->uf_done[a].v);
+    for (int m = 0; m < NMEM; m++) free(h->win[a][m].a.v);
+    for (int b = 0; b < NPIPE; b++)
+      for (int e = 0; e < NEVENT; e++) free(h->flags[a][b][e].v);
+  }
+  free(h);
+}
+
+cs_status sim_hb_check(const isa_insn *s, uint64_t n, const sim_hb_sink *sink, cs_err *err) {
+  hb *h = calloc(1, sizeof *h);
+  if (!h) return cs_err_set(err, CS_ENOMEM, "no host memory for the hazard check");
+  h->s = s;
+  h->n = n;
+  h->sink = sink;
+  sim_uf_track_init(&h->uf);
+  h->cps.elem = sizeof(checkpoint);
+  for (int a = 0; a < NPIPE; a++) {
+    h->uf_pend[a].elem = sizeof(uf_pending);
+    h->uf_done[a].elem = sizeof(uf_done);
+    for (int m = 0; m < NMEM; m++) h->win[a][m].a.elem = sizeof(access);
+    for (int b = 0; b < NPIPE; b++)
+      for (int e = 0; e < NEVENT; e++) h->flags[a][b][e].elem = sizeof(vclock);
+  }
+  bool ok = prepass(h);
+  uint64_t steps = 0;
+  for (bool moved = ok; moved && !h->oom;) {
+    moved = false;
+    while (h->disp < n && dispatch_one(h)) {
+      h->disp++;
+      moved = true;
+    }
+    for (int p = 0; p < NPIPE; p++)
+      if (p != ISA_PIPE_S)
+        while (!h->oom && run_one(h, p)) {
+          moved = true;
+          if (++steps % 4096 == 0) cps_trim(h);
+        }
+    cps_trim(h);
+  }
+  ok = ok && !h->oom;
+  hb_free(h);
+  return ok ? CS_OK : cs_err_set(err, CS_ENOMEM, "no host memory for the hazard check");
+}

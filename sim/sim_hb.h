@@ -1,0 +1,73 @@
+/* sim_hb — data hazards from the order a program guarantees (happens-before), whatever the
+ * timing (docs/TIMING.md, "Hazards").
+ *
+ * The timing replay sees two accesses collide only when the configured latencies make them
+ * overlap; a missing flag that the timing happens to cover goes unseen. This check needs no
+ * timing at all: it follows, in one pass over a core's stream, every order the hardware
+ * guarantees whatever the latencies —
+ *   - program order within a pipe that keeps its instructions in order (every pipe but V);
+ *   - set_flag -> wait_flag: the k-th wait of an event (src, dst, id) passes after the k-th set
+ *     fired, and a set fires once everything its source pipe started before it has completed;
+ *   - pipe_barrier(P): every earlier instruction of P before any later one; pipe_barrier(ALL)
+ *     and wait_flag(X, S) hold dispatch, so they order everything earlier (or the set) before
+ *     everything after;
+ *   - UnitFlag: a unit-flag fixpipe after the last mmad with unit_flag 3 into the L0C bytes it
+ *     reads, a unit-flag mmad after the last unit-flag fixpipe reading the bytes it writes —
+ * and reports every pair of accesses to overlapping bytes, at least one a write, that none of
+ * these orders (directly or through a chain of them). Each instruction carries a vector clock
+ * with one entry per pipe, the frontier "every instruction of pipe P before program index i has
+ * completed": since every ordering point covers a prefix of a pipe's instructions (a set_flag
+ * waits for all the earlier work of its pipe), a frontier is exact. Only the accesses of each
+ * pipe that some later access may still find unordered are kept, so a well-synchronized stream
+ * is checked in time proportional to its length.
+ *
+ * Hazards are per core (flags are per core; cores synchronize by other means).
+ */
+#ifndef SIM_HB_H
+#define SIM_HB_H
+
+#include <stdint.h>
+
+#include "base/cs_status.h"
+#include "isa/isa_insn.h"
+#include "sim/sim.h"
+
+/* ---- UnitFlag partners ---------------------------------------------------------------------
+ * Found in program order, as the hardware's per-512 B ready bits of L0C pair them: the timing
+ * engine (which overlaps the pair) and the happens-before check (which orders it) read the same
+ * rule here. */
+typedef struct sim_uf_track {
+  uint64_t fix, fix_lo, fix_hi;    /* the last unit-flag fixpipe and the L0C bytes it reads */
+  uint64_t mmad, mmad_lo, mmad_hi; /* the last mmad with unit_flag 3 and the L0C bytes it writes */
+} sim_uf_track;
+
+#define SIM_UF_NONE UINT64_MAX
+
+void sim_uf_track_init(sim_uf_track *t);
+/* Instruction idx, in program order: returns its partner (a unit-flag fixpipe's mmad, a
+ * unit-flag mmad's earlier fixpipe) or SIM_UF_NONE, and notes it for the instructions after. */
+uint64_t sim_uf_track_next(sim_uf_track *t, const isa_insn *in, uint64_t idx);
+
+/* ---- the check -------------------------------------------------------------------------- */
+
+/* Two accesses nothing orders: `later` (in program order) reads what `earlier` writes (RAW),
+ * writes what it reads (WAR) or writes (WAW), in mem [lo, hi) (the overlap's bounds). */
+typedef struct sim_hb_hazard {
+  sim_hazard_kind kind;
+  uint64_t earlier, later; /* indices in the stream */
+  isa_mem mem;
+  uint64_t lo, hi;
+} sim_hb_hazard;
+
+typedef struct sim_hb_sink {
+  void (*hazard)(void *arg, const sim_hb_hazard *h);
+  void *arg;
+} sim_hb_sink;
+
+/* Checks one core's stream of n instructions (each valid: isa_insn_check passed), giving every
+ * unordered pair to sink->hazard once (pairs touching several memories: the first). A stream
+ * whose waits can never all pass (a deadlock, whatever the timing) is checked up to where it
+ * stops. CS_OK, or CS_ENOMEM. */
+cs_status sim_hb_check(const isa_insn *s, uint64_t n, const sim_hb_sink *sink, cs_err *err);
+
+#endif
