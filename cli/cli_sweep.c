@@ -577,6 +577,7 @@ static const struct {
     {"gm_read_bytes", "gm.read_bytes"},
     {"gm_write_bytes", "gm.write_bytes"},
     {"hbm_read_bytes", "gm.hbm_read_bytes"},
+    {"hbm_write_bytes", "gm.hbm_write_bytes"},
     {"l2_hit_rate", "l2.hit_rate"},
     {"hazards", "hazards.count"},
 };

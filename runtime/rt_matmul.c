@@ -390,12 +390,23 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
     if (cur.new_b) b1 = rt_deque(mm->qb1);
     for (uint32_t kk0 = 0; kk0 < cur.kl; kk0 += t->base_k) {
       uint32_t kn = umin(t->base_k, cur.kl - kk0), k = cur.k0 + kk0;
+      /* an L1 load is freed right after its last L0 load (the step's last that reads it), as
+       * the high-level API's FreeTensor: MTE2 may refill A's buffer while MTE1 still loads B */
+      bool last_load = kk0 + kn >= cur.kl;
       rt_ltensor a2 = rt_alloc(mm->qa2, mm->ty.a);
       load_a(mm, a2, a1, &cur.a_unit, tile, k - cur.a_unit.n0, kn);
       rt_enque(mm->qa2, a2);
+      if (last_load && (i + 1 == steps || nxt.new_a)) {
+        rt_free(mm->qa1, a1);
+        ha.n--;
+      }
       rt_ltensor b2 = rt_alloc(mm->qb2, mm->ty.b);
       load_b(mm, b2, b1, &cur.b_unit, tile, k - cur.b_unit.m0, kn);
       rt_enque(mm->qb2, b2);
+      if (last_load && (i + 1 == steps || nxt.new_b)) {
+        rt_free(mm->qb1, b1);
+        hb.n--;
+      }
       a2 = rt_deque(mm->qa2);
       b2 = rt_deque(mm->qb2);
       isa_fmt_mmad p;
@@ -412,15 +423,6 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
       rt_mmad(ctx, co1, a2, b2, with_bias ? &bt : NULL, p);
       rt_free(mm->qa2, a2);
       rt_free(mm->qb2, b2);
-    }
-    /* an L1 load is freed after the last step that reads it */
-    if (i + 1 == steps || nxt.new_a) {
-      rt_free(mm->qa1, a1);
-      ha.n--;
-    }
-    if (i + 1 == steps || nxt.new_b) {
-      rt_free(mm->qb1, b1);
-      hb.n--;
     }
     if (cur.last_k) { /* the tile is complete: out through the fixpipe */
       if (mm->ty.has_bias) rt_free(mm->qbt, bt);

@@ -172,6 +172,18 @@ typedef struct sim_run_options {
 
 #define SIM_MAX_HAZARDS_KEPT 64
 
+/* The replay's own audit of its shared resources (docs/TIMING.md, "Limits"): at every change of
+ * the GM flows' rates, what each resource carried against its configured peak. A model that
+ * obeys its limits keeps every figure at or below 1. */
+typedef struct sim_audit {
+  double hbm_peak_util;  /* max over time: HBM bytes/cycle the flows draw (fills, write-backs)
+                          * / hbm_sustained_bytes_per_cycle */
+  double l2_peak_util;   /* max over time: bytes/cycle through the L2 port / l2_bytes_per_cycle
+                          * (0 without the L2) */
+  double flow_peak_util; /* max over flows and time: a flow's rate / what its engine streams alone */
+  double gm_peak_bytes_per_cycle; /* max over time: bytes/cycle of all GM flows together */
+} sim_audit;
+
 typedef struct sim_result {
   uint64_t total_cycles;             /* when the last core finished */
   double time_us;                    /* total_cycles at the configured clock */
@@ -184,6 +196,7 @@ typedef struct sim_result {
   bool deadlocked;
   sim_fault deadlock;                /* when deadlocked: the first blocked wait */
   char deadlock_msg[1024];           /* every blocked pipe, in words */
+  sim_audit audit;
 } sim_result;
 
 /* Replays every core's stream. CS_EDEADLOCK, CS_EHAZARD (unless allowed) or CS_OK; the result

@@ -106,6 +106,7 @@ typedef struct eng_flow {
   double rate;         /* bytes/cycle now */
   uint64_t latency;    /* cycles from the last byte to completion */
   uint64_t lo, hi;     /* GM bytes spanned */
+  double miss_frac;    /* the fraction of its bytes HBM serves (L2 misses; all without the L2) */
   uint32_t sharers;    /* 1 + its partners: reads of other cores streaming the same bytes with it */
   uint64_t id;         /* unique among the run's flows */
   double bytes;        /* all its bytes */
@@ -245,20 +246,35 @@ static bool path_writes_gm(isa_path p) { return p == ISA_PATH_UB_TO_GM || p == I
 
 /* The rates of the flows in flight: max-min fair shares of the L2 port and HBM (sim_gm.h), each
  * flow capped by its engine and, while reads of other cores stream the same bytes, by its share
- * of what the L2 serves to one set of lines (l2.same_line_gb_per_s). */
+ * of what HBM serves to one set of lines (l2.same_line_gb_per_s) for the part that misses. */
 static void recompute_rates(engine *e) {
   for (size_t i = 0; i < e->nflows; i++) {
     const eng_flow *f = &e->flows[i];
     double cap = f->own_cap;
-    if (f->sharers > 1 && e->d->same_line_bytes_per_cycle / f->sharers < cap)
-      cap = e->d->same_line_bytes_per_cycle / f->sharers;
+    /* the bytes HBM serves to a set of lines several cores ask for at once share one stream;
+     * what the L2 holds is served to each at its own rate */
+    if (f->sharers > 1 && f->miss_frac > 0) {
+      double same = e->d->same_line_bytes_per_cycle / ((double)f->sharers * f->miss_frac);
+      if (same < cap) cap = same;
+    }
     e->shares[i] = (sim_flow_share){cap, f->hbm_per_byte, 0};
   }
   if (!sim_share_rates(e->shares, e->nflows, e->l2_on, e->d->l2_bytes_per_cycle, e->d->hbm_sustained_bytes_per_cycle)) {
     e->oom = CS_ENOMEM;
     return;
   }
-  for (size_t i = 0; i < e->nflows; i++) e->flows[i].rate = e->shares[i].rate;
+  double hbm = 0, l2 = 0;
+  sim_audit *a = &e->res->audit;
+  for (size_t i = 0; i < e->nflows; i++) {
+    eng_flow *f = &e->flows[i];
+    f->rate = e->shares[i].rate;
+    hbm += f->rate * f->hbm_per_byte;
+    l2 += f->rate;
+    if (f->own_cap > 0 && f->rate / f->own_cap > a->flow_peak_util) a->flow_peak_util = f->rate / f->own_cap;
+  }
+  if (hbm / e->d->hbm_sustained_bytes_per_cycle > a->hbm_peak_util) a->hbm_peak_util = hbm / e->d->hbm_sustained_bytes_per_cycle;
+  if (e->l2_on && l2 / e->d->l2_bytes_per_cycle > a->l2_peak_util) a->l2_peak_util = l2 / e->d->l2_bytes_per_cycle;
+  if (l2 > a->gm_peak_bytes_per_cycle) a->gm_peak_bytes_per_cycle = l2;
 }
 
 /* When the flow would finish at its current rate. */
@@ -618,6 +634,7 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
   f->remaining = (double)w.bytes;
   f->own_cap = sim_xfer_rate(&eng, &sh, sim_xfer_pitch_efficiency(c, sh.align_bytes), mix_latency);
   f->hbm_per_byte = w.bytes ? (double)(hbm_read + hbm_write) / (double)w.bytes : 0.0;
+  f->miss_frac = write ? 0.0 : miss_frac;
   f->latency = eng.latency_cycles + ((!l2_on || (!write && l2r.miss_bytes)) ? c->l2_miss_latency_cycles
                                                                                 : c->l2_hit_latency_cycles);
   f->lo = sh.lo;

@@ -65,6 +65,7 @@ cs_status trc_compare_rows(const cs_jvalue *a, const cs_jvalue *b, trc_cmp_row *
   add(rows, n, "memory", "L2 miss", "B", a, b, "l2.miss_bytes");
   add(rows, n, "memory", "L2 hit rate", "", a, b, "l2.hit_rate");
   add(rows, n, "memory", "HBM read", "B", a, b, "gm.hbm_read_bytes");
+  add(rows, n, "memory", "HBM written", "B", a, b, "gm.hbm_write_bytes");
   for (size_t i = 0; i < N_PATHS; i++) {
     char path[64];
     snprintf(path, sizeof path, "paths[\"%s\"].bytes", paths[i]);

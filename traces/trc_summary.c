@@ -151,6 +151,8 @@ void trc_summary_compute(const sim *s, const sim_result *r, trc_summary *o) {
   o->l2_miss_bytes = st->l2_miss_bytes;
   o->l2_hit_rate = safe_div((double)st->l2_hit_bytes, (double)st->l2_hit_bytes + (double)st->l2_miss_bytes);
   o->hbm_read_bytes = st->hbm_read_bytes;
+  o->hbm_write_bytes = st->hbm_write_bytes;
+  o->l2_dirty_bytes = st->l2_dirty_bytes;
   o->gm_busy_cycles = st->gm_busy_cycles;
   o->gm_gb_per_s = gb_per_s(st->gm_read_bytes + st->gm_write_bytes, o->total_cycles, o->clock_mhz);
   o->gm_busy_gb_per_s = gb_per_s(st->gm_read_bytes + st->gm_write_bytes, st->gm_busy_cycles, o->clock_mhz);
@@ -246,6 +248,8 @@ static void text_gm(const trc_summary *m, FILE *f) {
   fprintf(f, "  %-14s %s of %s hit (hit rate %.1f%%)\n", "L2", grouped(m->l2_hit_bytes, g, sizeof g),
           bytes_text(m->l2_hit_bytes + m->l2_miss_bytes, b, sizeof b), 100.0 * m->l2_hit_rate);
   fprintf(f, "  %-14s %s\n", "HBM read", bytes_text(m->hbm_read_bytes, b, sizeof b));
+  fprintf(f, "  %-14s %s\n", "HBM written", bytes_text(m->hbm_write_bytes, b, sizeof b));
+  fprintf(f, "  %-14s %s (written back after the run)\n", "L2 dirty", bytes_text(m->l2_dirty_bytes, b, sizeof b));
   fprintf(f, "  %-14s %.2f GB/s over the run, %.2f GB/s while busy (%s cycles)\n", "bandwidth",
           m->gm_gb_per_s, m->gm_busy_gb_per_s, grouped(m->gm_busy_cycles, g, sizeof g));
 }
@@ -529,6 +533,8 @@ void trc_summary_json_members(const sim *s, const sim_result *r, cs_json *j) {
   cs_json_member_uint(j, "read_bytes", m.gm_read_bytes);
   cs_json_member_uint(j, "write_bytes", m.gm_write_bytes);
   cs_json_member_uint(j, "hbm_read_bytes", m.hbm_read_bytes);
+  cs_json_member_uint(j, "hbm_write_bytes", m.hbm_write_bytes);
+  cs_json_member_uint(j, "l2_dirty_bytes", m.l2_dirty_bytes);
   cs_json_member_uint(j, "busy_cycles", m.gm_busy_cycles);
   cs_json_member_double(j, "gb_per_s", m.gm_gb_per_s);
   cs_json_member_double(j, "busy_gb_per_s", m.gm_busy_gb_per_s);

@@ -71,7 +71,8 @@ typedef struct trc_summary {
   uint64_t gm_read_bytes, gm_write_bytes;
   uint64_t l2_hit_bytes, l2_miss_bytes;
   double l2_hit_rate;                    /* 0..1 */
-  uint64_t hbm_read_bytes;
+  uint64_t hbm_read_bytes, hbm_write_bytes; /* line fills; dirty lines written back */
+  uint64_t l2_dirty_bytes;               /* dirty in the L2 at the end, not written back */
   uint64_t gm_busy_cycles;               /* cycles with a GM transfer streaming */
   double gm_gb_per_s;                    /* (read + write) over the run */
   double gm_busy_gb_per_s;               /* (read + write) over gm_busy_cycles */

@@ -199,6 +199,30 @@ static void test_sim_engine_gm_same_lines_are_shared(void **state) {
   }
 }
 
+/* Sharing binds only what HBM serves. With the L2 on, core 0's read (first in core order) misses
+ * and fills the 8 lines; core 1's read of the same bytes, begun in the same cycle, then hits. Core
+ * 1 streams the resident lines at its port's 64 B/cycle: 64 cycles (1 .. 65), done 65 + 10 + 20
+ * = 95. Core 0 gets its share of the same-line stream for the bytes it misses, 64 / 2 = 32
+ * B/cycle while core 1 streams (2048 B by 65), then its port's 64 alone: 32 more cycles, done
+ * 97 + 10 + 100 = 207. */
+static void test_sim_engine_gm_same_lines_share_only_misses(void **state) {
+  (void)state;
+  sim_config c;
+  sb_round_config(&c, 2);
+  c.l2_enabled = true;
+  c.l2_same_line_gb_per_s = 64;
+  fixture f;
+  setup_with(&f, &c);
+  sb_issue(f.s, 0, read_ub(f.a, 4096));
+  sb_issue(f.s, 1, read_ub(f.a, 4096));
+  assert_int_equal(run(&f), CS_OK);
+  assert_int_equal(f.res.stats.core[0].finish_cycles, 207);
+  assert_int_equal(f.res.stats.core[1].finish_cycles, 95);
+  assert_int_equal(f.res.stats.hbm_read_bytes, 4096);
+  assert_int_equal(f.res.stats.l2_hit_bytes, 4096);
+  teardown(&f);
+}
+
 /* The launch: 0.5 us at 1000 MHz = 500 cycles before block 0 starts, block 1 seven cycles later.
  * Each reads 1024 B: core 0 from 501, streaming 16 cycles, done 517 + 110 = 627; core 1 from 508
  * to 524, done 634, the task's time. */
@@ -368,6 +392,7 @@ int main(void) {
       cmocka_unit_test(test_sim_engine_gm_bytes_in_flight_limit_the_rate),
       cmocka_unit_test(test_sim_engine_gm_pitch_alignment),
       cmocka_unit_test(test_sim_engine_gm_same_lines_are_shared),
+      cmocka_unit_test(test_sim_engine_gm_same_lines_share_only_misses),
       cmocka_unit_test(test_sim_engine_gm_launch_and_start_skew),
       cmocka_unit_test(test_sim_engine_gm_unit_flag_overlaps_fixpipe_and_mmad),
       cmocka_unit_test(test_sim_engine_gm_unit_flag_fixpipe_waits_in_its_pipe),

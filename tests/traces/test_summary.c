@@ -209,6 +209,9 @@ static void test_summary_json_paths_gm_l2_and_ops(void **state) {
   assert_int_equal(je_u64(j, "gm.read_bytes"), 6144);
   assert_int_equal(je_u64(j, "gm.write_bytes"), 6144);
   assert_int_equal(je_u64(j, "gm.hbm_read_bytes"), 6144);
+  /* the 6144 bytes written (12 whole 512-byte lines) stay dirty in the L2: nothing evicted */
+  assert_int_equal(je_u64(j, "gm.hbm_write_bytes"), 0);
+  assert_int_equal(je_u64(j, "gm.l2_dirty_bytes"), 6144);
   assert_int_equal(je_u64(j, "gm.busy_cycles"), 76);
   assert_true(fabs(je_number(j, "gm.gb_per_s") - 2 * gbs) < 1e-12);
   assert_true(fabs(je_number(j, "gm.busy_gb_per_s") - 12288.0 * 1850.0 / (76.0 * 1000.0)) < 1e-12);
@@ -327,6 +330,11 @@ static void test_summary_text_lines(void **state) {
                                            "rate", "0.0%)", NULL});
   line_starting(text, "  HBM read ", line, sizeof line);
   assert_words(line, (const char *const[]){"HBM", "read", "6,144", "B", "(6.0", "KiB)", NULL});
+  line_starting(text, "  HBM written ", line, sizeof line);
+  assert_words(line, (const char *const[]){"HBM", "written", "0", "B", NULL});
+  line_starting(text, "  L2 dirty ", line, sizeof line);
+  assert_words(line, (const char *const[]){"L2", "dirty", "6,144", "B", "(6.0", "KiB)", "(written", "back", "after",
+                                           "the", "run)", NULL});
   line_starting(text, "  bandwidth ", line, sizeof line);
   assert_words(line, (const char *const[]){"bandwidth", "27.32", "GB/s", "over", "the", "run,", "299.12",
                                            "GB/s", "while", "busy", "(76", "cycles)", NULL});
