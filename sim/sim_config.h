@@ -193,9 +193,8 @@
   X(mte1, latency_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; a short on-core path, half of MTE2's fixed cost",                        \
     "cycles from the end of an MTE1 transfer's occupancy until its data is usable")          \
-  X(mte1, queue_depth, U64, 16, 1, 4096, ANY, "instructions", ASSUMED,                     \
-    "not published; deep enough for double-buffered loops to run ahead of a slow pipe, "     \
-    "shallow enough that a stalled pipe soon stalls dispatch",                               \
+  X(mte1, queue_depth, U64, 32, 1, 4096, ANY, "instructions", DOC,                          \
+    "A2: MTE1's instruction queue holds 32 (Huawei's basic-API matmul sample, its notes on LoadData)", \
     "MTE1's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- cube ---- */                                                                       \
   X(cube, macs_per_cycle_fp16, U64, 4096, 256, 1048576, X256, "MACs/cycle", DOC,             \
@@ -237,8 +236,8 @@
   X(fixpipe, outstanding_bursts, U64, 278, 0, 1000000, ANY, "bursts", ASSUMED,                   \
     "not published; the fixpipe keeps as many bursts in flight as MTE2",                    \
     "bursts the fixpipe keeps in flight: each burst costs the latency / this on top of burst_cycles (0: no limit)") \
-  X(fixpipe, burst_cycles, F64, 0.0, 0.0, 100000.0, ANY, "cycles", ASSUMED,                \
-    "fitted (docs/TIMING.md, Calibration): the fixpipe's busy time per output row",          \
+  X(fixpipe, burst_cycles, F64, 3.3, 0.0, 100000.0, ANY, "cycles", ASSUMED,                \
+    "fitted (docs/TIMING.md, Calibration): ladder C5's fixpipe, a 128 x 256 fp16 tile in about 1000 cycles", \
     "cost of one burst written: each ND output row is one")                                 \
   X(fixpipe, setup_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; the fixpipe's set-up taken equal to MTE2's",                             \
