@@ -6,6 +6,7 @@
 #include "isa/isa_num.h"
 #include "isa/isa_quant.h"
 #include "kernels/kn_op.h"
+#include "kernels/kn_plugin.h"
 #include "runtime/rt.h"
 #include "runtime/rt_host.h"
 #include "runtime/rt_intrin.h"
