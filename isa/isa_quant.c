@@ -296,16 +296,10 @@ cs_status isa_qw_pack(float scale, const float *offset, const isa_qw_pack_opts *
   cs_status st = check_scale(scale, err);
   if (st != CS_OK) return st;
 
+  /* With rne a scale above the largest fp19 (3.40116213e+38) rounds up to an fp19 infinity.
+   * The device packer does just that (trans_quant_param_v2, round mode 1), so the word is built
+   * as it would be, and carries the scale-nonfinite warning: the fixpipe multiplies by inf. */
   uint32_t bits = isa_f32_bits(scale);
-  if (fp32_exponent(isa_qw_scale_store(bits, o.scale_rounding)) == FP32_EXP_MAX) {
-    char v[32];
-    isa_quant_format_fp32(v, sizeof v, scale);
-    return cs_err_set(err, CS_EINVAL,
-                      "scale %s (fp32 0x%08x) rounds to infinity in 19 bits with rne rounding "
-                      "(the largest fp19 magnitude is 3.40116213e+38, fp32 0x7f7fe000); use "
-                      "trunc",
-                      v, (unsigned)bits);
-  }
   if (offset && !isfinite(*offset)) {
     char v[32];
     isa_quant_format_fp32(v, sizeof v, *offset);
@@ -421,8 +415,11 @@ size_t isa_qw_warning_text(isa_qw_warn_index i, const isa_qw_fields *f, const is
                  "treats it is not documented",
                  v);
     case ISA_QW_WARN_INDEX_SCALE_NONFINITE:
-      return put(buf, buf_bytes, "the effective (fp19) scale is %s (exponent 255)",
-                 f->scale_mantissa ? "NaN" : f->scale_sign ? "-inf" : "inf");
+      if (f->scale_mantissa) return put(buf, buf_bytes, "the effective (fp19) scale is NaN (exponent 255)");
+      return put(buf, buf_bytes,
+                 "the effective (fp19) scale is %s (exponent 255): the fixpipe will produce inf "
+                 "(x * scale is +-inf, and NaN where x = 0), as the hardware does",
+                 f->scale_sign ? "-inf" : "inf");
     case ISA_QW_WARN_INDEX_N_UNUSED:
       return put(buf, buf_bytes,
                  "N = %u is set but MCB = 0: REQ8 ignores N and does not shift the int32", f->n);

@@ -264,8 +264,9 @@ uint64_t isa_qw_pack_bits(uint32_t scale_bits, const float *offset, const isa_qw
 
 /* Packs one scale and an optional offset (NULL: none) with opts (NULL: defaults).
  * The scale must be finite, non-zero and normal (else CS_EINVAL naming the value); with rne a
- * scale that rounds up to Inf is an error; a NaN or infinite offset is an error; N above 15 or
- * MCB above 1 is an error. */
+ * scale that rounds up to Inf gives the word with an infinite fp19 scale, as the device packer
+ * does, and the scale-nonfinite warning; a NaN or infinite offset is an error; N above 15 or MCB
+ * above 1 is an error. */
 cs_status isa_qw_pack(float scale, const float *offset, const isa_qw_pack_opts *opts,
                       isa_qw_packed *out, cs_err *err);
 

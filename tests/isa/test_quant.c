@@ -514,10 +514,12 @@ static void test_isa_quant_unpack_effective_scale_warnings(void **state) {
   isa_qw_unpack(S_BIT | 0x7f800000u, &f);
   assert_int_equal(f.warnings, ISA_QW_WARN_SCALE_NONFINITE);
   assert_string_equal(warn_text(ISA_QW_WARN_INDEX_SCALE_NONFINITE, &f, NULL, buf, sizeof buf),
-                      "the effective (fp19) scale is inf (exponent 255)");
+                      "the effective (fp19) scale is inf (exponent 255): the fixpipe will produce inf "
+                      "(x * scale is +-inf, and NaN where x = 0), as the hardware does");
   isa_qw_unpack(S_BIT | 0xff800000u, &f);
   assert_string_equal(warn_text(ISA_QW_WARN_INDEX_SCALE_NONFINITE, &f, NULL, buf, sizeof buf),
-                      "the effective (fp19) scale is -inf (exponent 255)");
+                      "the effective (fp19) scale is -inf (exponent 255): the fixpipe will produce inf "
+                      "(x * scale is +-inf, and NaN where x = 0), as the hardware does");
   /* A NaN whose payload is only in the dropped bits becomes Inf; one in bit 13 stays NaN. */
   isa_qw_unpack(S_BIT | 0x7f800001u, &f);
   assert_true(isinf(f.scale_effective));
@@ -582,15 +584,34 @@ static void test_isa_quant_pack_errors_name_the_value(void **state) {
            "1.17549435e-38): %s",
            rule);
   assert_pack_error(ref_f32_of_bits(0x007fffffu), NULL, ISA_QW_SCALE_TRUNC, want);
-  /* rne: the largest fp32 rounds past the largest fp19 (tie at 0x7f7ff000 too: odd lsb). */
-  const char *inf_msg =
-      "scale 3.4028235e+38 (fp32 0x7f7fffff) rounds to infinity in 19 bits with rne rounding "
-      "(the largest fp19 magnitude is 3.40116213e+38, fp32 0x7f7fe000); use trunc";
-  assert_pack_error(ref_f32_of_bits(0x7f7fffffu), NULL, ISA_QW_SCALE_RNE, inf_msg);
-  assert_pack_error(ref_f32_of_bits(0xff7ff000u), NULL, ISA_QW_SCALE_RNE,
-                    "scale -3.401993e+38 (fp32 0xff7ff000) rounds to infinity in 19 bits with "
-                    "rne rounding (the largest fp19 magnitude is 3.40116213e+38, fp32 "
-                    "0x7f7fe000); use trunc");
+  /* rne: the largest fp32 rounds past the largest fp19 (a tie at 0x7f7ff000 too: the kept lsb
+   * is odd) to an fp19 infinity. The device packer (trans_quant_param_v2, round mode 1) makes
+   * that word, so cubesim makes it too, with the warning; the sign bit stays. */
+  const struct {
+    uint32_t in;
+    uint64_t word;
+  } to_inf[] = {{0x7f7fffffu, 0x40007f800000ull}, {0x7f7ff000u, 0x40007f800000ull}, {0xff7ff000u, 0x4000ff800000ull}};
+  for (size_t i = 0; i < sizeof to_inf / sizeof to_inf[0]; i++) {
+    isa_qw_pack_opts o = {.scale_rounding = ISA_QW_SCALE_RNE};
+    isa_qw_packed p;
+    cs_err e;
+    assert_int_equal(isa_qw_pack(ref_f32_of_bits(to_inf[i].in), NULL, &o, &p, &e), CS_OK);
+    assert_int_equal(p.fields.word, to_inf[i].word);
+    assert_true(isinf(p.fields.scale_effective));
+    assert_int_equal(p.warnings, ISA_QW_WARN_SCALE_NONFINITE);
+  }
+  /* the largest fp19 itself, and trunc of the largest fp32, stay finite */
+  {
+    isa_qw_pack_opts o = {.scale_rounding = ISA_QW_SCALE_RNE};
+    isa_qw_packed p;
+    cs_err e;
+    assert_int_equal(isa_qw_pack(ref_f32_of_bits(0x7f7fe000u), NULL, &o, &p, &e), CS_OK);
+    assert_int_equal(p.fields.word, 0x40007f7fe000ull);
+    assert_int_equal(p.warnings, 0);
+    o.scale_rounding = ISA_QW_SCALE_TRUNC;
+    assert_int_equal(isa_qw_pack(ref_f32_of_bits(0x7f7fffffu), NULL, &o, &p, &e), CS_OK);
+    assert_int_equal(p.fields.word, 0x40007f7fe000ull);
+  }
   /* Offsets that are not finite. */
   float nan_off = ref_f32_of_bits(0x7fc00000u), inf_off = ref_f32_of_bits(0xff800000u);
   assert_pack_error(1.0f, &nan_off, ISA_QW_SCALE_TRUNC,
