@@ -159,6 +159,15 @@ int cli_unknown_option(cli_io *io, const char *cmd, const char *arg, const char 
   return cli_usage_error(io, cmd, "unknown option '%s' (cubesim %s --help lists them)", arg, cmd);
 }
 
+int cli_unknown_name(cli_io *io, const char *cmd, const char *what, const char *typed, const char *const *known) {
+  cs_suggest sg;
+  cs_suggest_init(&sg, typed);
+  for (size_t i = 0; known[i]; i++) cs_suggest_offer(&sg, known[i]);
+  if (cs_suggest_best(&sg))
+    return cli_usage_error(io, cmd, "unknown %s '%s' (did you mean '%s'?)", what, typed, cs_suggest_best(&sg));
+  return cli_usage_error(io, cmd, "unknown %s '%s' (cubesim %s --help lists them)", what, typed, cmd);
+}
+
 int cli_fail(cli_io *io, const char *cmd, const cs_err *err) {
   fprintf(io->err, "cubesim %s: error: %s\n", cmd, err->msg);
   return cs_status_exit_code(err->code);

@@ -142,6 +142,11 @@ cs_status cli_chip_config(const cli_chip_args *a, unsigned default_cores, sim_co
  * '--attr'?)". Returns the exit status. */
 int cli_unknown_option(cli_io *io, const char *cmd, const char *arg, const char *usage);
 
+/* The error for a word of a closed set that is none of them (a subcommand, an action): "unknown
+ * <what> 'shwo' (did you mean 'show'?)", or "(cubesim <cmd> --help lists them)" when none is close.
+ * known ends with NULL. Returns the exit status. */
+int cli_unknown_name(cli_io *io, const char *cmd, const char *what, const char *typed, const char *const *known);
+
 /* Prints "cubesim <cmd>: error: <msg>" on io->err and returns the exit status for err->code. */
 int cli_fail(cli_io *io, const char *cmd, const cs_err *err);
 /* Convenience: formats a CS_EINVAL message and fails with it. */

@@ -340,6 +340,6 @@ int cli_cmd_config(cli_io *io, int argc, char **argv) {
     return 0;
   }
   if (strcmp(argv[1], "show") == 0) return config_show(io, argc - 1, argv + 1);
-  return cli_usage_error(io, "config", "unknown subcommand '%s' (cubesim config --help)",
-                         argv[1]);
+  static const char *const subcommands[] = {"show", NULL};
+  return cli_unknown_name(io, "config", "subcommand", argv[1], subcommands);
 }

@@ -418,8 +418,7 @@ static int quant_unpack(cli_io *io, int argc, char **argv) {
     } else if (cli_flag(argv, i, "--json")) {
       json = true;
     } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-      return cli_usage_error(io, CMD, "unknown option '%s' for quant unpack (see cubesim quant "
-                             "unpack --help)", argv[i]);
+      return cli_unknown_option(io, "quant unpack", argv[i], unpack_help);
     } else if (token) {
       return cli_usage_error(io, CMD, "unexpected argument '%s': quant unpack takes one WORD",
                              argv[i]);
@@ -802,8 +801,7 @@ static int quant_pack(cli_io *io, int argc, char **argv) {
     if (r < 0) return rc;
     if (r > 0) continue;
     if (argv[i][0] == '-')
-      return cli_usage_error(io, CMD, "unknown option '%s' for quant pack (see cubesim quant "
-                             "pack --help)", argv[i]);
+      return cli_unknown_option(io, "quant pack", argv[i], pack_help);
     return cli_usage_error(io, CMD, "unexpected argument '%s' (quant pack takes options only; "
                            "see cubesim quant pack --help)", argv[i]);
   }
@@ -839,6 +837,6 @@ int cli_cmd_quant(cli_io *io, int argc, char **argv) {
   if (strcmp(what, "unpack") == 0) return quant_unpack(io, argc - 1, argv + 1);
   if (strcmp(what, "check") == 0) return cli_quant_check(io, argc - 1, argv + 1);
   if (strcmp(what, "diff") == 0) return cli_quant_diff(io, argc - 1, argv + 1);
-  return cli_usage_error(io, CMD, "unknown action '%s': use pack, unpack, check or diff "
-                         "(cubesim quant --help)", what);
+  static const char *const actions[] = {"pack", "unpack", "check", "diff", NULL};
+  return cli_unknown_name(io, CMD, "action", what, actions);
 }

@@ -573,8 +573,7 @@ int cli_quant_check(cli_io *io, int argc, char **argv) {
     if (r < 0) return rc;
     if (r > 0) continue;
     if (argv[i][0] == '-')
-      return cli_usage_error(io, CMD, "unknown option '%s' for quant check (see cubesim quant "
-                             "check --help)", argv[i]);
+      return cli_unknown_option(io, "quant check", argv[i], check_help);
     return cli_usage_error(io, CMD, "unexpected argument '%s' (quant check takes options only; "
                            "see cubesim quant check --help)", argv[i]);
   }
@@ -850,8 +849,7 @@ int cli_quant_diff(cli_io *io, int argc, char **argv) {
     if (r < 0) return rc;
     if (r > 0) continue;
     if (argv[i][0] == '-' && argv[i][1] == '-')
-      return cli_usage_error(io, CMD, "unknown option '%s' for quant diff (see cubesim quant "
-                             "diff --help)", argv[i]);
+      return cli_unknown_option(io, "quant diff", argv[i], diff_help);
     if (a.b)
       return cli_usage_error(io, CMD, "unexpected argument '%s': quant diff compares two "
                              "files, A.npy and B.npy", argv[i]);

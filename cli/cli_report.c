@@ -56,7 +56,7 @@ int cli_cmd_report(cli_io *io, int argc, char **argv) {
       if (r < 0) return cli_fail(io, "report", &err);
       continue;
     }
-    if (argv[i][0] == '-') return cli_usage_error(io, "report", "unknown option '%s' (cubesim report --help)", argv[i]);
+    if (argv[i][0] == '-') return cli_unknown_option(io, "report", argv[i], report_usage);
     if (in) return cli_usage_error(io, "report", "unexpected argument '%s' (one RUN.json)", argv[i]);
     in = argv[i];
   }
@@ -112,7 +112,7 @@ int cli_cmd_compare(cli_io *io, int argc, char **argv) {
       continue;
     }
     if (cli_flag(argv, i, "--json")) json = true;
-    else if (argv[i][0] == '-') return cli_usage_error(io, "compare", "unknown option '%s' (cubesim compare --help)", argv[i]);
+    else if (argv[i][0] == '-') return cli_unknown_option(io, "compare", argv[i], compare_usage);
     else if (nfiles < 2) files[nfiles++] = argv[i];
     else return cli_usage_error(io, "compare", "unexpected argument '%s' (two runs: A.json B.json)", argv[i]);
   }

@@ -742,6 +742,18 @@ static int find_kernel(cli_io *io, const char *cmd, const kn_registry *reg, cons
   return cli_usage_error(io, cmd, "unknown kernel '%s' (cubesim kernels lists them)", name);
 }
 
+/* A built-in operator, or the error (with the closest name when one is close). */
+static int find_builtin_kernel(cli_io *io, const char *cmd, const char *name, const kn_op **op) {
+  *op = kn_op_find(name);
+  if (*op) return 0;
+  kn_registry *reg;
+  cs_err err;
+  if (kn_registry_create(&reg, &err) != CS_OK) return cli_fail(io, cmd, &err);
+  int rc = find_kernel(io, cmd, reg, name, op);
+  kn_registry_destroy(reg);
+  return rc;
+}
+
 /* The checks of the arguments against the operator, before any work. */
 static int check_run_args(cli_io *io, const run_args *a, const kn_op *op) {
   for (int i = 0; i < a->nout; i++) {
@@ -982,8 +994,9 @@ int cli_cmd_tile(cli_io *io, int argc, char **argv) {
     else return cli_usage_error(io, "tile", "unexpected argument '%s' (one KERNEL)", argv[i]);
   }
   if (!kernel) return cli_usage_error(io, "tile", "no KERNEL given (cubesim kernels lists them)");
-  const kn_op *op = kn_op_find(kernel);
-  if (!op) return cli_usage_error(io, "tile", "unknown kernel '%s' (cubesim kernels lists them)", kernel);
+  const kn_op *op;
+  int rc = find_builtin_kernel(io, "tile", kernel, &op);
+  if (rc) return rc;
   sim_config cfg;
   tiling_attrs ta;
   cs_status st = cli_chip_config(&chip, 0, &cfg, &err);
@@ -1001,7 +1014,7 @@ int cli_cmd_tile(cli_io *io, int argc, char **argv) {
   const rt_tiling_choice *c = st == CS_OK ? kn_tiling_choices(ctx, &n) : NULL;
   if (st == CS_OK && !n) st = cs_err_set(&err, CS_EINVAL, "%s has no tiling to search (it is not a matmul operator)", op->name);
   if (st != CS_OK) {
-    int rc = cli_fail(io, "tile", &err);
+    rc = cli_fail(io, "tile", &err);
     kn_ctx_destroy(ctx);
     return rc;
   }

@@ -933,7 +933,7 @@ int cli_cmd_sweep(cli_io *io, int argc, char **argv) {
       continue;
     }
     if (cli_flag(argv, i, "--collect")) only_collect = true;
-    else if (argv[i][0] == '-') return cli_usage_error(io, CMD, "unknown option '%s' (cubesim sweep --help)", argv[i]);
+    else if (argv[i][0] == '-') return cli_unknown_option(io, CMD, argv[i], sweep_usage);
     else if (!file) file = argv[i];
     else return cli_usage_error(io, CMD, "unexpected argument '%s' (one SWEEP.yaml)", argv[i]);
   }

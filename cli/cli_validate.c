@@ -11,6 +11,7 @@
 
 #include "base/cs_host.h"
 #include "base/cs_json.h"
+#include "base/cs_suggest.h"
 #include "base/cs_yaml.h"
 #include "cli/cli.h"
 #include "cli/cli_anchors.h"
@@ -353,29 +354,38 @@ static void print_json(FILE *f, const vtable *t, const char *source) {
 }
 
 static const char usage[] =
-    "usage: cubesim validate [ANCHORS.yaml] [--case ID|PREFIX*]... [--config FILE] [--set KEY=VALUE]...\n"
-    "                        [--json | --markdown] [--check] [--list]\n"
+    "usage: cubesim validate [ANCHORS.yaml] [--case ID|PREFIX*]... [--config FILE.yaml]\n"
+    "                        [--set SECTION.KEY=VALUE]... [--cores N] [--json | --markdown] [--check]\n"
+    "                        [--list]\n"
+    "\n"
     "Runs every measured case of the anchors file (default: the built-in configs/anchors/a2.yaml,\n"
     "measured on Atlas A2) timing-only and prints the model against the measurement: task time,\n"
-    "aicore time and each pipe's mean busy time over the blocks, with the errors. --check: exit 1\n"
-    "when a case lies outside its tolerance.\n";
+    "aicore time and each pipe's mean busy time over the blocks, with the errors. A case's own\n"
+    "`set` applies over the chip the options below give.\n"
+    "  --case ID|PREFIX*      only this case (or the cases whose id starts with PREFIX); repeatable\n"
+    "  --list                 list the cases (id, role, title) without running them\n"
+    "  --json                 print the results as JSON\n"
+    "  --markdown             print the table docs/TIMING.md carries\n"
+    "  --check                exit 1 when a case lies outside its tolerance\n" CLI_CHIP_USAGE;
 
 int cli_cmd_validate(cli_io *io, int argc, char **argv) {
-  const char *path = NULL, *config = NULL;
+  const char *path = NULL;
   const char *only[64];
   int nonly = 0;
-  struct {
-    const char *key, *val;
-  } sets[64];
-  int nsets = 0;
+  cli_chip_args chip;
+  memset(&chip, 0, sizeof chip);
   bool json = false, markdown = false, check = false, list = false;
   cs_err err;
   for (int i = 1; i < argc; i++) {
     const char *v;
     int r;
-    if (cli_flag(argv, i, "--help")) {
+    if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
       fputs(usage, io->out);
       return 0;
+    }
+    if ((r = cli_chip_opt(argc, argv, &i, &chip, &err)) != 0) {
+      if (r < 0) return cli_fail(io, "validate", &err);
+      continue;
     }
     if (cli_flag(argv, i, "--json")) json = true;
     else if (cli_flag(argv, i, "--markdown")) markdown = true;
@@ -385,18 +395,8 @@ int cli_cmd_validate(cli_io *io, int argc, char **argv) {
       if (r < 0) return cli_fail(io, "validate", &err);
       if (nonly == 64) return cli_usage_error(io, "validate", "--case: at most 64");
       only[nonly++] = v;
-    } else if ((r = cli_opt(argc, argv, &i, "--config", &v, &err)) != 0) {
-      if (r < 0) return cli_fail(io, "validate", &err);
-      config = v;
-    } else if ((r = cli_opt(argc, argv, &i, "--set", &v, &err)) != 0) {
-      if (r < 0) return cli_fail(io, "validate", &err);
-      const char *eq = strchr(v, '=');
-      if (!eq || eq == v) return cli_usage_error(io, "validate", "--set %s: expected KEY=VALUE", v);
-      if (nsets == 64) return cli_usage_error(io, "validate", "--set: at most 64");
-      sets[nsets].key = v;
-      sets[nsets++].val = eq + 1;
-    } else if (argv[i][0] == '-') {
-      return cli_usage_error(io, "validate", "unknown option %s (cubesim validate --help)", argv[i]);
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      return cli_unknown_option(io, "validate", argv[i], usage);
     } else if (!path) {
       path = argv[i];
     } else {
@@ -405,13 +405,7 @@ int cli_cmd_validate(cli_io *io, int argc, char **argv) {
   }
   if (json && markdown) return cli_usage_error(io, "validate", "--json and --markdown exclude each other");
   sim_config cfg;
-  cs_status st = sim_config_resolve(config, &cfg, NULL, &err);
-  for (int i = 0; st == CS_OK && i < nsets; i++) {
-    char key[128];
-    size_t klen = (size_t)(sets[i].val - 1 - sets[i].key);
-    snprintf(key, sizeof key, "%.*s", (int)klen, sets[i].key);
-    if ((st = sim_config_set(&cfg, key, sets[i].val, &err)) == CS_OK) st = sim_config_validate(&cfg, &err);
-  }
+  cs_status st = cli_chip_config(&chip, 0, &cfg, &err);
   if (st != CS_OK) return cli_fail(io, "validate", &err);
   vtable t;
   if ((st = table_load(&t, path, &err)) != CS_OK) {
@@ -422,8 +416,16 @@ int cli_cmd_validate(cli_io *io, int argc, char **argv) {
     bool any = false;
     for (size_t c = 0; c < t.n && !any; c++) any = selected(&t.cases[c], &only[i], 1);
     if (!any) {
+      cs_suggest sg;
+      cs_suggest_init(&sg, only[i]);
+      for (size_t c = 0; c < t.n; c++) cs_suggest_offer(&sg, t.cases[c].id);
+      int rc = cs_suggest_best(&sg)
+                   ? cli_usage_error(io, "validate", "--case %s: no such case in %s (did you mean '%s'?)", only[i],
+                                     cs_yaml_name(t.doc), cs_suggest_best(&sg))
+                   : cli_usage_error(io, "validate", "--case %s: no such case in %s (--list lists them)", only[i],
+                                     cs_yaml_name(t.doc));
       table_free(&t);
-      return cli_usage_error(io, "validate", "--case %s: no such case in %s", only[i], cs_yaml_name(t.doc));
+      return rc;
     }
   }
   if (list) {
@@ -441,8 +443,8 @@ int cli_cmd_validate(cli_io *io, int argc, char **argv) {
     all_ok = all_ok && case_ok(vc);
   }
   char source[400];
-  snprintf(source, sizeof source, "%s on %s (%s)", cs_yaml_name(t.doc), cfg.chip_name,
-           config ? config : "built-in configuration");
+  snprintf(source, sizeof source, "%s on %s (%s%s)", cs_yaml_name(t.doc), cfg.chip_name,
+           chip.config ? chip.config : "built-in configuration", chip.nset || chip.cores ? " with --set/--cores" : "");
   if (json) print_json(io->out, &t, source);
   else if (markdown) print_markdown(io->out, &t);
   else print_text(io->out, &t, source);

@@ -225,7 +225,11 @@ static void test_cli_config_errors_in_process(void **state) {
   r = cr_run("config", "list", NULL);
   assert_int_equal(r.status, 2);
   assert_string_equal(r.err, "cubesim config: error: unknown subcommand 'list' (cubesim config "
-                             "--help)\n");
+                             "--help lists them)\n");
+  cr_free(&r);
+  r = cr_run("config", "shwo", NULL);
+  assert_int_equal(r.status, 2);
+  assert_string_equal(r.err, "cubesim config: error: unknown subcommand 'shwo' (did you mean 'show'?)\n");
   cr_free(&r);
   r = cr_run("config", "show", "--help", NULL);
   assert_int_equal(r.status, 0);

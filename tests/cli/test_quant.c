@@ -216,8 +216,10 @@ static void test_cli_quant_bad_input(void **state) {
                "cubesim quant: error: offset nan is not finite: the quant offset must be a "
                "finite number (it is rounded and clamped to [-256, 255])\n");
   assert_fails(cr_run("quant", "pack", "--scale", "1", "--bogus", NULL),
-               "cubesim quant: error: unknown option '--bogus' for quant pack (see cubesim "
-               "quant pack --help)\n");
+               "cubesim quant pack: error: unknown option '--bogus' (cubesim quant pack --help "
+               "lists them)\n");
+  assert_fails(cr_run("quant", "pack", "--scale", "1", "--offst", "2", NULL),
+               "cubesim quant pack: error: unknown option '--offst' (did you mean '--offset'?)\n");
   assert_fails(cr_run("quant", "pack", "--scale", NULL), "cubesim quant: error: option --scale needs a "
                "value\n");
   assert_fails(cr_run("quant", "pack", "--scale", "1", "--scale", "2", NULL),
@@ -256,12 +258,14 @@ static void test_cli_quant_bad_input(void **state) {
   assert_fails(cr_run("quant", "unpack", "1", "2", NULL),
                "cubesim quant: error: unexpected argument '2': quant unpack takes one WORD\n");
   assert_fails(cr_run("quant", "unpack", "1", "--bogus", NULL),
-               "cubesim quant: error: unknown option '--bogus' for quant unpack (see cubesim "
-               "quant unpack --help)\n");
+               "cubesim quant unpack: error: unknown option '--bogus' (cubesim quant unpack "
+               "--help lists them)\n");
   assert_fails(cr_run("quant", NULL), "cubesim quant: error: missing pack, unpack, check or diff "
                "(cubesim quant --help)\n");
-  assert_fails(cr_run("quant", "frob", NULL), "cubesim quant: error: unknown action 'frob': use "
-               "pack, unpack, check or diff (cubesim quant --help)\n");
+  assert_fails(cr_run("quant", "frob", NULL), "cubesim quant: error: unknown action 'frob' (cubesim "
+               "quant --help lists them)\n");
+  assert_fails(cr_run("quant", "upack", NULL), "cubesim quant: error: unknown action 'upack' (did you "
+               "mean 'unpack'?)\n");
 }
 
 static void test_cli_quant_help(void **state) {

@@ -137,7 +137,8 @@ static void test_cli_tile_errors(void **state) {
     const char *err;
   } cases[] = {
       {{"tile", NULL}, 2, "cubesim tile: error: no KERNEL given (cubesim kernels lists them)\n"},
-      {{"tile", "matmull", NULL}, 2, "cubesim tile: error: unknown kernel 'matmull' (cubesim kernels lists them)\n"},
+      {{"tile", "matmull", NULL}, 2, "cubesim tile: error: unknown kernel 'matmull' (did you mean 'matmul'?)\n"},
+      {{"tile", "frobnicate", NULL}, 2, "cubesim tile: error: unknown kernel 'frobnicate' (cubesim kernels lists them)\n"},
       {{"tile", "matmul", "--top", "0", NULL}, 2, "cubesim tile: error: --top 0 is out of range [1, 16]\n"},
       {{"tile", "matmul", "--simulate", "17", NULL}, 2, "cubesim tile: error: --simulate 17 is out of range [0, 16]\n"},
       {{"tile", "matmul", "--trace", "x", NULL}, 2, "cubesim tile: error: unknown option '--trace' (cubesim tile --help lists them)\n"},
