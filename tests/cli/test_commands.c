@@ -1,6 +1,6 @@
 /* Tests of what every command shares (cli/cli.c): --version, "did you mean" for commands,
  * options and kernels, `cubesim kernels NAME`, and the chip options (--config, --set, --cores)
- * of cubesim run. */
+ * of cubesim run and cubesim validate. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,12 +92,43 @@ static void test_cli_run_chip_options(void **state) {
                "cubesim run: error: --set 'cores': expected SECTION.KEY=VALUE (e.g. chip.cores=8)\n");
 }
 
+/* validate takes the same chip options as run: the anchors' 12288 x 12288 copy on 2 cores
+ * instead of 24 gives each core 12 times the bytes, so its aicore time grows several-fold, and
+ * --cores 2 is --set chip.cores=2. */
+static double validate_aicore_us(const char *opt, const char *val) {
+  cr_result r = cr_run("validate", "--case", "C1-L1-64x64", "--json", opt, val, NULL);
+  cr_assert_ok(&r);
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+  double us = je_number(cs_jroot(doc), "cases[0].metrics.aicore.model_us");
+  if (opt) assert_string_equal(je_string(cs_jroot(doc), "source"),
+                               "configs/anchors/a2.yaml (built in) on ascend910b (built-in configuration with --set/--cores)");
+  cs_jfree(doc);
+  cr_free(&r);
+  return us;
+}
+
+static void test_cli_validate_chip_options(void **state) {
+  (void)state;
+  double all = validate_aicore_us(NULL, NULL);
+  double two = validate_aicore_us("--cores", "2");
+  assert_true(two > 6 * all);
+  assert_true(validate_aicore_us("--set", "chip.cores=2") == two);
+  expect_error(cr_run("validate", "--cors", "2", NULL),
+               "cubesim validate: error: unknown option '--cors' (did you mean '--cores'?)\n");
+  expect_error(cr_run("validate", "--case", "C1-L1-64x65", "--list", NULL),
+               "cubesim validate: error: --case C1-L1-64x65: no such case in configs/anchors/a2.yaml (built in) "
+               "(did you mean 'C1-L1-64x64'?)\n");
+  expect_error(cr_run("validate", "--cores", "0", NULL),
+               "cubesim validate: error: --cores: chip.cores = 0 is below the minimum 1\n");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cli_version),
       cmocka_unit_test(test_cli_did_you_mean),
       cmocka_unit_test(test_cli_kernels_one),
       cmocka_unit_test(test_cli_run_chip_options),
+      cmocka_unit_test(test_cli_validate_chip_options),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -264,7 +264,7 @@ static void test_cli_quant_bad_input(void **state) {
                "(cubesim quant --help)\n");
   assert_fails(cr_run("quant", "frob", NULL), "cubesim quant: error: unknown action 'frob' (cubesim "
                "quant --help lists them)\n");
-  assert_fails(cr_run("quant", "upack", NULL), "cubesim quant: error: unknown action 'upack' (did you "
+  assert_fails(cr_run("quant", "unpak", NULL), "cubesim quant: error: unknown action 'unpak' (did you "
                "mean 'unpack'?)\n");
 }
 
