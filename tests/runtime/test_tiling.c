@@ -47,9 +47,9 @@ static rt_tiling simple(uint32_t m, uint32_t n, uint32_t k, uint32_t c0) {
   return t;
 }
 
-/* The A2 sample's tiling at C5 (ANCHORS.md A1): fp16 8192^3, 4 x 6 blocks of 2048 x 1536 on 24
- * cores, base 128 x 256 x 64, depthA1 16 with stepKa 8, depthB1 8 with stepKb 4, L0A and L0B
- * double-buffered, one L0C buffer. */
+/* The A2 sample's tiling at C5 (docs/KERNELS.md, "The A2 sample's optimisation ladder"; anchor
+ * A1-C5): fp16 8192^3, 4 x 6 blocks of 2048 x 1536 on 24 cores, base 128 x 256 x 64, depthA1 16
+ * with stepKa 8, depthB1 8 with stepKb 4, L0A and L0B double-buffered, one L0C buffer. */
 static rt_tiling sample_c5(void) {
   rt_tiling t = simple(8192, 8192, 8192, 16);
   t.used_core_num = 24;
@@ -541,9 +541,10 @@ static void expect_rect(rt_rect r, uint32_t m0, uint32_t n0, uint32_t ml, uint32
   assert_string_equal(got, want);
 }
 
-/* ANCHORS.md A1: C3 splits 8192 x 8192 into 4 x 6 blocks of 2048 x 1536, so the last column of
- * blocks has a 512-column tail; C2 into 2 x 12 blocks of 4096 x 683, tail 679; C6 cuts M into two
- * rounds with blocks of 1024 rows. Blocks go down M first. */
+/* The ladder of docs/KERNELS.md (anchors A1-C*): C3 splits 8192 x 8192 into 4 x 6 blocks of
+ * 2048 x 1536, so the last column of blocks has a 512-column tail; C2 into 2 x 12 blocks of
+ * 4096 x 683, tail 679; C6 cuts M into two rounds with blocks of 1024 rows. Blocks go down M
+ * first. */
 static void test_rt_tiling_blocks_of_the_a2_sample(void **state) {
   (void)state;
   rt_tiling t = sample_c5();
