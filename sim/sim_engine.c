@@ -934,88 +934,246 @@ static void end_flows(engine *e, uint64_t t) {
   e->rates_dirty = true;
 }
 
-/* The first set_flag of wait_flag `w`'s event that dispatch has not reached yet (after `after`),
- * or NEVER. At a deadlock such a set exists only when dispatch itself is stuck before it. */
-static uint64_t undispatched_set(const eng_core *k, const isa_insn *w, uint64_t after) {
-  for (uint64_t j = k->pc > after + 1 ? k->pc : after + 1; j < k->n; j++) {
+/* ---- deadlocks ---------------------------------------------------------------------------- *
+ * When nothing can happen any more, each stuck core's wait-for graph: a node for the dispatcher
+ * and for each pipe whose head cannot start, with an edge to the node whose progress would
+ * release it (a wait_flag: to wherever its set_flag sits — not dispatched, queued behind another
+ * head, or firing after a running instruction; a full queue: to that pipe's head; and so on). A
+ * wait with no set_flag left to fire it is a root cause; following the edges from elsewhere
+ * reaches a root or goes round a cycle. The report names the first root cause (in program
+ * order), any cycle, and every other blocked node with where its releaser sits. */
+
+#define DL_NODES (ISA_PIPE_COUNT + 1) /* the pipes' heads, then dispatch */
+#define DL_DISPATCH ISA_PIPE_COUNT
+#define DL_ROOT (-1) /* a wait nothing can release */
+#define DL_NONE (-2) /* not found (should not happen at a deadlock) */
+
+typedef struct dl_node {
+  bool live;
+  uint64_t idx; /* the blocked instruction */
+  int next;     /* the node that would release it, DL_ROOT or DL_NONE */
+  char text[320];
+} dl_node;
+
+/* An instruction running on pipe p (at a deadlock: a unit-flag fixpipe holding its pipe for its
+ * mmad), or NEVER. */
+static uint64_t dl_running(const eng_core *k, int p) {
+  for (uint64_t i = 0; i < k->n; i++)
+    if (k->st[i].tracked && isa_insn_pipe(&k->s[i]) == (isa_pipe)p) return i;
+  return NEVER;
+}
+
+static const char *dl_mn(const eng_core *k, uint64_t idx) { return isa_op_info((isa_op)k->s[idx].op)->mnemonic; }
+
+/* Where instruction x sits, appended to out ("not yet dispatched (dispatch is held at
+ * instruction 4)", "queued in MTE2 behind instruction 7 (wait_flag)", ...): returns the node
+ * whose progress it waits for. */
+static int dl_locate(const eng_core *k, uint64_t x, char *out, size_t n, int depth) {
+  const eng_insn *st = &k->st[x];
+  isa_pipe p = isa_insn_pipe(&k->s[x]);
+  if (st->state == ST_NEW) {
+    snprintf(out, n, "not yet dispatched (dispatch is held at instruction %" PRIu64 ")", k->pc);
+    return DL_DISPATCH;
+  }
+  if (st->state == ST_QUEUED) {
+    const eng_pipe *pp = &k->pipes[p];
+    uint64_t head = pp->q[pp->qhead];
+    if (head == x) snprintf(out, n, "at the head of %s", isa_pipe_name(p));
+    else snprintf(out, n, "queued in %s behind instruction %" PRIu64 " (%s)", isa_pipe_name(p), head, dl_mn(k, head));
+    return p;
+  }
+  uint64_t r = k->s[x].op == ISA_OP_SET_FLAG ? dl_running(k, p) : x; /* a set waits for its pipe */
+  if (r == NEVER || k->st[r].uf_dep == NEVER || depth > 2) {
+    snprintf(out, n, "in %s", isa_pipe_name(p));
+    return DL_NONE;
+  }
+  uint64_t m = k->st[r].uf_dep; /* a unit-flag fixpipe holding FIX until its mmad starts */
+  int w = r == x ? snprintf(out, n, "holding FIX until its mmad, instruction %" PRIu64 ", starts; that mmad is ", m)
+                 : snprintf(out, n,
+                            "in %s, firing once instruction %" PRIu64 " (fixpipe) completes, which waits for its "
+                            "mmad, instruction %" PRIu64 ", ",
+                            isa_pipe_name(p), r, m);
+  if (w < 0 || (size_t)w >= n) return DL_NONE;
+  return dl_locate(k, m, out + w, n - (size_t)w, depth + 1);
+}
+
+/* The next set_flag of wait w's event to fire (the first not fired, in program order), or NEVER. */
+static uint64_t dl_set_of(const eng_core *k, const isa_insn *w) {
+  for (uint64_t j = 0; j < k->n; j++) {
     const isa_insn *in = &k->s[j];
-    if (in->op == ISA_OP_SET_FLAG && in->u.flag.src_pipe == w->u.flag.src_pipe &&
+    if (in->op == ISA_OP_SET_FLAG && k->st[j].state != ST_DONE && in->u.flag.src_pipe == w->u.flag.src_pipe &&
         in->u.flag.dst_pipe == w->u.flag.dst_pipe && in->u.flag.event_id == w->u.flag.event_id)
       return j;
   }
   return NEVER;
 }
 
+/* "MTE1 waits at instruction 3 (wait_flag MTE2->MTE1 #0)" (who: a pipe or "dispatch"). */
+static int dl_wait(const eng_core *k, const char *who, uint64_t idx, dl_node *d) {
+  const isa_fmt_flag *f = &k->s[idx].u.flag;
+  char event[48];
+  snprintf(event, sizeof event, "%s->%s #%u", isa_pipe_name((isa_pipe)f->src_pipe), isa_pipe_name((isa_pipe)f->dst_pipe),
+           (unsigned)f->event_id);
+  uint64_t set = dl_set_of(k, &k->s[idx]);
+  int w = snprintf(d->text, sizeof d->text, "%s waits at instruction %" PRIu64 " (wait_flag %s)", who, idx, event);
+  if (set == NEVER) {
+    snprintf(d->text + w, sizeof d->text - (size_t)w, " and no set_flag %s is left to fire it", event);
+    return DL_ROOT;
+  }
+  w += snprintf(d->text + w, sizeof d->text - (size_t)w, " for its set_flag, instruction %" PRIu64 ", ", set);
+  if ((size_t)w >= sizeof d->text) return DL_NONE; /* cannot happen: the text is far shorter */
+  return dl_locate(k, set, d->text + w, sizeof d->text - (size_t)w, 0);
+}
+
+/* The node of pipe p's head (qlen > 0), which cannot start. */
+static int dl_pipe_node(const eng_core *k, int p, dl_node *d) {
+  const eng_pipe *pp = &k->pipes[p];
+  uint64_t h = pp->q[pp->qhead];
+  const char *pn = isa_pipe_name((isa_pipe)p);
+  d->idx = h;
+  if (k->s[h].op == ISA_OP_WAIT_FLAG) return dl_wait(k, pn, h, d);
+  int w;
+  uint64_t x;
+  if (k->s[h].op == ISA_OP_MMAD && k->st[h].uf_dep != NEVER && k->st[k->st[h].uf_dep].state < ST_RUNNING) {
+    x = k->st[h].uf_dep;
+    w = snprintf(d->text, sizeof d->text,
+                 "M waits at instruction %" PRIu64 " (mmad) for its unit-flag fixpipe, instruction %" PRIu64
+                 ", to read L0C; that fixpipe is ",
+                 h, x);
+  } else { /* the pipe is held by a running instruction (a barrier waits for it, or it is busy) */
+    x = dl_running(k, p);
+    if (x == NEVER) {
+      snprintf(d->text, sizeof d->text, "%s is held at instruction %" PRIu64 " (%s)", pn, h, dl_mn(k, h));
+      return DL_NONE;
+    }
+    w = snprintf(d->text, sizeof d->text, "%s is held at instruction %" PRIu64 " (%s) by instruction %" PRIu64 " (%s), ",
+                 pn, h, dl_mn(k, h), x, dl_mn(k, x));
+  }
+  if (w < 0 || (size_t)w >= sizeof d->text) return DL_NONE; /* cannot happen: the text is far shorter */
+  return dl_locate(k, x, d->text + w, sizeof d->text - (size_t)w, 0);
+}
+
+/* The dispatcher's node (pc < n): why it cannot dispatch instruction pc. */
+static int dl_dispatch_node(const eng_core *k, dl_node *d) {
+  uint64_t i = k->pc;
+  const isa_insn *in = &k->s[i];
+  isa_pipe p = isa_insn_pipe(in);
+  d->idx = i;
+  if (p == ISA_PIPE_S && in->op == ISA_OP_WAIT_FLAG) return dl_wait(k, "dispatch", i, d);
+  if (p == ISA_PIPE_ALL) {
+    for (int q = 0; q < ISA_PIPE_COUNT; q++) {
+      const eng_pipe *pp = &k->pipes[q];
+      if (!pp->qlen && !pp->nrun && !pp->npend) continue;
+      snprintf(d->text, sizeof d->text,
+               "dispatch is held at instruction %" PRIu64 " (pipe_barrier ALL) until %s drains, whose head is "
+               "instruction %" PRIu64 " (%s)",
+               i, isa_pipe_name((isa_pipe)q), pp->qlen ? pp->q[pp->qhead] : dl_running(k, q),
+               pp->qlen ? dl_mn(k, pp->q[pp->qhead]) : "running");
+      return pp->qlen ? q : DL_NONE;
+    }
+  }
+  if (p < ISA_PIPE_COUNT && p != ISA_PIPE_S && k->pipes[p].qlen == k->pipes[p].qcap) {
+    const eng_pipe *pp = &k->pipes[p];
+    snprintf(d->text, sizeof d->text,
+             "dispatch is held at instruction %" PRIu64 " (%s): the %s queue is full (depth %zu) behind instruction "
+             "%" PRIu64 " (%s)",
+             i, dl_mn(k, i), isa_pipe_name(p), pp->qcap, pp->q[pp->qhead], dl_mn(k, pp->q[pp->qhead]));
+    return p;
+  }
+  snprintf(d->text, sizeof d->text, "dispatch is held at instruction %" PRIu64 " (%s)", i, dl_mn(k, i));
+  return DL_NONE;
+}
+
+/* Appends "; " (after the first) and s to the message. */
+static void dl_put(char *m, size_t cap, size_t *used, const char *s) {
+  if (*used >= cap) return;
+  int w = snprintf(m + *used, cap - *used, "%s", s);
+  if (w > 0) *used += (size_t)w;
+}
+
+/* The deadlock's fault (the first root cause, else the first node of the first cycle). */
+static void dl_fault(sim_result *res, const eng_core *k, const dl_node *d, bool cycle) {
+  sim_fault *f = &res->deadlock;
+  memset(f, 0, sizeof *f);
+  f->core = k->c->index;
+  f->index = d->idx;
+  f->insn = k->s[d->idx];
+  if (f->insn.op == ISA_OP_WAIT_FLAG) {
+    const isa_fmt_flag *fl = &f->insn.u.flag;
+    isa_fault_set(&f->f, ISA_FAULT_DEADLOCK, "event_id", fl->event_id, 0, "wait_flag %s->%s #%u can never pass: %s",
+                  isa_pipe_name((isa_pipe)fl->src_pipe), isa_pipe_name((isa_pipe)fl->dst_pipe),
+                  (unsigned)fl->event_id, cycle ? "its set_flag waits, directly or not, for it" : "no set_flag is left to fire it");
+  } else {
+    isa_fault_set(&f->f, ISA_FAULT_DEADLOCK, "", 0, 0, "%s can never proceed: %s", dl_mn(k, d->idx),
+                  cycle ? "a circular wait" : "it waits for a wait that can never pass");
+  }
+}
+
 static void describe_deadlock(engine *e) {
   sim_result *res = e->res;
   res->deadlocked = true;
-  size_t used = 0;
-  bool have_fault = false;
   char *m = res->deadlock_msg;
-  size_t cap = sizeof res->deadlock_msg;
-  used += (size_t)snprintf(m + used, cap - used, "deadlock at cycle %" PRIu64 ":", e->now);
-  for (unsigned c = 0; c < e->s->ncores && used < cap; c++) {
+  size_t cap = sizeof res->deadlock_msg, used = 0;
+  bool have_fault = false;
+  int w = snprintf(m, cap, "deadlock at cycle %" PRIu64 ":", e->now);
+  used = w > 0 ? (size_t)w : 0;
+  for (unsigned c = 0; c < e->s->ncores; c++) {
     eng_core *k = &e->cores[c];
     if (k->completed == k->n) continue;
-    for (int p = 0; p <= ISA_PIPE_COUNT && used < cap; p++) {
-      uint64_t idx;
-      const char *where;
-      if (p == ISA_PIPE_COUNT) {
-        if (k->pc >= k->n) continue;
-        idx = k->pc;
-        where = "dispatch";
-      } else {
-        if (!k->pipes[p].qlen) continue;
-        idx = k->pipes[p].q[k->pipes[p].qhead];
-        where = isa_pipe_name((isa_pipe)p);
-      }
-      const isa_insn *in = &k->s[idx];
-      const char *mn = isa_op_info((isa_op)in->op)->mnemonic;
-      if (in->op == ISA_OP_WAIT_FLAG) {
-        /* the set may exist but sit behind a dispatch that cannot move (a full queue) */
-        uint64_t set = undispatched_set(k, in, idx);
-        const char *sp = isa_pipe_name((isa_pipe)in->u.flag.src_pipe);
-        const char *dp = isa_pipe_name((isa_pipe)in->u.flag.dst_pipe);
-        unsigned id = in->u.flag.event_id;
-        if (set != NEVER)
-          used += (size_t)snprintf(m + used, cap - used,
-                                   " core %u %s waits at instruction %" PRIu64 " (wait_flag %s->%s #%u), "
-                                   "whose set_flag (instruction %" PRIu64 ") is not dispatched;",
-                                   c, where, idx, sp, dp, id, set);
-        else
-          used += (size_t)snprintf(m + used, cap - used,
-                                   " core %u %s waits at instruction %" PRIu64 " (wait_flag %s->%s #%u), "
-                                   "a flag no remaining set_flag sets;",
-                                   c, where, idx, sp, dp, id);
-        if (!have_fault) {
-          have_fault = true;
-          sim_fault *f = &res->deadlock;
-          memset(f, 0, sizeof *f);
-          f->core = c;
-          f->index = idx;
-          f->insn = *in;
-          if (set != NEVER)
-            isa_fault_set(&f->f, ISA_FAULT_DEADLOCK, "event_id", id, 0,
-                          "wait_flag %s->%s #%u is never set: its set_flag, instruction %" PRIu64
-                          ", is never dispatched, and %s blocks forever",
-                          sp, dp, id, set, where);
-          else
-            isa_fault_set(&f->f, ISA_FAULT_DEADLOCK, "event_id", id, 0,
-                          "wait_flag %s->%s #%u is never set: %s blocks forever", sp, dp, id, where);
-        }
-      } else {
-        isa_pipe bp = isa_insn_pipe(in);
-        if (p == ISA_PIPE_COUNT && bp < ISA_PIPE_COUNT && bp != ISA_PIPE_S &&
-            k->pipes[bp].qlen == k->pipes[bp].qcap)
-          used += (size_t)snprintf(m + used, cap - used,
-                                   " core %u %s blocked at instruction %" PRIu64 " (%s): the %s queue "
-                                   "is full (depth %zu);",
-                                   c, where, idx, mn, isa_pipe_name(bp), k->pipes[bp].qcap);
-        else
-          used += (size_t)snprintf(m + used, cap - used, " core %u %s blocked at instruction %" PRIu64 " (%s);",
-                                   c, where, idx, mn);
-      }
+    dl_node d[DL_NODES];
+    for (int p = 0; p < DL_NODES; p++) {
+      d[p].live = p == DL_DISPATCH ? k->pc < k->n : k->pipes[p].qlen > 0;
+      d[p].next = DL_NONE;
+      if (d[p].live) d[p].next = p == DL_DISPATCH ? dl_dispatch_node(k, &d[p]) : dl_pipe_node(k, p, &d[p]);
     }
+    /* the first root cause in program order, the first cycle */
+    int root = -1, cyc = -1;
+    for (int p = 0; p < DL_NODES; p++)
+      if (d[p].live && d[p].next == DL_ROOT && (root < 0 || d[p].idx < d[root].idx)) root = p;
+    for (int p = 0; p < DL_NODES && cyc < 0; p++) {
+      if (!d[p].live) continue;
+      int x = p;
+      for (int steps = 0; steps <= DL_NODES && x >= 0 && d[x].live; steps++) x = d[x].next;
+      if (x >= 0 && d[x].live) cyc = x; /* still inside the graph after every step: on a cycle */
+    }
+    bool said[DL_NODES] = {false};
+    char line[64];
+    snprintf(line, sizeof line, " core %u:", c);
+    dl_put(m, cap, &used, line);
+    if (root >= 0) {
+      dl_put(m, cap, &used, " the root cause: ");
+      dl_put(m, cap, &used, d[root].text);
+      said[root] = true;
+      if (!have_fault) dl_fault(res, k, &d[root], false), have_fault = true;
+    }
+    if (cyc >= 0) {
+      /* start the cycle at its earliest instruction */
+      int first = cyc;
+      for (int x = d[cyc].next; x != cyc; x = d[x].next)
+        if (d[x].idx < d[first].idx) first = x;
+      dl_put(m, cap, &used, root >= 0 ? "; and a circular wait: " : " a circular wait: ");
+      int x = first;
+      do {
+        if (x != first) dl_put(m, cap, &used, "; ");
+        dl_put(m, cap, &used, d[x].text);
+        said[x] = true;
+        x = d[x].next;
+      } while (x != first);
+      if (!have_fault) dl_fault(res, k, &d[first], true), have_fault = true;
+    }
+    bool any_other = false;
+    for (;;) { /* the others, in program order */
+      int next = -1;
+      for (int p = 0; p < DL_NODES; p++)
+        if (d[p].live && !said[p] && (next < 0 || d[p].idx < d[next].idx)) next = p;
+      if (next < 0) break;
+      dl_put(m, cap, &used, any_other ? "; " : (root >= 0 || cyc >= 0) ? "; also blocked: " : " blocked: ");
+      dl_put(m, cap, &used, d[next].text);
+      said[next] = true;
+      any_other = true;
+      if (!have_fault) dl_fault(res, k, &d[next], false), have_fault = true;
+    }
+    dl_put(m, cap, &used, ".");
   }
   if (!have_fault) {
     memset(&res->deadlock, 0, sizeof res->deadlock);

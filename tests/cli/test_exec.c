@@ -417,8 +417,8 @@ static void test_cli_exec_wait_without_set_deadlocks(void **state) {
   char want[512];
   snprintf(want, sizeof want, "cubesim exec: error: %s:4: deadlock at cycle ", prog);
   cr_assert_prefix(r.err, want);
-  assert_ends_with(r.err, ": core 0 MTE3 waits at instruction 1 (wait_flag MTE2->MTE3 #1), a flag "
-                          "no remaining set_flag sets;\n");
+  assert_ends_with(r.err, ": core 0: the root cause: MTE3 waits at instruction 1 (wait_flag MTE2->MTE3 "
+                          "#1) and no set_flag MTE2->MTE3 #1 is left to fire it.\n");
   assert_string_equal(r.out, "");
   assert_false(tf_exists(b));
   cr_free(&r);

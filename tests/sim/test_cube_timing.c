@@ -554,13 +554,14 @@ static void test_sim_cube_full_queue_deadlocks(void **state) {
     assert_string_equal(f.res.deadlock.f.operand, "event_id");
     assert_int_equal(f.res.deadlock.f.value, 0);
     assert_string_equal(f.res.deadlock.f.msg,
-                        "wait_flag MTE2->MTE1 #0 is never set: its set_flag, instruction 2, is "
-                        "never dispatched, and MTE1 blocks forever");
+                        "wait_flag MTE2->MTE1 #0 can never pass: its set_flag waits, directly or "
+                        "not, for it");
     assert_string_equal(f.err.msg,
-                        "deadlock at cycle 2: core 0 MTE1 waits at instruction 0 (wait_flag "
-                        "MTE2->MTE1 #0), whose set_flag (instruction 2) is not dispatched; core 0 "
-                        "dispatch blocked at instruction 1 (copy_l1_bt): the MTE1 queue is full "
-                        "(depth 1);");
+                        "deadlock at cycle 2: core 0: a circular wait: MTE1 waits at instruction 0 "
+                        "(wait_flag MTE2->MTE1 #0) for its set_flag, instruction 2, not yet "
+                        "dispatched (dispatch is held at instruction 1); dispatch is held at "
+                        "instruction 1 (copy_l1_bt): the MTE1 queue is full (depth 1) behind "
+                        "instruction 0 (wait_flag).");
     assert_string_equal(f.res.deadlock_msg, f.err.msg);
     /* nothing ran: the copy never entered its queue */
     assert_false(f.t.seen[1]);

@@ -394,10 +394,10 @@ static void test_sim_engine_wait_without_set_deadlocks(void **state) {
   assert_int_equal(f.res.deadlock.core, 0);
   assert_int_equal(f.res.deadlock.index, 1);
   assert_int_equal(f.res.deadlock.f.cause, ISA_FAULT_DEADLOCK);
-  assert_string_equal(f.res.deadlock.f.msg, "wait_flag MTE2->MTE1 #5 is never set: MTE1 blocks forever");
+  assert_string_equal(f.res.deadlock.f.msg, "wait_flag MTE2->MTE1 #5 can never pass: no set_flag is left to fire it");
   assert_string_equal(f.err.msg,
-                      "deadlock at cycle 112: core 0 MTE1 waits at instruction 1 (wait_flag "
-                      "MTE2->MTE1 #5), a flag no remaining set_flag sets;");
+                      "deadlock at cycle 112: core 0: the root cause: MTE1 waits at instruction 1 "
+                      "(wait_flag MTE2->MTE1 #5) and no set_flag MTE2->MTE1 #5 is left to fire it.");
   teardown(&f);
 }
 
