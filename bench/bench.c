@@ -83,7 +83,7 @@ static int fail(const cs_err *err) {
 
 static int run_op(const sim_config *base, const run_spec *sp, run_figures *r) {
   sim_config cfg = *base;
-  if (sp->cores) cfg.chip_cores = sp->cores;
+  if (sp->cores) cfg.chip_aic_cores = sp->cores;
   kn_run_options o = {.cfg = &cfg, .timing_only = sp->timing_only, .seed = 1};
   kn_ctx *ctx = NULL;
   cs_err err;
@@ -170,7 +170,7 @@ static int case_timing(const sim_config *cfg) {
   double rss = peak_rss_bytes() - rss0;
   double record = r.run_s - r.replay_s;
   printf("timing-only fp16 matmul %u^3 on %u cores: %llu instructions, %.2f s (record %.2f s, replay %.2f s)\n",
-         TIMING_SIZE, (unsigned)cfg->chip_cores, (unsigned long long)r.insns, r.run_s, record, r.replay_s);
+         TIMING_SIZE, (unsigned)cfg->chip_aic_cores, (unsigned long long)r.insns, r.run_s, record, r.replay_s);
   printf("  %.3g instructions/s (record %.3g/s, replay %.3g/s); peak memory +%.0f MiB = %.0f bytes per instruction\n",
          (double)r.insns / r.run_s, (double)r.insns / record, (double)r.insns / r.replay_s, rss / (1 << 20),
          rss / (double)r.insns);
@@ -352,7 +352,7 @@ static int section_kernels(const char *self, const sim_config *cfg) {
 }
 
 static int section_trace(const char *self, const sim_config *cfg) {
-  printf("traces of a timing-only fp16 matmul %u^3 on %u cores\n", TRACE_SIZE, (unsigned)cfg->chip_cores);
+  printf("traces of a timing-only fp16 matmul %u^3 on %u cores\n", TRACE_SIZE, (unsigned)cfg->chip_aic_cores);
   for (size_t i = 0; i < sizeof trace_formats / sizeof trace_formats[0]; i++) {
     const char *args[] = {"trace", trace_formats[i], NULL};
     if (spawn_case(self, args)) return 1;
@@ -395,7 +395,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  printf("cubesim bench on the built-in %s (%u cores, %u MHz)\n\n", cfg.chip_name, (unsigned)cfg.chip_cores,
+  printf("cubesim bench on the built-in %s (%u cores, %u MHz)\n\n", cfg.chip_name, (unsigned)cfg.chip_aic_cores,
          (unsigned)cfg.chip_clock_mhz);
   for (size_t s = 0; s < count; s++) {
     bool wanted = argc == 1;

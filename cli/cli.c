@@ -97,7 +97,7 @@ int cli_chip_opt(int argc, char **argv, int *i, cli_chip_args *a, cs_err *err) {
   if ((r = cli_opt(argc, argv, i, "--set", &v, err)) <= 0) return r;
   const char *eq = strchr(v, '=');
   if (!eq || eq == v) {
-    cs_err_set(err, CS_EINVAL, "--set '%s': expected SECTION.KEY=VALUE (e.g. chip.cores=8)", v);
+    cs_err_set(err, CS_EINVAL, "--set '%s': expected SECTION.KEY=VALUE (e.g. chip.aic_cores=8)", v);
     return -1;
   }
   if (a->nset == CLI_MAX_SETS) {
@@ -112,10 +112,10 @@ cs_status cli_chip_config(const cli_chip_args *a, unsigned default_cores, sim_co
   sim_config_defaults(cfg);
   /* 0 cores is out of range, so no file leaves it there: still 0 after loading, the file did not
    * choose, and the command's own default applies */
-  if (default_cores) cfg->chip_cores = 0;
+  if (default_cores) cfg->chip_aic_cores = 0;
   cs_status st = a->config ? sim_config_load_file(cfg, a->config, err) : CS_OK;
   if (st != CS_OK) return st;
-  if (cfg->chip_cores == 0) cfg->chip_cores = default_cores;
+  if (cfg->chip_aic_cores == 0) cfg->chip_aic_cores = default_cores;
   if ((st = sim_config_validate(cfg, err)) != CS_OK) {
     if (a->config) cs_err_prefix(err, "%s", a->config);
     return st;
@@ -125,13 +125,13 @@ cs_status cli_chip_config(const cli_chip_args *a, unsigned default_cores, sim_co
     char path[128];
     const char *eq = strchr(a->sets[i], '=');
     snprintf(path, sizeof path, "%.*s", (int)(eq - a->sets[i]), a->sets[i]);
-    cores_set = cores_set || strcmp(path, "chip.cores") == 0;
+    cores_set = cores_set || sim_config_param_find(path) == SIM_PARAM_chip_aic_cores;
     if ((st = sim_config_set(cfg, path, eq + 1, err)) != CS_OK || (st = sim_config_validate(cfg, err)) != CS_OK)
       return st;
   }
   if (a->cores && cores_set)
-    return cs_err_set(err, CS_EINVAL, "--cores %s and --set chip.cores both give the core count: give one", a->cores);
-  if (a->cores && ((st = sim_config_set(cfg, "chip.cores", a->cores, err)) != CS_OK ||
+    return cs_err_set(err, CS_EINVAL, "--cores %s and --set chip.aic_cores both give the core count: give one", a->cores);
+  if (a->cores && ((st = sim_config_set(cfg, "chip.aic_cores", a->cores, err)) != CS_OK ||
                    (st = sim_config_validate(cfg, err)) != CS_OK)) {
     cs_err_prefix(err, "--cores");
     return st;

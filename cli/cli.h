@@ -114,7 +114,7 @@ void cli_progress_line(const sim_progress *p, uint64_t clock_mhz, double replay_
 cs_status cli_read_run_json(const char *path, cs_jdoc **doc, cs_err *err);
 
 /* The chip options of every command that simulates (run, exec): --config FILE.yaml, --set
- * SECTION.KEY=VALUE (repeatable, applied in order) and --cores N (--set chip.cores=N). */
+ * SECTION.KEY=VALUE (repeatable, applied in order) and --cores N (--set chip.aic_cores=N). */
 #define CLI_MAX_SETS 32
 typedef struct cli_chip_args {
   const char *config;
@@ -127,7 +127,7 @@ typedef struct cli_chip_args {
   "  --config FILE.yaml     the chip: the built-in Ascend 910B with FILE over it (cubesim config\n" \
   "                         show explains every key)\n"                                             \
   "  --set KEY=VALUE        override one configuration value, e.g. --set cube.latency_cycles=20\n" \
-  "  --cores N              the number of cores (the same as --set chip.cores=N)\n"
+  "  --cores N              the number of cores (the same as --set chip.aic_cores=N)\n"
 
 /* If argv[*i] is one of the chip options: stores it in a, advances *i, returns 1; 0 for another
  * argument; -1 (message in err) for a malformed one. */

@@ -18,7 +18,7 @@ static const char config_help[] =
     "  --json           the configuration, derived values and parameter table as JSON\n"
     "  --yaml           a complete commented YAML that loads back to this configuration\n"
     "  --markdown       the configuration reference (docs/CONFIG.md is this output)\n"
-    "  --set KEY=VALUE  override one parameter, e.g. --set chip.cores=4 (repeatable)\n"
+    "  --set KEY=VALUE  override one parameter, e.g. --set chip.aic_cores=4 (repeatable)\n"
     "\n"
     "An invalid file or value exits with status 2 and one line naming the file, line, column,\n"
     "key, value and limit.\n";
@@ -139,15 +139,15 @@ static const struct {
     {"a key under the wrong section", "chip:\n  l1_bytes: 262144\n"},
     {"an unknown section", "cache:\n  ways: 8\n"},
     {"a value out of range", "l2:\n  ways: 0\n"},
-    {"a value of the wrong type", "chip:\n  cores: 1.5\n"},
-    {"a quoted string where a number is expected", "chip:\n  cores: \"24\"\n"},
+    {"a value of the wrong type", "chip:\n  aic_cores: 1.5\n"},
+    {"a quoted string where a number is expected", "chip:\n  aic_cores: \"24\"\n"},
     {"a YAML 1.1 boolean", "chip:\n  fixpipe_saturation: yes\n"},
     {"an integer that does not fit in 64 bits", "buffers:\n  l1_bytes: 18446744073709551616\n"},
     {"a rule of the table", "buffers:\n  l0a_align_bytes: 384\n"},
-    {"a duplicate key", "chip:\n  cores: 4\n  cores: 8\n"},
-    {"a list where a value is expected", "chip:\n  cores: [1, 2]\n"},
+    {"a duplicate key", "chip:\n  aic_cores: 4\n  aic_cores: 8\n"},
+    {"a list where a value is expected", "chip:\n  aic_cores: [1, 2]\n"},
     {"a top level that is not a mapping", "- chip\n- l2\n"},
-    {"malformed YAML", "chip:\n  cores: 4\n   clock_mhz: 1000\n"},
+    {"malformed YAML", "chip:\n  aic_cores: 4\n   clock_mhz: 1000\n"},
 };
 
 static void show_markdown(FILE *f, const sim_config *c, const sim_config_derived *d,
@@ -185,11 +185,13 @@ static void show_markdown(FILE *f, const sim_config *c, const sim_config_derived
           "- Booleans: `true` or `false` (also `True`, `TRUE`, `False`, `FALSE`: the YAML 1.2\n"
           "  core schema). `yes`, `no`, `on`, `off` are refused: YAML 1.1 tools read them as\n"
           "  booleans, YAML 1.2 tools as strings.\n"
-          "- Strings: plain or quoted. A quoted value is always a string: `cores: \"24\"` is an\n"
+          "- Strings: plain or quoted. A quoted value is always a string: `aic_cores: \"24\"` is an\n"
           "  error, not 24.\n"
           "- Refused: unknown sections or keys (the closest known name is suggested), duplicate\n"
           "  sections or keys, a list or mapping where a value is expected, aliases, tags, more\n"
           "  than one YAML document, malformed YAML.\n"
+          "- Former names still read (in files and `--set`): `chip.cores` is `chip.aic_cores`.\n"
+          "  Files and reports written by cubesim use the current names.\n"
           "- Every error is one line: `file:line:column: key: what is wrong`, with the value and\n"
           "  the limit; `cubesim` exits with status 2.\n"
           "\n"
@@ -281,7 +283,7 @@ static int config_show(cli_io *io, int argc, char **argv) {
       if (r < 0) return cli_fail(io, cmd, &err);
       if (r > 0) {
         if (!strchr(val, '='))
-          return cli_usage_error(io, cmd, "--set %s: expected KEY=VALUE (e.g. chip.cores=4)",
+          return cli_usage_error(io, cmd, "--set %s: expected KEY=VALUE (e.g. chip.aic_cores=4)",
                                  val);
       } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
         return cli_unknown_option(io, cmd, argv[i], config_help);

@@ -32,7 +32,7 @@ static const char exec_help[] =
     "(core 0 first), then all cores are replayed together for the timing, and a summary is\n"
     "printed. A fault, a deadlock or a data hazard is an error naming the program line, and\n"
     "then no output file is written. The chip has as many cores as the program uses (its highest\n"
-    ".core + 1), so its figures are not spread over idle cores, unless --config, --set chip.cores\n"
+    ".core + 1), so its figures are not spread over idle cores, unless --config, --set chip.aic_cores\n"
     "or --cores says otherwise.\n"
     "\n"
     "options:\n"

@@ -499,7 +499,7 @@ static cs_status refusal_fill(FILE *f, void *ctx, cs_err *err) {
     snprintf(name, sizeof name, "set.%.*s", (int)(eq - chip->sets[i]), chip->sets[i]);
     cs_json_member_str(&j, name, eq + 1);
   }
-  if (chip->cores) cs_json_member_str(&j, "set.chip.cores", chip->cores);
+  if (chip->cores) cs_json_member_str(&j, "set.chip.aic_cores", chip->cores);
   cs_json_obj_end(&j);
   cs_json_obj_end(&j);
   return CS_OK;
@@ -1051,7 +1051,7 @@ int cli_cmd_tile(cli_io *io, int argc, char **argv) {
     const rt_tiling *b = &c[0].t;
     fprintf(io->out, "%s: m %u, n %u, k %u on %" PRIu64 " cores at %" PRIu64 " MHz: the best %u candidates by the estimate, "
             "%u timed by the model%s\n\n",
-            op->name, b->m, b->n, b->ka, cfg.chip_cores, cfg.chip_clock_mhz, n, ntimed, ntimed ? " (those first)" : "");
+            op->name, b->m, b->n, b->ka, cfg.chip_aic_cores, cfg.chip_clock_mhz, n, ntimed, ntimed ? " (those first)" : "");
     fprintf(io->out, "   #  estimate us    model us  tiling\n");
     for (unsigned i = 0; i < n; i++) {
       char line[512], model[32] = "-";

@@ -35,12 +35,12 @@ static const char sweep_usage[] =
     "Runs `cubesim run` on every point of a sweep and collects the results. SWEEP.yaml:\n"
     "  kernel: matmul                  the operator\n"
     "  attrs: {in_dtype: fp16, m: 8192} fixed attributes (--attr)\n"
-    "  set: {chip.cores: 24}           fixed configuration values (--set)\n"
+    "  set: {chip.aic_cores: 24}           fixed configuration values (--set)\n"
     "  config: chip.yaml               a configuration file (relative to SWEEP.yaml)\n"
     "  options: [--timing-only]        more cubesim run options\n"
     "  grid:                           every combination of these values: a plain key is an\n"
-    "    base_m: [64, 128, 256]        attribute, a dotted key (chip.cores) a --set value,\n"
-    "    chip.cores: [8, 24]           `config` a list of configuration files\n"
+    "    base_m: [64, 128, 256]        attribute, a dotted key (chip.aic_cores) a --set value,\n"
+    "    chip.aic_cores: [8, 24]           `config` a list of configuration files\n"
     "  points:                         and/or a list of points (each combined with the grid)\n"
     "    - {m: 1024, n: 4096}\n"
     "  axes: [base_m, base_n]          the report's heatmap (default: the first two grid keys)\n"
@@ -255,7 +255,7 @@ static cs_status sweep_read(const char *file, const char *dir, sweep *sw, cs_err
       if (st != CS_OK) return st;
       for (size_t i = before; i < sw->nfixed; i++)
         if ((sw->fixed[i].kind == KEY_SET) != (key[0] == 's'))
-          return at(err, file, v, strcmp(key, "set") == 0 ? "a configuration key has a section (chip.cores); not"
+          return at(err, file, v, strcmp(key, "set") == 0 ? "a configuration key has a section (chip.aic_cores); not"
                                                           : "an attribute has no dot; not",
                     sw->fixed[i].name);
     } else if (strcmp(key, "options") == 0 && v->type == YAML_SEQUENCE_NODE) {

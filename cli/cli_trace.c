@@ -31,7 +31,7 @@ cs_status cli_trace_options(cli_trace_args *a, cli_io *io, const char *cmd, cons
   if (a->format && (o->format = sim_trace_format_from_name(a->format)) == SIM_TRACE_FORMAT_COUNT)
     return cs_err_set(err, CS_EINVAL, "--trace-format: '%s' is not auto, json or perfetto", a->format);
   cs_status st;
-  if (a->cores && (st = sim_trace_parse_cores(o, a->cores, (unsigned)cfg->chip_cores, err)) != CS_OK) return st;
+  if (a->cores && (st = sim_trace_parse_cores(o, a->cores, (unsigned)cfg->chip_aic_cores, err)) != CS_OK) return st;
   if (a->window && (st = sim_trace_parse_window(o, a->window, cfg->chip_clock_mhz, err)) != CS_OK) return st;
   if (a->flags && strcmp(a->flags, "on") != 0 && strcmp(a->flags, "off") != 0)
     return cs_err_set(err, CS_EINVAL, "--trace-flags: '%s' is not on or off", a->flags);

@@ -145,7 +145,7 @@ static cs_status dc_run(kn_ctx *ctx, cs_err *err) {
   j.pattern = strcmp(pattern, "same") == 0 ? 1 : strcmp(pattern, "staggered") == 0 ? 2 : 0;
   j.m = (uint32_t)x->shape[0];
   j.n = (uint32_t)x->shape[1];
-  unsigned cores = (unsigned)o->cfg->chip_cores;
+  unsigned cores = (unsigned)o->cfg->chip_aic_cores;
   if (j.m % cores)
     return cs_err_set(err, CS_EINVAL, "data_copy: m = %u must be a multiple of the %u cores (each copies m / cores rows)",
                       j.m, cores);

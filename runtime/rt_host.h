@@ -40,7 +40,7 @@ cs_status rt_device_create(const sim_config *cfg, const sim_options *opt, rt_dev
 void rt_device_destroy(rt_device *dev);
 
 const sim_config *rt_device_config(const rt_device *dev);
-/* chip.cores of the configuration: the cores blocks are spread over. */
+/* chip.aic_cores of the configuration: the cores blocks are spread over. */
 unsigned rt_device_cores(const rt_device *dev);
 bool rt_device_timing_only(const rt_device *dev);
 /* The simulated machine underneath, for what works on it directly (traces/trc_summary.h,

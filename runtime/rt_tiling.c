@@ -399,9 +399,9 @@ cs_status rt_tiling_check(const sim_config *cfg, const rt_matmul_types *ty, cons
                       t->l2_split > 1 ? "an l2_split round" : "C");
   if (t->single_core_n > t->n)
     return cs_err_set(err, CS_EINVAL, "tiling: single_core_n = %u is more than the %u columns of C", t->single_core_n, t->n);
-  if (t->used_core_num > cfg->chip_cores)
-    return cs_err_set(err, CS_EINVAL, "tiling: used_core_num = %u but the chip has %" PRIu64 " cores (chip.cores)",
-                      t->used_core_num, cfg->chip_cores);
+  if (t->used_core_num > cfg->chip_aic_cores)
+    return cs_err_set(err, CS_EINVAL, "tiling: used_core_num = %u but the chip has %" PRIu64 " cores (chip.aic_cores)",
+                      t->used_core_num, cfg->chip_aic_cores);
   if (t->base_m % 16 || t->base_n % 16)
     return cs_err_set(err, CS_EINVAL, "tiling: base_m = %u and base_n = %u must be multiples of 16 (whole fractals)",
                       t->base_m, t->base_n);
@@ -847,7 +847,7 @@ static void default_placement(const search *s, rt_tiling *t) {
   t->single_core_m = t->m;
   t->single_core_n = t->n;
   uint64_t tiles = rt_tiling_tile_count(t, t->m, t->n) * (s->batch ? s->batch : 1);
-  t->used_core_num = (uint32_t)(tiles < s->cfg->chip_cores ? tiles : s->cfg->chip_cores);
+  t->used_core_num = (uint32_t)(tiles < s->cfg->chip_aic_cores ? tiles : s->cfg->chip_aic_cores);
 }
 
 /* Stage 1: the per-core choices (base sizes, L0 and L1 buffers, steps) under the default
@@ -915,7 +915,7 @@ static void stage1(search *s) {
  * round-robin over whole rounds, and blocks of mb x nb grids of at most the cores, sized evenly
  * or in whole base tiles. */
 static void placements(search *s, const rt_tiling *keep, uint32_t l2, uint32_t order, uint32_t uf) {
-  unsigned cores = (unsigned)s->cfg->chip_cores;
+  unsigned cores = (unsigned)s->cfg->chip_aic_cores;
   uint64_t batch = s->batch ? s->batch : 1;
   rt_tiling t = *keep;
   t.l2_split = l2;

@@ -46,7 +46,7 @@ void sim_footprint_estimate(const sim_config *cfg, bool timing_only, uint64_t gm
                             bool traced, sim_footprint *out) {
   memset(out, 0, sizeof *out);
   if (!timing_only) {
-    out->buffers_bytes = mul_sat(core_buffer_bytes(cfg), cfg->chip_cores);
+    out->buffers_bytes = mul_sat(core_buffer_bytes(cfg), cfg->chip_aic_cores);
     out->gm_bytes = gm_bytes;
   }
   out->stream_bytes = mul_sat(instructions, sizeof(isa_insn));
@@ -119,7 +119,7 @@ cs_status sim_create(const sim_config *cfg, const sim_options *opt, sim **out, c
       cs_bytes_text(f.buffers_bytes, need, sizeof need);
       cs_bytes_text(max_host, limit, sizeof limit);
       return cs_err_set(err, CS_ENOMEM, "host memory: the on-chip buffers of %u cores need %s, over the limit of %s",
-                        (unsigned)cfg->chip_cores, need, limit);
+                        (unsigned)cfg->chip_aic_cores, need, limit);
     }
   }
   sim *s = calloc(1, sizeof *s);
@@ -128,14 +128,14 @@ cs_status sim_create(const sim_config *cfg, const sim_options *opt, sim **out, c
   sim_config_derive(cfg, &s->d);
   s->timing_only = timing_only;
   s->max_host_bytes = max_host;
-  if (!timing_only) s->host_bytes = mul_sat(core_buffer_bytes(cfg), cfg->chip_cores);
+  if (!timing_only) s->host_bytes = mul_sat(core_buffer_bytes(cfg), cfg->chip_aic_cores);
   s->progress = opt ? opt->progress : NULL;
   sim_buf_init_gm(&s->gm, cfg->buffers_gm_capacity_bytes, cfg->buffers_gm_align_bytes, !s->timing_only);
-  s->ncores = (unsigned)cfg->chip_cores;
+  s->ncores = (unsigned)cfg->chip_aic_cores;
   s->cores = calloc(s->ncores, sizeof *s->cores);
   if (!s->cores) {
     sim_destroy(s);
-    return cs_err_set(err, CS_ENOMEM, "no host memory for %u cores", (unsigned)cfg->chip_cores);
+    return cs_err_set(err, CS_ENOMEM, "no host memory for %u cores", (unsigned)cfg->chip_aic_cores);
   }
   for (unsigned i = 0; i < s->ncores; i++) {
     sim_core *c = &s->cores[i];

@@ -141,12 +141,6 @@ size_t sim_config_param_count(void) { return SIM_PARAM_COUNT; }
 
 const sim_param_info *sim_config_param(size_t i) { return i < SIM_PARAM_COUNT ? &params[i] : NULL; }
 
-int sim_config_param_find(const char *path) {
-  for (size_t i = 0; path && i < SIM_PARAM_COUNT; i++)
-    if (strcmp(params[i].path, path) == 0) return (int)i;
-  return -1;
-}
-
 const char *sim_config_section_name(sim_section_id s) {
   return (unsigned)s < SIM_SECTION_COUNT ? sections[s].name : "?";
 }
@@ -516,10 +510,33 @@ static int find_section(const char *name) {
   return -1;
 }
 
+/* Former spellings still read from files and --set (configurations and scripts written before
+ * the chip had AIV cores name chip.cores); written back always under the current name. */
+static const struct {
+  sim_section_id section;
+  const char *key;
+  sim_param_id param;
+} key_aliases[] = {
+    {SIM_SECTION_chip, "cores", SIM_PARAM_chip_aic_cores},
+};
+
 static int find_key(int section, const char *key) {
   for (int i = 0; i < SIM_PARAM_COUNT; i++)
     if ((int)params[i].section_id == section && strcmp(params[i].key, key) == 0) return i;
+  for (size_t a = 0; a < sizeof key_aliases / sizeof key_aliases[0]; a++)
+    if ((int)key_aliases[a].section == section && strcmp(key_aliases[a].key, key) == 0)
+      return (int)key_aliases[a].param;
   return -1;
+}
+
+int sim_config_param_find(const char *path) {
+  const char *dot = path ? strchr(path, '.') : NULL;
+  char sec[64];
+  if (!dot || (size_t)(dot - path) >= sizeof sec) return -1;
+  memcpy(sec, path, (size_t)(dot - path));
+  sec[dot - path] = '\0';
+  int s = find_section(sec);
+  return s < 0 ? -1 : find_key(s, dot + 1);
 }
 
 /* The message for an unknown section name. */
@@ -546,6 +563,8 @@ static cs_status unknown_key(int section, const char *key, cs_err *err) {
   cs_suggest_init(&sg, key);
   for (int i = 0; i < SIM_PARAM_COUNT; i++)
     if ((int)params[i].section_id == section) cs_suggest_offer(&sg, params[i].key);
+  for (size_t a = 0; a < sizeof key_aliases / sizeof key_aliases[0]; a++)
+    if ((int)key_aliases[a].section == section) cs_suggest_offer(&sg, key_aliases[a].key);
   int hit = cs_suggest_best(&sg) ? find_key(section, cs_suggest_best(&sg)) : -1;
   if (hit < 0)
     for (int i = 0; i < SIM_PARAM_COUNT; i++)
@@ -553,6 +572,8 @@ static cs_status unknown_key(int section, const char *key, cs_err *err) {
         hit = i;
         break;
       }
+  for (size_t a = 0; hit < 0 && a < sizeof key_aliases / sizeof key_aliases[0]; a++)
+    if (strcmp(key_aliases[a].key, key) == 0) hit = (int)key_aliases[a].param;
   if (hit >= 0)
     return cs_err_set(err, CS_ECONFIG, "unknown key '%s.%s' (did you mean '%s'?)", sec, key,
                       params[hit].path);
@@ -566,7 +587,7 @@ cs_status sim_config_set(sim_config *c, const char *path, const char *text, cs_e
   const char *dot = path ? strchr(path, '.') : NULL;
   if (!dot || !text)
     return cs_err_set(err, CS_ECONFIG, "'%s' is not a parameter (write section.key, e.g. "
-                      "chip.cores)", path ? path : "");
+                      "chip.aic_cores)", path ? path : "");
   char sec[64];
   size_t n = (size_t)(dot - path);
   if (n >= sizeof sec) n = sizeof sec - 1;
@@ -948,7 +969,7 @@ void sim_config_derive(const sim_config *c, sim_config_derived *d) {
   d->cube_k0_int8 = c->cube_macs_per_cycle_int8 / 256;
   d->cube_k0_int4 = c->cube_macs_per_cycle_int4 / 256;
   d->peak_fp16_tflops =
-      2.0 * (double)c->cube_macs_per_cycle_fp16 * (double)c->chip_cores * hz / 1e12;
+      2.0 * (double)c->cube_macs_per_cycle_fp16 * (double)c->chip_aic_cores * hz / 1e12;
 }
 
 void sim_config_derived_value_text(const sim_config_derived *d, size_t i, char *out,

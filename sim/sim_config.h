@@ -69,7 +69,7 @@
   X(chip, name, STR, "ascend910b", 1, 63, ANY, "", DOC,                                      \
     "the Atlas A2 (910B) family that docs/DESIGN.md models",                                 \
     "name of the modelled chip, written into traces and reports (letters, digits, . _ -)")   \
-  X(chip, cores, U64, 24, 1, 1024, ANY, "cores", DOC,                                        \
+  X(chip, aic_cores, U64, 24, 1, 1024, ANY, "cores", DOC,                                        \
     "910B: 24 AI cube cores (docs/DESIGN.md §6)",                                            \
     "AI cube cores; each runs its own instruction stream, all share L2 and HBM")             \
   X(chip, clock_mhz, U64, 1850, 1, 100000, ANY, "MHz", DOC,                                  \
@@ -358,7 +358,7 @@
   X(cube_k0_int8, U64, "elements", "cube.macs_per_cycle_int8 / 256")                         \
   X(cube_k0_int4, U64, "elements", "cube.macs_per_cycle_int4 / 256")                         \
   X(peak_fp16_tflops, F64, "TFLOPS",                                                         \
-    "2 * cube.macs_per_cycle_fp16 * chip.cores * chip.clock_mhz / 1e6")
+    "2 * cube.macs_per_cycle_fp16 * chip.aic_cores * chip.clock_mhz / 1e6")
 
 /* Room of a STR parameter, terminating NUL included. */
 #define SIM_CONFIG_STR_BYTES 64
@@ -371,7 +371,7 @@
 #define SIM_CONFIG_FIELD_BOOL(name) bool name;
 #define SIM_CONFIG_FIELD_STR(name) char name[SIM_CONFIG_STR_BYTES];
 
-/* The configuration: one field per table row, `<section>_<key>` (cfg->chip_cores,
+/* The configuration: one field per table row, `<section>_<key>` (cfg->chip_aic_cores,
  * cfg->l2_line_bytes). Units are in the names; the table says what each means. */
 typedef struct sim_config {
 #define SIM_CONFIG_STRUCT_FIELD(sec, key, type, ...) SIM_CONFIG_FIELD_##type(sec##_##key)
@@ -386,7 +386,7 @@ typedef struct sim_config_derived {
 #undef SIM_CONFIG_DERIVED_FIELD
 } sim_config_derived;
 
-/* Parameter ids (SIM_PARAM_chip_cores, ...), in table order: indices for the introspection. */
+/* Parameter ids (SIM_PARAM_chip_aic_cores, ...), in table order: indices for the introspection. */
 typedef enum sim_param_id {
 #define SIM_CONFIG_PARAM_ENUM(sec, key, ...) SIM_PARAM_##sec##_##key,
   SIM_CONFIG_TABLE(SIM_CONFIG_PARAM_ENUM)
@@ -425,8 +425,8 @@ typedef enum sim_param_rule {
 typedef struct sim_param_info {
   sim_section_id section_id;
   const char *section;     /* "chip" */
-  const char *key;         /* "cores" */
-  const char *path;        /* "chip.cores" */
+  const char *key;         /* "aic_cores" */
+  const char *path;        /* "chip.aic_cores" */
   sim_param_type type;
   uint64_t def_u64;        /* default of U64 and BOOL rows */
   double def_f64;          /* default of F64 rows */
@@ -463,8 +463,8 @@ cs_status sim_config_load_file(sim_config *c, const char *path, cs_err *err);
 cs_status sim_config_load_string(sim_config *c, const char *text, size_t len, const char *name,
                                  cs_err *err);
 /* Sets one parameter from text, as if `key: text` were read from YAML as a plain scalar
- * (for command-line overrides: path "chip.cores", text "4"). Range-checked; on failure c is
- * unchanged and the message names the path ("chip.cores = 0 is below the minimum 1"). */
+ * (for command-line overrides: path "chip.aic_cores", text "4"). Range-checked; on failure c is
+ * unchanged and the message names the path ("chip.aic_cores = 0 is below the minimum 1"). */
 cs_status sim_config_set(sim_config *c, const char *path, const char *text, cs_err *err);
 /* Every check of every parameter (type range, rule) and between parameters (buffer size a
  * multiple of its alignment, L2 geometry). CS_ECONFIG with "l2.ways = 0 is below the minimum 1". */
@@ -481,7 +481,7 @@ cs_status sim_config_resolve(const char *path_or_NULL, sim_config *c, sim_config
 /* A complete, commented YAML of c (every parameter, with unit, range and provenance) that
  * loads back to c. Embedded in traces and reports so a run can be reproduced. */
 void sim_config_write_yaml(const sim_config *c, FILE *f);
-/* c as a JSON object {"chip": {"name": ..., "cores": ...}, ...}, written as one value of j. */
+/* c as a JSON object {"chip": {"name": ..., "aic_cores": ...}, ...}, written as one value of j. */
 void sim_config_write_json(const sim_config *c, cs_json *j);
 /* d as a JSON object {"clock_period_ns": ..., ...}, written as one value of j. */
 void sim_config_write_derived_json(const sim_config_derived *d, cs_json *j);
@@ -491,7 +491,7 @@ void sim_config_write_derived_json(const sim_config_derived *d, cs_json *j);
 size_t sim_config_param_count(void);
 /* Row i of the table (NULL when i >= count). */
 const sim_param_info *sim_config_param(size_t i);
-/* Index of the parameter "section.key", or -1. */
+/* Index of the parameter "section.key" (a former spelling such as "chip.cores" included), or -1. */
 int sim_config_param_find(const char *path);
 const char *sim_config_section_name(sim_section_id s);
 const char *sim_config_section_description(sim_section_id s);

@@ -18,7 +18,7 @@
 #define MAX_LINE_CHARS 4096
 /* A tensor may hold at most 2^48 elements (far beyond any GM). */
 #define MAX_TENSOR_ELEMENTS (UINT64_C(1) << 48)
-/* .core numbers above this are refused while parsing (chip.cores is far smaller). */
+/* .core numbers above this are refused while parsing (chip.aic_cores is far smaller). */
 #define MAX_CORE_NUMBER 65535u
 
 static const char *const kind_names[SIM_TENSOR_KIND_COUNT] = {
@@ -383,7 +383,7 @@ cs_status sim_program_link(sim_program *p, sim *s, cs_err *err) {
     const sim_prog_core_dir *cd = &p->core_dirs[i];
     if (cd->core >= ncores)
       return cs_err_set(err, CS_EINVAL,
-                        "%s:%u:%u: .core %u: the configuration has %u core%s (chip.cores), "
+                        "%s:%u:%u: .core %u: the configuration has %u core%s (chip.aic_cores), "
                         "numbered from 0",
                         p->file, cd->line, cd->column, cd->core, ncores, ncores == 1 ? "" : "s");
   }

@@ -79,7 +79,7 @@ cs_status sim_trace_parse_cores(sim_trace_options *o, const char *text, unsigned
         return cs_err_set(err, CS_EINVAL, "--trace-cores: '%s' is not a list of cores (like 0-3 or 0,2,5-7)", text);
     }
     if (b >= cores)
-      return cs_err_set(err, CS_EINVAL, "--trace-cores: core %" PRIu64 " does not exist (chip.cores = %u)", b, cores);
+      return cs_err_set(err, CS_EINVAL, "--trace-cores: core %" PRIu64 " does not exist (chip.aic_cores = %u)", b, cores);
     for (uint64_t c = a; c <= b; c++) o->cores[c / 64] |= 1ull << (c % 64);
     if (*p == '\0') return CS_OK;
     if (*p++ != ',')

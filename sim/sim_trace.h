@@ -45,7 +45,7 @@ sim_trace_format sim_trace_format_from_name(const char *name);
  * anything else JSON. */
 sim_trace_format sim_trace_format_of_path(const char *path);
 
-#define SIM_TRACE_MAX_CORES 1024 /* chip.cores' limit */
+#define SIM_TRACE_MAX_CORES 1024 /* chip.aic_cores' limit */
 #define SIM_TRACE_WARN_BYTES (256ull << 20) /* projected sizes above this are announced */
 
 /* What a trace keeps, and where its notices go. */

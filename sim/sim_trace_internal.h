@@ -11,7 +11,7 @@
 /* Process and thread ids (traces/FORMAT.md). Perfetto treats pid 0 as the kernel's idle
  * process, so core c is pid c + 1; tids are unique across processes because Perfetto names
  * threads by tid alone: pipe p of core c is (c + 1) * 100 + p + 1. The chip's counters live in
- * a process of their own, above any core's pid (chip.cores <= 1024). */
+ * a process of their own, above any core's pid (chip.aic_cores <= 1024). */
 #define SIM_TRACE_TID_PER_PID 100u
 #define SIM_TRACE_CHIP_PID 1000000u
 

@@ -114,7 +114,7 @@ static void write_header(sim_trace *t, const sim_config *cfg) {
   cs_json_key(&j, "chip");
   cs_json_str(&j, cfg->chip_name);
   cs_json_key(&j, "cores");
-  cs_json_uint(&j, cfg->chip_cores);
+  cs_json_uint(&j, cfg->chip_aic_cores);
   cs_json_key(&j, "clock_mhz");
   cs_json_uint(&j, cfg->chip_clock_mhz);
   cs_json_key(&j, "time_unit");

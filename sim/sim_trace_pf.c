@@ -273,7 +273,7 @@ static void write_metadata(sim_trace *t, const sim_config *cfg) {
   annotate_str(b, "cubesim_version", CUBESIM_VERSION);
   annotate_str(b, "format", "cubesim trace 1 (traces/FORMAT.md)");
   annotate_str(b, "chip", cfg->chip_name);
-  annotate_uint(b, "cores", cfg->chip_cores);
+  annotate_uint(b, "cores", cfg->chip_aic_cores);
   annotate_uint(b, "clock_mhz", cfg->chip_clock_mhz);
   annotate_str(b, "time_unit", "ns = round(cycles * 1000 / clock_mhz)");
   char *json = NULL;

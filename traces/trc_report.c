@@ -313,7 +313,7 @@ static void rf_ceiling(FILE *f, const axes *a, double tops, const char *name, co
 }
 
 static void roofline(FILE *f, const cs_jvalue *run) {
-  double cores = num(run, "config.chip.cores"), mhz = num(run, "clock_mhz");
+  double cores = num(run, "config.chip.aic_cores"), mhz = num(run, "clock_mhz");
   double peak_fp16 = 2 * num(run, "config.cube.macs_per_cycle_fp16") * cores * mhz / 1e6;
   double peak_int8 = 2 * num(run, "config.cube.macs_per_cycle_int8") * cores * mhz / 1e6;
   double hbm = num(run, "config.gm.hbm_gb_per_s") / 1e3, l2 = num(run, "config.l2.gb_per_s") / 1e3;

@@ -86,12 +86,12 @@ cs_status trc_timeline_create(const sim_config *cfg, size_t max_spans, trc_timel
   *out = NULL;
   if (max_spans < 2) return cs_err_set(err, CS_EINVAL, "timeline: %zu spans per track is too few (at least 2)", max_spans);
   trc_timeline *t = calloc(1, sizeof *t);
-  if (t) t->tracks = calloc((size_t)cfg->chip_cores * ISA_PIPE_COUNT, sizeof *t->tracks);
+  if (t) t->tracks = calloc((size_t)cfg->chip_aic_cores * ISA_PIPE_COUNT, sizeof *t->tracks);
   if (!t || !t->tracks) {
     free(t);
-    return cs_err_set(err, CS_ENOMEM, "timeline: no host memory for %u cores", (unsigned)cfg->chip_cores);
+    return cs_err_set(err, CS_ENOMEM, "timeline: no host memory for %u cores", (unsigned)cfg->chip_aic_cores);
   }
-  t->cores = (unsigned)cfg->chip_cores;
+  t->cores = (unsigned)cfg->chip_aic_cores;
   t->max_spans = max_spans;
   t->observer = (sim_observer){observe, t};
   *out = t;

@@ -84,17 +84,27 @@ static void test_cli_run_chip_options(void **state) {
   assert_int_equal(je_u64(cs_jroot(doc), "cores"), 3);
   cs_jfree(doc);
   cr_free(&r);
+  expect_error(cr_run("run", "matmul", "--cores", "2", "--set", "chip.aic_cores=2", NULL),
+               "cubesim run: error: --cores 2 and --set chip.aic_cores both give the core count: give one\n");
+  /* the former spelling chip.cores still sets the cube core count, and still conflicts with --cores */
+  r = cr_run("run", "matmul", "--attr", "in_dtype=fp16", "--attr", "m=64", "--attr", "n=64", "--attr", "k=64",
+             "--timing-only", "--set", "chip.cores=5", "--json", NULL);
+  cr_assert_ok(&r);
+  doc = je_parse(r.out, strlen(r.out));
+  assert_int_equal(je_u64(cs_jroot(doc), "cores"), 5);
+  cs_jfree(doc);
+  cr_free(&r);
   expect_error(cr_run("run", "matmul", "--cores", "2", "--set", "chip.cores=2", NULL),
-               "cubesim run: error: --cores 2 and --set chip.cores both give the core count: give one\n");
+               "cubesim run: error: --cores 2 and --set chip.aic_cores both give the core count: give one\n");
   expect_error(cr_run("run", "matmul", "--cores", "many", NULL),
-               "cubesim run: error: --cores: chip.cores: expected an unsigned integer (decimal or 0x hex), found 'many'\n");
+               "cubesim run: error: --cores: chip.aic_cores: expected an unsigned integer (decimal or 0x hex), found 'many'\n");
   expect_error(cr_run("run", "matmul", "--set", "cores", NULL),
-               "cubesim run: error: --set 'cores': expected SECTION.KEY=VALUE (e.g. chip.cores=8)\n");
+               "cubesim run: error: --set 'cores': expected SECTION.KEY=VALUE (e.g. chip.aic_cores=8)\n");
 }
 
 /* validate takes the same chip options as run: the anchors' 12288 x 12288 copy on 2 cores
  * instead of 24 gives each core 12 times the bytes, so its aicore time grows several-fold, and
- * --cores 2 is --set chip.cores=2. */
+ * --cores 2 is --set chip.aic_cores=2. */
 static double validate_aicore_us(const char *opt, const char *val) {
   cr_result r = cr_run("validate", "--case", "C1-L1-64x64", "--json", opt, val, NULL);
   cr_assert_ok(&r);
@@ -112,14 +122,14 @@ static void test_cli_validate_chip_options(void **state) {
   double all = validate_aicore_us(NULL, NULL);
   double two = validate_aicore_us("--cores", "2");
   assert_true(two > 6 * all);
-  assert_true(validate_aicore_us("--set", "chip.cores=2") == two);
+  assert_true(validate_aicore_us("--set", "chip.aic_cores=2") == two);
   expect_error(cr_run("validate", "--cors", "2", NULL),
                "cubesim validate: error: unknown option '--cors' (did you mean '--cores'?)\n");
   expect_error(cr_run("validate", "--case", "C1-L1-64x65", "--list", NULL),
                "cubesim validate: error: --case C1-L1-64x65: no such case in configs/anchors/a2.yaml (built in) "
                "(did you mean 'C1-L1-64x64'?)\n");
   expect_error(cr_run("validate", "--cores", "0", NULL),
-               "cubesim validate: error: --cores: chip.cores = 0 is below the minimum 1\n");
+               "cubesim validate: error: --cores: chip.aic_cores = 0 is below the minimum 1\n");
 }
 
 int main(void) {

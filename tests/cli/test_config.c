@@ -23,7 +23,7 @@ static void test_cli_config_show_text_defaults(void **state) {
   cr_assert_prefix(r.out, "cubesim configuration \"ascend910b\": built-in defaults\n");
   cr_assert_contains(r.out, "\nchip: the chip: name, number of cores, clock, fixpipe mode\n");
   cr_assert_contains(r.out,
-                     "\n  chip.cores                   24                     cores           AI cube "
+                     "\n  chip.aic_cores               24                     cores           AI cube "
                      "cores; each runs its own instruction stream, all share L2 and HBM\n");
   cr_assert_contains(r.out,
                      "\n  buffers.l1_bytes             524288 (512 KiB)       bytes           L1 per "
@@ -48,7 +48,7 @@ static void test_cli_config_show_text_file(void **state) {
   assert_string_equal(r.err, "");
   cr_assert_contains(r.out, "cubesim configuration \"teaching\": " SRC
                      "configs/teaching.yaml over the built-in defaults\n");
-  cr_assert_contains(r.out, "\n  chip.cores                   2                      cores  ");
+  cr_assert_contains(r.out, "\n  chip.aic_cores               2                      cores  ");
   cr_assert_contains(r.out, "all share L2 and HBM (default 24)\n");
   cr_assert_contains(r.out, "\n  buffers.l0a_bytes            16384 (16 KiB)         bytes  ");
   /* A key the file leaves out: the default, without a "(default ...)" note. */
@@ -66,14 +66,14 @@ static void test_cli_config_show_json(void **state) {
   assert_string_equal(r.err, "");
   cr_assert_prefix(r.out, "{\n  \"source\": \"built-in defaults\",\n  \"config\": {\n"
                    "    \"chip\": {\n      \"name\": \"ascend910b\",\n"
-                   "      \"cores\": 24,\n      \"clock_mhz\": 1850,\n");
+                   "      \"aic_cores\": 24,\n      \"clock_mhz\": 1850,\n");
   cr_assert_contains(r.out, "\"hbm_gb_per_s\": 1800,\n");
   cr_assert_contains(r.out, "\"l2_sets\": 24576,\n");
   cr_assert_contains(r.out, "\"cube_k0_int8\": 32,\n");
   cr_assert_contains(r.out, "\"key\": \"scalar.dispatch_cycles\",\n      \"type\": \"u64\",\n"
                      "      \"unit\": \"cycles\",\n      \"default\": 4,\n"
                      "      \"allowed\": \"1 to 10000\",\n      \"assumption\": true,\n");
-  cr_assert_contains(r.out, "\"key\": \"chip.cores\",\n      \"type\": \"u64\",\n"
+  cr_assert_contains(r.out, "\"key\": \"chip.aic_cores\",\n      \"type\": \"u64\",\n"
                      "      \"unit\": \"cores\",\n      \"default\": 24,\n"
                      "      \"allowed\": \"1 to 1024\",\n      \"assumption\": false,\n");
   assert_string_equal(r.out + strlen(r.out) - 6, "  ]\n}\n");
@@ -83,28 +83,28 @@ static void test_cli_config_show_json(void **state) {
   assert_int_equal(r.status, 0);
   cr_assert_contains(r.out, "\"source\": \"" SRC "configs/teaching.yaml\",\n");
   cr_assert_contains(r.out,
-                     "\"name\": \"teaching\",\n      \"cores\": 2,\n      \"clock_mhz\": 1000,");
+                     "\"name\": \"teaching\",\n      \"aic_cores\": 2,\n      \"clock_mhz\": 1000,");
   cr_assert_contains(r.out, "\"hbm_bytes_per_cycle\": 64,\n");
   cr_assert_contains(r.out, "\"l2_sets\": 128,\n");
   /* The parameter table still lists the built-in defaults. */
-  cr_assert_contains(r.out, "\"key\": \"chip.cores\",\n      \"type\": \"u64\",\n"
+  cr_assert_contains(r.out, "\"key\": \"chip.aic_cores\",\n      \"type\": \"u64\",\n"
                      "      \"unit\": \"cores\",\n      \"default\": 24,\n");
   cr_free(&r);
 }
 
 static void test_cli_config_set_overrides(void **state) {
   (void)state;
-  cr_result r = cr_run("config", "show", SRC "configs/teaching.yaml", "--set", "chip.cores=8",
+  cr_result r = cr_run("config", "show", SRC "configs/teaching.yaml", "--set", "chip.aic_cores=8",
                        "--set=l2.enabled=false", "--json", NULL);
   assert_int_equal(r.status, 0);
-  cr_assert_contains(r.out, "\"cores\": 8,");
+  cr_assert_contains(r.out, "\"aic_cores\": 8,");
   cr_assert_contains(r.out, "\"enabled\": false,");
   cr_assert_contains(r.out, "\"clock_mhz\": 1000,"); /* from the file */
   cr_free(&r);
-  r = cr_run("config", "show", "--set", "chip.cores=0", NULL);
+  r = cr_run("config", "show", "--set", "chip.aic_cores=0", NULL);
   assert_int_equal(r.status, 2);
   assert_string_equal(r.out, "");
-  assert_string_equal(r.err, "cubesim config show: error: --set chip.cores=0: chip.cores = 0 is "
+  assert_string_equal(r.err, "cubesim config show: error: --set chip.aic_cores=0: chip.aic_cores = 0 is "
                              "below the minimum 1\n");
   cr_free(&r);
   r = cr_run("config", "show", "--set", "buffers.l0a_bytes=1000", NULL);
@@ -148,7 +148,7 @@ static void test_cli_config_yaml_output_loads_back(void **state) {
   snprintf(path, sizeof path, "%s/teaching-full.yaml", dir);
   cr_result a = cr_run("config", "show", SRC "configs/teaching.yaml", "--yaml", NULL);
   assert_int_equal(a.status, 0);
-  cr_assert_contains(a.out, "  # (not the built-in default, which is 24)\n  cores: 2\n");
+  cr_assert_contains(a.out, "  # (not the built-in default, which is 24)\n  aic_cores: 2\n");
   tf_write_text(path, a.out);
   cr_result b = cr_run("config", "show", path, "--yaml", NULL);
   assert_int_equal(b.status, 0);
@@ -213,10 +213,10 @@ static void test_cli_config_errors_in_process(void **state) {
                       "cubesim config show: error: --json, --yaml and --markdown exclude each "
                       "other\n");
   cr_free(&r);
-  r = cr_run("config", "show", "--set", "chip.cores", NULL);
+  r = cr_run("config", "show", "--set", "chip.aic_cores", NULL);
   assert_int_equal(r.status, 2);
-  assert_string_equal(r.err, "cubesim config show: error: --set chip.cores: expected KEY=VALUE "
-                             "(e.g. chip.cores=4)\n");
+  assert_string_equal(r.err, "cubesim config show: error: --set chip.aic_cores: expected KEY=VALUE "
+                             "(e.g. chip.aic_cores=4)\n");
   cr_free(&r);
   r = cr_run("config", NULL);
   assert_int_equal(r.status, 2);
@@ -254,7 +254,7 @@ static void test_cli_config_bad_file_exits_2(void **state) {
   char *o = tf_read(out, NULL), *e = tf_read(err, NULL);
   assert_string_equal(o, "");
   snprintf(want, sizeof want,
-           "cubesim config show: error: %s:3:10: chip.cores = 0 is below the minimum 1\n", yaml);
+           "cubesim config show: error: %s:3:10: chip.aic_cores = 0 is below the minimum 1\n", yaml);
   assert_string_equal(e, want);
   free(o);
   free(e);
@@ -266,7 +266,7 @@ static void test_cli_config_bad_file_exits_2(void **state) {
   assert_true(WIFEXITED(st));
   assert_int_equal(WEXITSTATUS(st), 0);
   o = tf_read(out, NULL);
-  cr_assert_contains(o, "\n  chip.cores                   24      ");
+  cr_assert_contains(o, "\n  chip.aic_cores               24      ");
   free(o);
   tf_remove_tree(dir);
 }

@@ -133,12 +133,12 @@ static void test_cli_exec_two_cores_copy_inputs_to_outputs(void **state) {
   assert_ends_with(r.out, "}\n");
   cr_free(&r);
 
-  /* the chip options of cubesim run: --cores, --set chip.cores, a file's chip.cores */
+  /* the chip options of cubesim run: --cores, --set chip.aic_cores, a file's chip.aic_cores */
   r = cr_run("exec", t.prog, "--in", ina, "--cores", "5", NULL);
   cr_assert_ok(&r);
   cr_assert_prefix(r.out, "cubesim summary: ascend910b, 5 cores at 1850 MHz\n");
   cr_free(&r);
-  r = cr_run("exec", t.prog, "--in", ina, "--set", "chip.cores=3", "--set", "chip.clock_mhz=1000", NULL);
+  r = cr_run("exec", t.prog, "--in", ina, "--set", "chip.aic_cores=3", "--set", "chip.clock_mhz=1000", NULL);
   cr_assert_ok(&r);
   cr_assert_prefix(r.out, "cubesim summary: ascend910b, 3 cores at 1000 MHz\n");
   cr_free(&r);
@@ -149,7 +149,7 @@ static void test_cli_exec_two_cores_copy_inputs_to_outputs(void **state) {
   cr_assert_ok(&r);
   cr_assert_prefix(r.out, "cubesim summary: ascend910b, 6 cores at 1850 MHz\n");
   cr_free(&r);
-  tf_write_text(yaml, "cube:\n  latency_cycles: 20\n"); /* no chip.cores: the program's 2 */
+  tf_write_text(yaml, "cube:\n  latency_cycles: 20\n"); /* no chip.aic_cores: the program's 2 */
   r = cr_run("exec", t.prog, "--in", ina, "--config", yaml, NULL);
   cr_assert_ok(&r);
   cr_assert_prefix(r.out, "cubesim summary: ascend910b, 2 cores at 1850 MHz\n");
@@ -159,13 +159,13 @@ static void test_cli_exec_two_cores_copy_inputs_to_outputs(void **state) {
   assert_int_equal(r.status, 2);
   cr_assert_contains(r.err, ".core 1");
   cr_free(&r);
-  r = cr_run("exec", t.prog, "--cores", "4", "--set", "chip.cores=4", NULL);
+  r = cr_run("exec", t.prog, "--cores", "4", "--set", "chip.aic_cores=4", NULL);
   assert_int_equal(r.status, 2);
-  assert_string_equal(r.err, "cubesim exec: error: --cores 4 and --set chip.cores both give the core count: give one\n");
+  assert_string_equal(r.err, "cubesim exec: error: --cores 4 and --set chip.aic_cores both give the core count: give one\n");
   cr_free(&r);
   r = cr_run("exec", t.prog, "--cores", "0", NULL);
   assert_int_equal(r.status, 2);
-  assert_string_equal(r.err, "cubesim exec: error: --cores: chip.cores = 0 is below the minimum 1\n");
+  assert_string_equal(r.err, "cubesim exec: error: --cores: chip.aic_cores = 0 is below the minimum 1\n");
   cr_free(&r);
   r = cr_run("exec", t.prog, "--confg", yaml, NULL);
   assert_int_equal(r.status, 2);
@@ -592,7 +592,7 @@ static void test_cli_exec_argument_errors(void **state) {
   r = cr_run("exec", t.prog, "--config", cfg, NULL);
   assert_int_equal(r.status, 2);
   snprintf(want, sizeof want,
-           "cubesim exec: error: %s:7:7: .core 1: the configuration has 1 core (chip.cores), "
+           "cubesim exec: error: %s:7:7: .core 1: the configuration has 1 core (chip.aic_cores), "
            "numbered from 0\n",
            t.prog);
   assert_string_equal(r.err, want);

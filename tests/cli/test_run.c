@@ -162,7 +162,7 @@ static void test_cli_run_json(void **state) {
   cr_assert_ok(&r);
   check_seed_json(r.out, 24);
   cr_free(&r);
-  r = cr_run("run", "linear", SEED_INS(s), "--json", "--set", "chip.cores=4", NULL);
+  r = cr_run("run", "linear", SEED_INS(s), "--json", "--set", "chip.aic_cores=4", NULL);
   cr_assert_ok(&r);
   check_seed_json(r.out, 4);
   cr_free(&r);
@@ -196,7 +196,7 @@ static void test_cli_run_trace(void **state) {
   seed_files s;
   seed_init(&s);
   const char *trace = tmp_path(&s.t, 4, "t.json");
-  cr_result r = cr_run("run", "linear", SEED_INS(s), "--trace", trace, "--set", "chip.cores=2", NULL);
+  cr_result r = cr_run("run", "linear", SEED_INS(s), "--trace", trace, "--set", "chip.aic_cores=2", NULL);
   cr_assert_ok(&r);
   char want[256];
   snprintf(want, sizeof want, "\ntrace written to %s (open it in https://ui.perfetto.dev)\n", trace);
@@ -235,7 +235,7 @@ static void test_cli_run_generated_inputs(void **state) {
   snprintf(o1, sizeof o1, "output=%s", tmp_path(&t, 0, "a.npy"));
   snprintf(o2, sizeof o2, "output=%s", tmp_path(&t, 1, "b.npy"));
   snprintf(o3, sizeof o3, "output=%s", tmp_path(&t, 2, "c.npy"));
-  cr_result r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+  cr_result r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.aic_cores=4",
                        "--json", "--check", "--out", o1, NULL);
   cr_assert_ok(&r);
   cs_jdoc *doc = je_parse(r.out, strlen(r.out));
@@ -252,18 +252,18 @@ static void test_cli_run_generated_inputs(void **state) {
   uint64_t cycles = je_u64(root, "total_cycles");
   cs_jfree(doc);
   cr_free(&r);
-  r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+  r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.aic_cores=4",
              "--seed", "1", "--out", o2, NULL);
   cr_assert_ok(&r);
   cr_free(&r);
-  r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+  r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.aic_cores=4",
              "--seed", "2", "--out", o3, NULL);
   cr_assert_ok(&r);
   cr_free(&r);
   /* the same run with --opt=VALUE words */
   char o4[220];
   snprintf(o4, sizeof o4, "--out=output=%s", tmp_path(&t, 3, "d.npy"));
-  r = cr_run("run", "linear", "--attr=m=24", "--attr=n=40", "--attr=k=64", "--set=chip.cores=4", "--seed=1", o4, NULL);
+  r = cr_run("run", "linear", "--attr=m=24", "--attr=n=40", "--attr=k=64", "--set=chip.aic_cores=4", "--seed=1", o4, NULL);
   cr_assert_ok(&r);
   cr_free(&r);
   cs_npy a, b, c;
@@ -282,7 +282,7 @@ static void test_cli_run_generated_inputs(void **state) {
   cs_npy_free(&a);
   cs_npy_free(&b);
   cs_npy_free(&c);
-  r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.cores=4",
+  r = cr_run("run", "linear", "--attr", "m=24", "--attr", "n=40", "--attr", "k=64", "--set", "chip.aic_cores=4",
              "--timing-only", "--json", NULL);
   cr_assert_ok(&r);
   doc = je_parse(r.out, strlen(r.out));
@@ -296,7 +296,7 @@ static void test_cli_run_generated_inputs(void **state) {
                                {"matmul_requant", "relu=true", "has_bias=true"}};
   for (int i = 0; i < 4; i++) {
     r = cr_run("run", kernels[i][0], "--attr", "m=20", "--attr", "n=36", "--attr", "k=70", "--attr", kernels[i][1],
-               "--attr", kernels[i][2], "--set", "chip.cores=4", "--check", NULL);
+               "--attr", kernels[i][2], "--set", "chip.aic_cores=4", "--check", NULL);
     cr_assert_ok(&r);
     assert_non_null(strstr(r.out, "every output bit-exact"));
     cr_free(&r);
@@ -325,7 +325,7 @@ static void test_cli_run_tiling_file(void **state) {
                       " \"iterateOrder\": 0, \"isBias\": 1, \"dbL0A\": 2, \"dbL0B\": 1, \"dbL0C\": 2,\n"
                       " \"unitFlag\": 0, \"coreSplit\": \"block\", \"shareMode\": 0, \"transLength\": 4096, \"BatchNum\": 0}\n");
   cr_result r = cr_run("run", "matmul", "--tiling", path, "--attr", "l2_split=2", "--attr", "single_core_m=24", "--check",
-                       "--json", "--set", "chip.cores=8", NULL);
+                       "--json", "--set", "chip.aic_cores=8", NULL);
   if (r.status) fail_msg("%s", r.err);
   char note[512];
   snprintf(note, sizeof note, "cubesim run: note: --tiling %s: fields cubesim does not model, ignored: transLength\n", path);
@@ -367,7 +367,7 @@ static void test_cli_run_tiling_file(void **state) {
   tf_write_text(echo, text);
   cs_jfree(doc);
   cr_free(&r);
-  r = cr_run("run", "matmul", "--tiling", echo, "--json", "--set", "chip.cores=8", NULL);
+  r = cr_run("run", "matmul", "--tiling", echo, "--json", "--set", "chip.aic_cores=8", NULL);
   cr_assert_ok(&r);
   doc = je_parse(r.out, strlen(r.out));
   assert_int_equal(je_u64(cs_jroot(doc), "total_cycles"), cycles);
@@ -375,7 +375,7 @@ static void test_cli_run_tiling_file(void **state) {
   cs_jfree(doc);
   cr_free(&r);
   /* the text summary prints it on one line */
-  r = cr_run("run", "matmul", "--tiling", echo, "--set", "chip.cores=8", NULL);
+  r = cr_run("run", "matmul", "--tiling", echo, "--set", "chip.aic_cores=8", NULL);
   cr_assert_ok(&r);
   cr_assert_contains(r.out, "\ntiling: base 32 x 64 x 32; L1 A 4 blocks (step_m 1 x step_ka 2), B 2 (step_n 1 x step_kb 1); "
                             "L0 buffers A 2, B 1, C 2; blocks 24 x 64 on 4 cores; iterate_order 0, l2_split 2, "

@@ -146,7 +146,7 @@ static void test_cli_run_quant_qlinear_from_files(void **state) {
   add(a, "y=%s/y.npy", d.path);
   add(a, "--check");
   add(a, "--set");
-  add(a, "chip.cores=2");
+  add(a, "chip.aic_cores=2");
   cr_result r = run(a);
   cr_assert_ok(&r);
   cr_assert_contains(r.out, "onnx_qlinear_matmul: ONNX QLinearMatMul: quantized matrix product, requantized to int8/uint8\n");
@@ -268,7 +268,7 @@ static void generated(const char *op, const char *precision, const char *m, cons
   if (precision) add(a, "--attr=precision=%s", precision);
   add(a, "--check");
   add(a, "--json");
-  add(a, "--set=chip.cores=3");
+  add(a, "--set=chip.aic_cores=3");
   cr_result r = run(a);
   if (r.status != 0) fail_msg("%s %s %s/%s: exit %d: %s", op, precision ? precision : "", a_t, b_t, r.status, r.err);
   cs_jdoc *doc = je_parse(r.out, strlen(r.out));

@@ -19,7 +19,7 @@
 /* 128^3 fp16 on 2 cores; base_n = 17 is not whole fractals: refused */
 static const char sweep_yaml[] = "kernel: matmul\n"
                                  "attrs: {m: 128, n: 128, k: 128}\n"
-                                 "set: {chip.cores: 2}\n"
+                                 "set: {chip.aic_cores: 2}\n"
                                  "options: [--timing-only]\n"
                                  "grid:\n"
                                  "  base_m: [16, 32]\n"
@@ -59,7 +59,7 @@ static void test_sweep_runs_collects_and_reruns_nothing(void **state) {
   /* one row per point, the refusal in its row, the best highlighted in the report */
   char *rows = tf_read(csv, NULL);
   assert_int_equal(lines(rows), 5);
-  cr_assert_prefix(rows, "point,status,set.chip.cores,");
+  cr_assert_prefix(rows, "point,status,set.chip.aic_cores,");
   cr_assert_contains(rows, ",time_us,total_cycles,aicore_time_us,blocks,critical_core,cube_utilization,");
   cr_assert_contains(rows, "CUBE_time_us,CUBE_ratio,CUBE_critical_us");
   cr_assert_contains(rows, "tiling: base_m = 16 and base_n = 17 must be multiples of 16 (whole fractals)\n");
@@ -74,7 +74,7 @@ static void test_sweep_runs_collects_and_reruns_nothing(void **state) {
   char *cmds = tf_read(tf_join(pt, sizeof pt, out, "commands.txt"), NULL);
   assert_int_equal(lines(cmds), 4);
   cr_assert_contains(cmds, "' run 'matmul' --attr 'm'='128' --attr 'n'='128' --attr 'k'='128' --attr 'base_m'='16' "
-                           "--attr 'base_n'='16' --set 'chip.cores'='2' '--timing-only' --quiet --record-refusal "
+                           "--attr 'base_n'='16' --set 'chip.aic_cores'='2' '--timing-only' --quiet --record-refusal "
                            "--json-file '");
   free(cmds);
   /* nothing changed: nothing runs, no file is touched */
@@ -143,7 +143,7 @@ static void test_sweep_bad_files(void **state) {
       {"kernel: matmul\n", "bad.yaml: neither grid: nor points: given"},
       {"kernel: matmul\ngrid: {base_m: []}\n", "bad.yaml:2:16: expected 1 to 256 values for base_m"},
       {"kernel: matmul\nset: {cores: 2}\ngrid: {base_m: [16]}\n",
-       "bad.yaml:2:6: a configuration key has a section (chip.cores); not cores"},
+       "bad.yaml:2:6: a configuration key has a section (chip.aic_cores); not cores"},
       {"kernel: [matmul\n", "bad.yaml:2:1: did not find expected ',' or ']'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -24,7 +24,7 @@
 
 static const char sweep_yaml[] = "kernel: matmul\n"
                                  "attrs: {n: 128, k: 64}\n"
-                                 "set: {chip.cores: 2}\n"
+                                 "set: {chip.aic_cores: 2}\n"
                                  "options: [--timing-only]\n"
                                  "grid:\n"
                                  "  m: [64, 96]\n"

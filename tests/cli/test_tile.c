@@ -36,7 +36,7 @@ static void write_tiling(const char *path, const cs_jvalue *tl) {
 /* The timing model's cycles for a run with that tiling file. */
 static uint64_t run_cycles(const char *path, const char *transpose_b) {
   cr_result r = cr_run("run", "matmul", "--attr", transpose_b, "--tiling", path, "--timing-only", "--json", "--set",
-                       "chip.cores=4", NULL);
+                       "chip.aic_cores=4", NULL);
   cr_assert_ok(&r);
   cs_jdoc *d = je_parse(r.out, strlen(r.out));
   uint64_t cycles = je_u64(cs_jroot(d), "total_cycles");
@@ -48,7 +48,7 @@ static uint64_t run_cycles(const char *path, const char *transpose_b) {
 static void test_cli_tile_json(void **state) {
   (void)state;
   cr_result r = cr_run("tile", "matmul", "--attr", "m=256", "--attr", "n=384", "--attr", "k=512", "--attr",
-                       "transpose_b=true", "--set", "chip.cores=4", "--top", "5", "--simulate", "3", "--json", NULL);
+                       "transpose_b=true", "--set", "chip.aic_cores=4", "--top", "5", "--simulate", "3", "--json", NULL);
   cr_assert_ok(&r);
   cs_jdoc *d = je_parse(r.out, strlen(r.out));
   const cs_jvalue *root = cs_jroot(d);
@@ -88,7 +88,7 @@ static void test_cli_tile_json(void **state) {
 static void test_cli_tile_text_and_given_fields(void **state) {
   (void)state;
   cr_result r = cr_run("tile", "matmul", "--attr", "m=256", "--attr", "n=384", "--attr", "k=512", "--attr", "base_m=64",
-                       "--attr", "core_split=block", "--set", "chip.cores=4", "--top", "3", "--simulate", "2", NULL);
+                       "--attr", "core_split=block", "--set", "chip.aic_cores=4", "--top", "3", "--simulate", "2", NULL);
   cr_assert_ok(&r);
   cr_assert_prefix(r.out, "matmul: m 256, n 384, k 512 on 4 cores at 1850 MHz: the best 3 candidates by the estimate, 2 "
                           "timed by the model (those first)\n\n   #  estimate us    model us  tiling\n");
@@ -98,7 +98,7 @@ static void test_cli_tile_text_and_given_fields(void **state) {
   assert_non_null(strstr(l1, "base 64 x "));
   assert_non_null(strstr(l3, "  -  base 64 x ")); /* the third is not timed */
   const char *run = strstr(r.out, "\nthe best, as a run:\n  cubesim run matmul --attr m=256 --attr n=384 --attr k=512 "
-                                  "--set chip.cores=4 --attr used_core_num=");
+                                  "--set chip.aic_cores=4 --attr used_core_num=");
   assert_non_null(run);
   assert_non_null(strstr(run, " --attr base_m=64 "));
   assert_non_null(strstr(run, " --attr core_split=block\n"));

@@ -65,7 +65,7 @@ static void make_case(rng *r, int i, run_case *c) {
   memset(c, 0, sizeof *c);
   sim_config_defaults(&c->cfg);
   unsigned cores = (unsigned)pick(r, 1, 24);
-  c->cfg.chip_cores = cores;
+  c->cfg.chip_aic_cores = cores;
   c->cfg.gm_hbm_gb_per_s = pick_f(r, 150, 4000);
   c->cfg.l2_gb_per_s = pick_f(r, 400, 10000);
   c->cfg.mte2_gm_bytes_per_cycle = pick(r, 16, 512);

@@ -52,7 +52,7 @@ static void test_linear_4096_int8_is_mte2_bound(void **state) {
   kn_ctx *ctx = linear(&cfg, 4096, 4096, 4096, true, NULL, false);
   const sim_result *r = rt_device_result(kn_device(ctx));
   assert_true(r->stats.macs == 4096ull * 4096 * 4096);
-  double util = (double)r->stats.macs / ((double)cfg.cube_macs_per_cycle_int8 * (double)cfg.chip_cores *
+  double util = (double)r->stats.macs / ((double)cfg.cube_macs_per_cycle_int8 * (double)cfg.chip_aic_cores *
                                          (double)r->total_cycles);
   assert_true(util >= 0.40);
   trc_summary sm;
@@ -104,7 +104,7 @@ static void test_linear_trace_shows_the_pipes_overlapping(void **state) {
   (void)state;
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = 2;
+  cfg.chip_aic_cores = 2;
   char path[64];
   snprintf(path, sizeof path, "/tmp/cubesim_overlap_%d.json", (int)getpid());
   sim_trace *t;

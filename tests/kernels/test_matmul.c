@@ -470,7 +470,7 @@ static void test_matmul_random_tilings_are_bit_exact(void **state) {
   (void)state;
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = 4;
+  cfg.chip_aic_cores = 4;
   uint64_t st = 77;
   const isa_dtype ins[4] = {ISA_FP16, ISA_BF16, ISA_INT8, ISA_INT4};
   unsigned runs = 0;

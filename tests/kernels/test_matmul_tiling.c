@@ -30,7 +30,7 @@ typedef struct run {
 static run mm_run(unsigned cores, uint32_t m, uint32_t n, uint32_t k, const char *const *over) {
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = cores;
+  cfg.chip_aic_cores = cores;
   kn_run_options o = {.cfg = &cfg, .timing_only = true, .seed = 1};
   run r;
   memset(&r, 0, sizeof r);

@@ -433,7 +433,7 @@ static void gen_case(uint64_t *rng, op_kind op, unsigned idx, bool fixpipe, qcas
 static kn_ctx *ctx_for(const qcase *c, unsigned cores, sim_trace *trace) {
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = cores;
+  cfg.chip_aic_cores = cores;
   kn_run_options o = {.cfg = &cfg, .trace = trace, .seed = 1};
   kn_ctx *ctx = NULL;
   cs_err err;
@@ -548,7 +548,7 @@ static void run_case(const qcase *c, unsigned cores, bool with_trace, run_stats 
     snprintf(path, sizeof path, "/tmp/cubesim_qmm_sim_%d.json", (int)getpid());
     sim_config cfg;
     sim_config_defaults(&cfg);
-    cfg.chip_cores = cores;
+    cfg.chip_aic_cores = cores;
     assert_int_equal(sim_trace_open(path, &cfg, &trace, &err), CS_OK);
   }
   kn_ctx *ctx = ctx_for(c, cores, trace);

@@ -17,7 +17,7 @@
 static void run_clean(const char *op, const char *const *attrs, int slow) {
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = 4;
+  cfg.chip_aic_cores = 4;
   if (slow == 1) cfg.cube_latency_cycles *= 10, cfg.cube_macs_per_cycle_fp16 /= 8;
   if (slow == 2) cfg.mte2_latency_cycles *= 10, cfg.mte2_gm_bytes_per_cycle /= 10;
   kn_run_options o = {.cfg = &cfg, .timing_only = true, .seed = 1};

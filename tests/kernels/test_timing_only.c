@@ -16,7 +16,7 @@
 static kn_ctx *run(const char *op, bool timing_only, const char *const *attrs) {
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = 4;
+  cfg.chip_aic_cores = 4;
   kn_run_options o = {.cfg = &cfg, .timing_only = timing_only, .seed = 1};
   kn_ctx *ctx;
   cs_err err;

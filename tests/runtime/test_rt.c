@@ -25,7 +25,7 @@
 static rt_device *make_device(unsigned cores) {
   sim_config c;
   sim_config_defaults(&c);
-  c.chip_cores = cores;
+  c.chip_aic_cores = cores;
   rt_device *dev = NULL;
   cs_err err;
   assert_int_equal(rt_device_create(&c, NULL, &dev, &err), CS_OK);

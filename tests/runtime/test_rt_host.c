@@ -21,7 +21,7 @@ enum { CORES = 3, SLICE = 64, TOTAL = CORES * SLICE }; /* int32 elements */
 static sim_config three_cores(void) {
   sim_config c;
   sim_config_defaults(&c);
-  c.chip_cores = CORES;
+  c.chip_aic_cores = CORES;
   return c;
 }
 
@@ -48,9 +48,9 @@ static void test_rt_host_copy_kernel_on_every_core(void **state) {
   rt_device *dev;
   cs_err err;
   assert_int_equal(rt_device_create(&cfg, NULL, &dev, &err), CS_OK);
-  cfg.chip_cores = 7; /* the device keeps its own copy */
+  cfg.chip_aic_cores = 7; /* the device keeps its own copy */
   assert_int_equal(rt_device_cores(dev), CORES);
-  assert_int_equal(rt_device_config(dev)->chip_cores, CORES);
+  assert_int_equal(rt_device_config(dev)->chip_aic_cores, CORES);
   assert_false(rt_device_timing_only(dev));
 
   copy_job j;
@@ -143,12 +143,12 @@ static void test_rt_host_timing_only_device_keeps_no_data(void **state) {
 static void test_rt_host_invalid_configuration_is_refused(void **state) {
   (void)state;
   sim_config cfg = three_cores();
-  cfg.chip_cores = 0;
+  cfg.chip_aic_cores = 0;
   rt_device *dev = (rt_device *)&cfg; /* must be reset to NULL */
   cs_err err;
   assert_int_equal(rt_device_create(&cfg, NULL, &dev, &err), CS_ECONFIG);
   assert_null(dev);
-  assert_string_equal(err.msg, "chip.cores = 0 is below the minimum 1");
+  assert_string_equal(err.msg, "chip.aic_cores = 0 is below the minimum 1");
   assert_null(rt_device_result(NULL));
   rt_device_destroy(NULL);
 }

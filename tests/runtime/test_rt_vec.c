@@ -70,7 +70,7 @@ static void kernel(rt_ctx *ctx, void *args) {
 static rt_device *make_device(void) {
   sim_config c;
   sim_config_defaults(&c);
-  c.chip_cores = 1;
+  c.chip_aic_cores = 1;
   rt_device *dev = NULL;
   cs_err err;
   assert_int_equal(rt_device_create(&c, NULL, &dev, &err), CS_OK);

@@ -168,7 +168,7 @@ static void test_rt_tiling_check_shape_and_split(void **state) {
   t.used_core_num = 24;
   check_ok(&cfg, &ty, &t);
   t.used_core_num = 25;
-  check_fails(&cfg, &ty, &t, "tiling: used_core_num = 25 but the chip has 24 cores (chip.cores)");
+  check_fails(&cfg, &ty, &t, "tiling: used_core_num = 25 but the chip has 24 cores (chip.aic_cores)");
   /* is_bias says what the matmul is */
   t = simple(64, 48, 32, 16);
   t.is_bias = 1;

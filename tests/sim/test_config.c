@@ -72,7 +72,7 @@ static void test_sim_config_defaults_are_the_documented_910b_values(void **state
   /* docs/DESIGN.md §6: 24 cores at 1.85 GHz; L1 512 KiB, L0A/L0B 64 KiB, L0C 128 KiB, UB 192 KiB,
    * BT 1 KiB, FB 2 KiB; HBM 1.8 TB/s; L2 192 MB, 512 B lines, 5 TB/s. */
   assert_string_equal(c.chip_name, "ascend910b");
-  assert_true(c.chip_cores == 24);
+  assert_true(c.chip_aic_cores == 24);
   assert_true(c.chip_clock_mhz == 1850);
   assert_true(c.chip_fixpipe_saturation);
   assert_true(c.buffers_l1_bytes == 512 * 1024);
@@ -131,12 +131,12 @@ static void test_sim_config_table_is_complete_and_consistent(void **state) {
     if (strcmp(p->unit, "cycles") == 0) assert_non_null(strstr(p->key, "cycles"));
     if (strcmp(p->unit, "B/cycle") == 0) assert_non_null(strstr(p->key, "bytes_per_cycle"));
   }
-  assert_int_equal(sim_config_param_find("chip.cores"), SIM_PARAM_chip_cores);
+  assert_int_equal(sim_config_param_find("chip.aic_cores"), SIM_PARAM_chip_aic_cores);
   assert_int_equal(sim_config_param_find("l2.line_bytes"), SIM_PARAM_l2_line_bytes);
   assert_int_equal(sim_config_param_find("chip.coers"), -1);
   assert_int_equal(sim_config_param_find("cores"), -1);
   /* The documented/assumption split of a few rows, as docs/DESIGN.md §6 has it. */
-  assert_false(sim_config_param(SIM_PARAM_chip_cores)->assumption);
+  assert_false(sim_config_param(SIM_PARAM_chip_aic_cores)->assumption);
   assert_false(sim_config_param(SIM_PARAM_mte1_l0b_bytes_per_cycle)->assumption);
   assert_true(sim_config_param(SIM_PARAM_scalar_dispatch_cycles)->assumption);
   assert_true(sim_config_param(SIM_PARAM_l2_ways)->assumption);
@@ -148,7 +148,7 @@ static void test_sim_config_introspection_texts(void **state) {
   sim_config c;
   char t[128];
   sim_config_defaults(&c);
-  sim_config_param_value_text(&c, SIM_PARAM_chip_cores, t, sizeof t);
+  sim_config_param_value_text(&c, SIM_PARAM_chip_aic_cores, t, sizeof t);
   assert_string_equal(t, "24");
   sim_config_param_value_text(&c, SIM_PARAM_gm_hbm_gb_per_s, t, sizeof t);
   assert_string_equal(t, "1800");
@@ -161,7 +161,7 @@ static void test_sim_config_introspection_texts(void **state) {
   assert_string_equal(t, "1638.4");
   sim_config_param_default_text(SIM_PARAM_buffers_gm_capacity_bytes, t, sizeof t);
   assert_string_equal(t, "68719476736");
-  sim_config_param_range_text(SIM_PARAM_chip_cores, t, sizeof t);
+  sim_config_param_range_text(SIM_PARAM_chip_aic_cores, t, sizeof t);
   assert_string_equal(t, "1 to 1024");
   sim_config_param_range_text(SIM_PARAM_l2_line_bytes, t, sizeof t);
   assert_string_equal(t, "32 to 65536, a power of two");
@@ -225,7 +225,7 @@ static void test_sim_config_teaching_file_loads_with_its_values(void **state) {
   cs_err e;
   assert_int_equal(sim_config_resolve(CONFIGS "teaching.yaml", &c, &d, &e), CS_OK);
   assert_string_equal(c.chip_name, "teaching");
-  assert_true(c.chip_cores == 2);
+  assert_true(c.chip_aic_cores == 2);
   assert_true(c.chip_clock_mhz == 1000);
   assert_true(c.buffers_l1_bytes == 65536);
   assert_true(c.buffers_l0a_bytes == 16384);
@@ -321,13 +321,13 @@ static void test_sim_config_write_yaml_notes_values_off_default(void **state) {
   (void)state;
   sim_config c;
   sim_config_defaults(&c);
-  c.chip_cores = 4;
+  c.chip_aic_cores = 4;
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   sim_config_write_yaml(&c, f);
   fclose(f);
-  assert_non_null(strstr(buf, "  # (not the built-in default, which is 24)\n  cores: 4\n"));
+  assert_non_null(strstr(buf, "  # (not the built-in default, which is 24)\n  aic_cores: 4\n"));
   assert_null(strstr(buf, "which is 1850"));
   free(buf);
 }
@@ -345,7 +345,7 @@ static void test_sim_config_write_json(void **state) {
   cs_json_init(&j, f, false);
   sim_config_write_json(&c, &j);
   fclose(f);
-  assert_non_null(strstr(buf, "{\"chip\":{\"name\":\"teaching\",\"cores\":2,\"clock_mhz\":1000,"
+  assert_non_null(strstr(buf, "{\"chip\":{\"name\":\"teaching\",\"aic_cores\":2,\"clock_mhz\":1000,"
                               "\"fixpipe_saturation\":true,\"launch_us\":0,\"core_start_skew_cycles\":0},"
                               "\"buffers\":{\"l1_bytes\":65536,"));
   assert_non_null(strstr(buf, "\"gm\":{\"hbm_gb_per_s\":64,\"hbm_burst_bytes\":1,\"hbm_efficiency\":1,"));
@@ -415,7 +415,7 @@ static void test_sim_config_load_accepts_value_forms(void **state) {
                              "  latency_cycles: 0\n",
                              &e),
                    CS_OK);
-  assert_true(c.chip_cores == 24);
+  assert_true(c.chip_aic_cores == 24);
   assert_string_equal(c.chip_name, "quoted-name");
   assert_false(c.chip_fixpipe_saturation);
   assert_true(c.l2_enabled);
@@ -440,12 +440,12 @@ static void test_sim_config_load_is_over_the_given_config(void **state) {
   const char *b = "chip:\n  clock_mhz: 1000\n";
   assert_int_equal(sim_config_load_string(&c, a, strlen(a), "a.yaml", &e), CS_OK);
   assert_int_equal(sim_config_load_string(&c, b, strlen(b), "b.yaml", &e), CS_OK);
-  assert_true(c.chip_cores == 4);
+  assert_true(c.chip_aic_cores == 4);
   assert_true(c.chip_clock_mhz == 1000);
   /* len is honoured: the text need not end at a NUL. */
   const char *c3 = "chip:\n  cores: 3\n  cores: 9\n";
   assert_int_equal(sim_config_load_string(&c, c3, 17, "c.yaml", &e), CS_OK);
-  assert_true(c.chip_cores == 3);
+  assert_true(c.chip_aic_cores == 3);
 }
 
 /* ---- error classes: code and exact message ---- */
@@ -468,7 +468,7 @@ static void test_sim_config_error_unknown_section(void **state) {
 static void test_sim_config_error_unknown_key(void **state) {
   (void)state;
   expect_load_error("chip:\n  coers: 4\n", CS_ECONFIG,
-                    "t.yaml:2:3: unknown key 'chip.coers' (did you mean 'chip.cores'?)");
+                    "t.yaml:2:3: unknown key 'chip.coers' (did you mean 'chip.aic_cores'?)");
   expect_load_error("l2:\n  line_byte: 256\n", CS_ECONFIG,
                     "t.yaml:2:3: unknown key 'l2.line_byte' (did you mean 'l2.line_bytes'?)");
   expect_load_error("chip:\n  l1_bytes: 262144\n", CS_ECONFIG,
@@ -485,30 +485,30 @@ static void test_sim_config_error_unknown_key(void **state) {
 static void test_sim_config_error_wrong_type(void **state) {
   (void)state;
   expect_load_error("chip:\n  cores: 1.5\n", CS_ECONFIG,
-                    "t.yaml:2:10: chip.cores: expected an unsigned integer (decimal or 0x hex), "
+                    "t.yaml:2:10: chip.aic_cores: expected an unsigned integer (decimal or 0x hex), "
                     "found '1.5'");
   expect_load_error("chip:\n  cores: twenty\n", CS_ECONFIG,
-                    "t.yaml:2:10: chip.cores: expected an unsigned integer (decimal or 0x hex), "
+                    "t.yaml:2:10: chip.aic_cores: expected an unsigned integer (decimal or 0x hex), "
                     "found 'twenty'");
   expect_load_error("chip:\n  cores: \"24\"\n", CS_ECONFIG,
-                    "t.yaml:2:10: chip.cores: expected an unsigned integer, found the quoted "
+                    "t.yaml:2:10: chip.aic_cores: expected an unsigned integer, found the quoted "
                     "string \"24\"");
   expect_load_error("chip:\n  cores: -1\n", CS_ECONFIG,
-                    "t.yaml:2:10: chip.cores: expected an unsigned integer (decimal or 0x hex), "
+                    "t.yaml:2:10: chip.aic_cores: expected an unsigned integer (decimal or 0x hex), "
                     "found the negative number '-1'");
   expect_load_error("chip:\n  cores: +4\n", CS_ECONFIG,
-                    "t.yaml:2:10: chip.cores: expected an unsigned integer (decimal or 0x hex), "
+                    "t.yaml:2:10: chip.aic_cores: expected an unsigned integer (decimal or 0x hex), "
                     "found '+4'");
   expect_load_error("chip:\n  cores: 1_000\n", CS_ECONFIG,
-                    "t.yaml:2:10: chip.cores: expected an unsigned integer (decimal or 0x hex), "
+                    "t.yaml:2:10: chip.aic_cores: expected an unsigned integer (decimal or 0x hex), "
                     "found '1_000'");
   expect_load_error("chip:\n  cores: 0x\n", CS_ECONFIG,
-                    "t.yaml:2:10: chip.cores: expected an unsigned integer (decimal or 0x hex), "
+                    "t.yaml:2:10: chip.aic_cores: expected an unsigned integer (decimal or 0x hex), "
                     "found '0x'");
   expect_load_error("chip:\n  cores: 010\n", CS_ECONFIG,
-                    "t.yaml:2:10: chip.cores: '010' has a leading zero (octal is not accepted)");
+                    "t.yaml:2:10: chip.aic_cores: '010' has a leading zero (octal is not accepted)");
   expect_load_error("chip:\n  cores:\n", CS_ECONFIG,
-                    "t.yaml:2:9: chip.cores: expected an unsigned integer, found an empty value");
+                    "t.yaml:2:9: chip.aic_cores: expected an unsigned integer, found an empty value");
   expect_load_error("chip:\n  fixpipe_saturation: yes\n", CS_ECONFIG,
                     "t.yaml:2:23: chip.fixpipe_saturation: expected true or false, found 'yes'");
   expect_load_error("l2:\n  enabled: 1\n", CS_ECONFIG,
@@ -554,7 +554,7 @@ static void test_sim_config_error_integer_overflow(void **state) {
 static void test_sim_config_error_duplicates(void **state) {
   (void)state;
   expect_load_error("chip:\n  cores: 4\n  cores: 8\n", CS_ECONFIG,
-                    "t.yaml:3:3: duplicate key 'chip.cores' (first at line 2, column 3)");
+                    "t.yaml:3:3: duplicate key 'chip.aic_cores' (first at line 2, column 3)");
   expect_load_error("chip:\n  cores: 4\nl2:\n  ways: 2\nchip:\n  clock_mhz: 1000\n", CS_ECONFIG,
                     "t.yaml:5:1: duplicate section 'chip' (first at line 1, column 1)");
   /* A section with nothing under it still counts as given. */
@@ -565,11 +565,11 @@ static void test_sim_config_error_duplicates(void **state) {
 static void test_sim_config_error_structure(void **state) {
   (void)state;
   expect_load_error("chip:\n  cores: [1, 2]\n", CS_ECONFIG,
-                    "t.yaml:2:10: chip.cores: expected an unsigned integer, found a sequence");
+                    "t.yaml:2:10: chip.aic_cores: expected an unsigned integer, found a sequence");
   expect_load_error("chip:\n  cores:\n    - 1\n", CS_ECONFIG,
-                    "t.yaml:3:5: chip.cores: expected an unsigned integer, found a sequence");
+                    "t.yaml:3:5: chip.aic_cores: expected an unsigned integer, found a sequence");
   expect_load_error("chip:\n  cores:\n    value: 4\n", CS_ECONFIG,
-                    "t.yaml:3:5: chip.cores: expected an unsigned integer, found a mapping");
+                    "t.yaml:3:5: chip.aic_cores: expected an unsigned integer, found a mapping");
   expect_load_error("chip:\n  name: {a: b}\n", CS_ECONFIG,
                     "t.yaml:2:9: chip.name: expected a string, found a mapping");
   expect_load_error("chip: 24\n", CS_ECONFIG,
@@ -589,7 +589,7 @@ static void test_sim_config_error_structure(void **state) {
   expect_load_error("chip: &c\n  cores: 4\nl2: *c\n", CS_ECONFIG,
                     "t.yaml:3:5: l2: aliases (*c) are not supported");
   expect_load_error("chip:\n  cores: !!int 4\n", CS_ECONFIG,
-                    "t.yaml:2:10: chip.cores: tags (tag:yaml.org,2002:int) are not supported");
+                    "t.yaml:2:10: chip.aic_cores: tags (tag:yaml.org,2002:int) are not supported");
   expect_load_error("chip:\n  cores: 4\n---\nl2:\n  ways: 2\n", CS_ECONFIG,
                     "t.yaml:3:1: a second YAML document starts here; a configuration is one "
                     "document");
@@ -689,7 +689,7 @@ static void expect_invalid(void (*spoil)(sim_config *), const char *msg) {
 
 static void zero_ways(sim_config *c) { c->l2_ways = 0; }
 static void odd_l0c(sim_config *c) { c->buffers_l0c_bytes = 1536; }
-static void many_cores(sim_config *c) { c->chip_cores = 1025; }
+static void many_cores(sim_config *c) { c->chip_aic_cores = 1025; }
 static void nan_hbm(sim_config *c) { c->gm_hbm_gb_per_s = NAN; }
 static void bad_name(sim_config *c) { snprintf(c->chip_name, sizeof c->chip_name, "a/b"); }
 static void unterminated_name(sim_config *c) { memset(c->chip_name, 'x', sizeof c->chip_name); }
@@ -704,7 +704,7 @@ static void test_sim_config_validate_messages(void **state) {
   expect_invalid(zero_ways, "l2.ways = 0 is below the minimum 1");
   expect_invalid(odd_l0c, "buffers.l0c_bytes = 1536 is not a multiple of "
                           "buffers.l0c_align_bytes = 1024");
-  expect_invalid(many_cores, "chip.cores = 1025 is above the maximum 1024");
+  expect_invalid(many_cores, "chip.aic_cores = 1025 is above the maximum 1024");
   expect_invalid(nan_hbm, "gm.hbm_gb_per_s = nan is not a finite number");
   expect_invalid(bad_name, "chip.name = 'a/b' has the character '/'; only letters, digits, '.', "
                            "'_' and '-' are allowed");
@@ -733,7 +733,7 @@ static void test_sim_config_resolve_reports_file_errors_in_place(void **state) {
   fputs("l2:\n  ways: 3\n  line_bytes: 4096\n  bytes: 0x20000\n", f);
   fclose(f);
   sim_config_defaults(&c);
-  c.chip_cores = 7;
+  c.chip_aic_cores = 7;
   assert_int_equal(sim_config_resolve(path, &c, &d, &e), CS_ECONFIG);
   char want[256];
   snprintf(want, sizeof want,
@@ -741,7 +741,7 @@ static void test_sim_config_resolve_reports_file_errors_in_place(void **state) {
            "whole number of sets)",
            path);
   assert_string_equal(e.msg, want);
-  assert_true(c.chip_cores == 7); /* untouched on failure */
+  assert_true(c.chip_aic_cores == 7); /* untouched on failure */
   remove(path);
 }
 
@@ -787,7 +787,7 @@ static void check_u64_boundaries(const char *section, const char *key, uint64_t 
 
 static void test_sim_config_range_boundaries(void **state) {
   (void)state;
-  check_u64_boundaries("chip", "cores", 1, 1024);
+  check_u64_boundaries("chip", "aic_cores", 1, 1024);
   check_u64_boundaries("mte1", "queue_depth", 1, 4096);
   check_u64_boundaries("l2", "ways", 1, 1024);
   check_u64_boundaries("mte2", "gm_bytes_per_cycle", 1, 65536);
@@ -826,25 +826,56 @@ static void test_sim_config_set(void **state) {
   sim_config c;
   cs_err e;
   sim_config_defaults(&c);
-  assert_int_equal(sim_config_set(&c, "chip.cores", "4", &e), CS_OK);
-  assert_true(c.chip_cores == 4);
+  assert_int_equal(sim_config_set(&c, "chip.aic_cores", "4", &e), CS_OK);
+  assert_true(c.chip_aic_cores == 4);
   assert_int_equal(sim_config_set(&c, "l2.enabled", "false", &e), CS_OK);
   assert_false(c.l2_enabled);
   assert_int_equal(sim_config_set(&c, "gm.hbm_gb_per_s", "1638.4", &e), CS_OK);
   assert_true(c.gm_hbm_gb_per_s == 1638.4);
   assert_int_equal(sim_config_set(&c, "chip.name", "mine", &e), CS_OK);
   assert_string_equal(c.chip_name, "mine");
-  assert_int_equal(sim_config_set(&c, "chip.cores", "0", &e), CS_ECONFIG);
-  assert_string_equal(e.msg, "chip.cores = 0 is below the minimum 1");
-  assert_true(c.chip_cores == 4);
-  assert_int_equal(sim_config_set(&c, "chip.cores", "", &e), CS_ECONFIG);
-  assert_string_equal(e.msg, "chip.cores: expected an unsigned integer, found an empty value");
+  assert_int_equal(sim_config_set(&c, "chip.aic_cores", "0", &e), CS_ECONFIG);
+  assert_string_equal(e.msg, "chip.aic_cores = 0 is below the minimum 1");
+  assert_true(c.chip_aic_cores == 4);
+  assert_int_equal(sim_config_set(&c, "chip.aic_cores", "", &e), CS_ECONFIG);
+  assert_string_equal(e.msg, "chip.aic_cores: expected an unsigned integer, found an empty value");
   assert_int_equal(sim_config_set(&c, "chip.coers", "4", &e), CS_ECONFIG);
-  assert_string_equal(e.msg, "unknown key 'chip.coers' (did you mean 'chip.cores'?)");
+  assert_string_equal(e.msg, "unknown key 'chip.coers' (did you mean 'chip.aic_cores'?)");
   assert_int_equal(sim_config_set(&c, "chp.cores", "4", &e), CS_ECONFIG);
   assert_string_equal(e.msg, "unknown section 'chp' (did you mean 'chip'?)");
   assert_int_equal(sim_config_set(&c, "cores", "4", &e), CS_ECONFIG);
-  assert_string_equal(e.msg, "'cores' is not a parameter (write section.key, e.g. chip.cores)");
+  assert_string_equal(e.msg, "'cores' is not a parameter (write section.key, e.g. chip.aic_cores)");
+}
+
+/* chip.cores, the name before the chip had AIV cores, still reads (files and --set) as chip.aic_cores;
+ * both spellings in one file are one key given twice; written files use the current name. */
+static void test_sim_config_former_name_chip_cores(void **state) {
+  (void)state;
+  sim_config c;
+  cs_err e;
+  sim_config_defaults(&c);
+  assert_int_equal(load_text(&c, "chip:\n  cores: 8\n", &e), CS_OK);
+  assert_true(c.chip_aic_cores == 8);
+  assert_int_equal(load_text(&c, "chip:\n  aic_cores: 12\n", &e), CS_OK);
+  assert_true(c.chip_aic_cores == 12);
+  assert_int_equal(sim_config_set(&c, "chip.cores", "6", &e), CS_OK);
+  assert_true(c.chip_aic_cores == 6);
+  assert_int_equal(sim_config_set(&c, "chip.cores", "0", &e), CS_ECONFIG);
+  assert_string_equal(e.msg, "chip.aic_cores = 0 is below the minimum 1");
+  assert_int_equal(sim_config_param_find("chip.cores"), SIM_PARAM_chip_aic_cores);
+  assert_int_equal(sim_config_param_find("l2.cores"), -1);
+  expect_load_error("chip:\n  cores: 4\n  aic_cores: 8\n", CS_ECONFIG,
+                    "t.yaml:3:3: duplicate key 'chip.aic_cores' (first at line 2, column 3)");
+  expect_load_error("l2:\n  cores: 4\n", CS_ECONFIG, "t.yaml:2:3: unknown key 'l2.cores' (did you mean 'chip.aic_cores'?)");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  sim_config_write_yaml(&c, f);
+  fclose(f);
+  assert_non_null(strstr(buf, "\n  aic_cores: 6"));
+  assert_null(strstr(buf, "\n  cores:"));
+  free(buf);
 }
 
 /* ---- derived values ---- */
@@ -897,8 +928,8 @@ static void test_sim_config_two_configs_are_independent(void **state) {
   assert_string_equal(eb.msg, "bad.yaml:1:12: l2.ways = 0 is below the minimum 1");
   assert_int_equal(ea.code, CS_OK);
   assert_string_equal(ea.msg, "");
-  assert_true(a.chip_cores == 3);
-  assert_true(b.chip_cores == 24);
+  assert_true(a.chip_aic_cores == 3);
+  assert_true(b.chip_aic_cores == 24);
   assert_true(a.chip_clock_mhz == 1000);
   assert_true(b.chip_clock_mhz == 1850);
   assert_true(da.hbm_bytes_per_cycle == 64.0);
@@ -912,6 +943,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sim_config_defaults_are_the_documented_910b_values),
       cmocka_unit_test(test_sim_config_table_is_complete_and_consistent),
+      cmocka_unit_test(test_sim_config_former_name_chip_cores),
       cmocka_unit_test(test_sim_config_introspection_texts),
       cmocka_unit_test(test_sim_config_910b_file_equals_defaults),
       cmocka_unit_test(test_sim_config_910b_file_marks_every_assumption),

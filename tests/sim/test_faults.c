@@ -23,7 +23,7 @@
  *   BT 64, FB 64, GM 1. Two cores; L2 off (only a few runs, none about GM timing). */
 static void fault_config(sim_config *c) {
   sim_config_defaults(c);
-  c->chip_cores = 2;
+  c->chip_aic_cores = 2;
   c->buffers_l1_bytes = 8192;
   c->buffers_l0a_bytes = 4096;
   c->buffers_l0b_bytes = 4096;

@@ -238,7 +238,7 @@ static const isa_pipe stretched[NSTRETCHED] = {ISA_PIPE_MTE2, ISA_PIPE_MTE1, ISA
 
 static void config_of(int i, sim_config *c, char *name, size_t n) {
   sim_config_defaults(c);
-  c->chip_cores = 1;
+  c->chip_aic_cores = 1;
   if (i == 0) {
     snprintf(name, n, "defaults");
   } else if (i == 1) {

@@ -28,7 +28,7 @@ static void test_host_memory_footprint_parts(void **state) {
   (void)state;
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = 2;
+  cfg.chip_aic_cores = 2;
   cfg.l2_enabled = 0;
   sim_footprint f;
   sim_footprint_estimate(&cfg, false, 1000, 10, false, &f);
@@ -56,7 +56,7 @@ static void test_host_memory_limit_at_creation_and_gm(void **state) {
   (void)state;
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = 2;
+  cfg.chip_aic_cores = 2;
   sim *s = NULL;
   cs_err e;
   sim_options small = {.max_host_bytes = core_bytes(&cfg)}; /* one core's worth */
@@ -84,7 +84,7 @@ static void test_host_memory_stream_growth_is_not_a_fault(void **state) {
   (void)state;
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = 2;
+  cfg.chip_aic_cores = 2;
   /* the stream grows by 256, then by half: 256, 384, 576 instructions */
   sim_options o = {.timing_only = true, .max_host_bytes = 384 * sizeof(isa_insn)};
   sim *s;
@@ -124,7 +124,7 @@ static void test_host_memory_launch_reports_enomem(void **state) {
   (void)state;
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = 1;
+  cfg.chip_aic_cores = 1;
   sim_options o = {.timing_only = true, .max_host_bytes = 1000 * sizeof(isa_insn)};
   rt_device *dev;
   cs_err e;

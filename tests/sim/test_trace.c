@@ -165,7 +165,7 @@ static void test_trace_file_is_renamed_and_carries_the_config(void **state) {
   assert_string_equal(je_string(root, "otherData.chip"), "ascend910b");
   assert_int_equal(je_u64(root, "otherData.cores"), 2);
   assert_int_equal(je_u64(root, "otherData.clock_mhz"), 1850);
-  assert_int_equal(je_u64(root, "otherData.config.chip.cores"), 2);
+  assert_int_equal(je_u64(root, "otherData.config.chip.aic_cores"), 2);
   assert_int_equal(je_u64(root, "otherData.config.scalar.dispatch_cycles"), 4);
   assert_int_equal(je_u64(root, "otherData.config.l2.line_bytes"), 512);
   assert_true(cs_jis(fx->events, CS_JARRAY));

@@ -396,7 +396,7 @@ static void test_trace_options_parse(void **state) {
   assert_int_equal(sim_trace_parse_cores(&o, "3-1", 24, &err), CS_EINVAL);
   assert_string_equal(err.msg, "--trace-cores: '3-1' is not a list of cores (like 0-3 or 0,2,5-7)");
   assert_int_equal(sim_trace_parse_cores(&o, "0,24", 24, &err), CS_EINVAL);
-  assert_string_equal(err.msg, "--trace-cores: core 24 does not exist (chip.cores = 24)");
+  assert_string_equal(err.msg, "--trace-cores: core 24 does not exist (chip.aic_cores = 24)");
   assert_int_equal(sim_trace_parse_cores(&o, "1,", 24, &err), CS_EINVAL);
   /* windows: cycles, microseconds rounded to the nearest cycle, open ends */
   assert_int_equal(sim_trace_parse_window(&o, "1000:5000", MHZ, &err), CS_OK);

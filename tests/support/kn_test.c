@@ -14,7 +14,7 @@ void kt_init(kt_runner *r, const char *op, uint64_t ub_bytes) {
   memset(r, 0, sizeof *r);
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = 4;
+  cfg.chip_aic_cores = 4;
   if (ub_bytes) cfg.buffers_ub_bytes = ub_bytes;
   kn_run_options opt;
   memset(&opt, 0, sizeof opt);
@@ -72,7 +72,7 @@ kn_ctx *kt_ctx(const char *op, unsigned cores) {
   assert_non_null(o);
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = cores;
+  cfg.chip_aic_cores = cores;
   kn_run_options opt;
   memset(&opt, 0, sizeof opt);
   if (cores) opt.cfg = &cfg; /* the context keeps a copy */

@@ -29,7 +29,7 @@ void sb_neutral_costs(sim_config *c) {
 
 void sb_round_config(sim_config *c, unsigned cores) {
   sim_config_defaults(c);
-  c->chip_cores = cores;
+  c->chip_aic_cores = cores;
   c->chip_clock_mhz = 1000;
   c->scalar_dispatch_cycles = 1;
   c->mte2_queue_depth = c->mte1_queue_depth = c->cube_queue_depth = 16;
@@ -62,7 +62,7 @@ sim *sb_trace_sim(unsigned cores) {
   sim_config_defaults(&cfg);
   sb_neutral_costs(&cfg);
   cfg.mte2_gm_bytes_per_cycle = 128;
-  cfg.chip_cores = cores;
+  cfg.chip_aic_cores = cores;
   sim *s = NULL;
   cs_err err;
   if (sim_create(&cfg, NULL, &s, &err) != CS_OK) fail_msg("sim_create: %s", err.msg);

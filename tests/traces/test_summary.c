@@ -274,7 +274,7 @@ static void test_summary_json_per_core_stats_and_config(void **state) {
   assert_int_equal(je_u64(j, "hazards.count"), 0);
   assert_int_equal(cs_jcount(cs_jget(j, "hazards.first")), 0);
   assert_true(cs_jis(cs_jget(j, "deadlock"), CS_JNULL));
-  assert_int_equal(je_u64(j, "config.chip.cores"), 2);
+  assert_int_equal(je_u64(j, "config.chip.aic_cores"), 2);
   assert_int_equal(je_u64(j, "config.chip.clock_mhz"), 1850);
   assert_string_equal(je_string(j, "chip"), "ascend910b");
   assert_int_equal(je_u64(j, "derived.cube_k0_fp16"), 16);

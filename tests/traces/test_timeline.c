@@ -22,7 +22,7 @@
 static trc_timeline *make(unsigned cores, size_t max_spans) {
   sim_config cfg;
   sim_config_defaults(&cfg);
-  cfg.chip_cores = cores;
+  cfg.chip_aic_cores = cores;
   trc_timeline *t = NULL;
   cs_err err;
   assert_int_equal(trc_timeline_create(&cfg, max_spans, &t, &err), CS_OK);
