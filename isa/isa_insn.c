@@ -152,6 +152,7 @@ bool isa_fault_set(isa_fault *f, isa_fault_cause cause, const char *operand, uin
 #define ISA_FIELD_DESC_copy(...) ISA_FIELD_DESC(copy, __VA_ARGS__)
 #define ISA_FIELD_DESC_nd2nz(...) ISA_FIELD_DESC(nd2nz, __VA_ARGS__)
 #define ISA_FIELD_DESC_load2d(...) ISA_FIELD_DESC(load2d, __VA_ARGS__)
+#define ISA_FIELD_DESC_load3d(...) ISA_FIELD_DESC(load3d, __VA_ARGS__)
 #define ISA_FIELD_DESC_mmad(...) ISA_FIELD_DESC(mmad, __VA_ARGS__)
 #define ISA_FIELD_DESC_fixpipe(...) ISA_FIELD_DESC(fixpipe, __VA_ARGS__)
 #define ISA_FIELD_DESC_flag(...) ISA_FIELD_DESC(flag, __VA_ARGS__)

@@ -266,6 +266,24 @@ const char *isa_field_enum_name(isa_field_kind k, uint32_t v);
   F(BOOL, if_transpose, 0, 1, "", "transpose each C0 x C0 square")                     \
   F(U32, dst_frac_gap, 0, 65535, "fractals", "transposing: destination fractals skipped between the fractals of one square")
 
+/* LoadData 3-D (LoadData3DParamsV2) in the case a matmul uses: a 1 x 1 filter, stride 1, no
+ * padding, so the feature map [l1_h x l1_w positions, channel_size channels] in L1 (C0-wide
+ * channel blocks of l1_h * l1_w positions, each position C0 elements: an NZ matrix) is the
+ * matrix [positions, channels]. One instruction writes its m_extension x k_extension part from
+ * (m_start, k_start) into L0A as Zz: 16 x C0 fractals, row block by row block, the k blocks of a
+ * row block one after the other (docs/ISA.md, "load3d"). */
+#define ISA_FMT_load3d(F)                                                              \
+  F(ADDR, dst, 0, 0, "", "destination (L0A)")                                          \
+  F(ADDR, src, 0, 0, "", "feature map in L1")                                          \
+  F(DTYPE, dtype, 0, 0, "", "element type")                                            \
+  F(U32, l1_h, 1, 32767, "positions", "feature map height")                            \
+  F(U32, l1_w, 1, 32767, "positions", "feature map width")                             \
+  F(U32, channel_size, 1, 65535, "elements", "channels of the feature map (padded to C0 in L1)") \
+  F(U32, m_extension, 16, 65535, "positions", "rows written (a multiple of 16)")      \
+  F(U32, k_extension, 1, 65535, "elements", "columns written (a multiple of C0)")      \
+  F(U32, m_start, 0, 65535, "positions", "first row (a multiple of 16)")               \
+  F(U32, k_start, 0, 65535, "elements", "first column (a multiple of C0)")
+
 /* Mmad: C[m x n] (L0C, Nz) = A[m x k] (L0A, Zz) * B[k x n] (L0B, Zn) (+ C, or + bias). */
 #define ISA_FMT_mmad(F)                                                              \
   F(ADDR, dst, 0, 0, "", "C in L0C")                                                 \
@@ -448,7 +466,7 @@ const char *isa_field_enum_name(isa_field_kind k, uint32_t v);
   F(U32, src_rep_stride, 0, 65535, "32B blocks", "src: distance between repeats")
 
 /* The list of formats, for generic expansion. */
-#define ISA_FORMAT_LIST(X) X(copy) X(nd2nz) X(load2d) X(mmad) X(fixpipe) X(flag) X(barrier) X(scalar) \
+#define ISA_FORMAT_LIST(X) X(copy) X(nd2nz) X(load2d) X(load3d) X(mmad) X(fixpipe) X(flag) X(barrier) X(scalar) \
   X(vdeq) X(vbinary) X(vunary) X(vscalar) X(vdup) X(vbrcb) X(vcmp) X(vsel) X(vcast) X(vreduce)
 
 #define ISA_FIELD_MEMBER(kind, name, min, max, unit, desc) ISA_CTYPE_##kind name;
@@ -472,6 +490,8 @@ ISA_FORMAT_LIST(ISA_FMT_STRUCT)
     "LoadData L1 -> L0A, whole fractals")                                                      \
   X(LOAD_L0B, load_l0b, MTE1, load2d, ISA_MEMBIT(L0B), ISA_MEMBIT(L1),                 \
     "LoadData L1 -> L0B, whole fractals, optionally transposed")                               \
+  X(LOAD3D_L0A, load3d_l0a, MTE1, load3d, ISA_MEMBIT(L0A), ISA_MEMBIT(L1),            \
+    "LoadData L1 -> L0A as img2col of a 1 x 1 filter: an NZ matrix to Zz in one instruction") \
   X(COPY_L1_BT, copy_l1_bt, MTE1, copy, ISA_MEMBIT(BT), ISA_MEMBIT(L1),                  \
     "DataCopy L1 -> bias table")                                                               \
   X(COPY_L1_FB, copy_l1_fb, MTE1, copy, ISA_MEMBIT(FB), ISA_MEMBIT(L1),                  \

@@ -67,6 +67,16 @@ void rt_load2d(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_load2d p) {
   rt_issue(ctx, &in);
 }
 
+void rt_load3d(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_load3d p) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_LOAD3D_L0A;
+  p.dst = laddr(dst);
+  p.src = laddr(src);
+  in.u.load3d = p;
+  rt_issue(ctx, &in);
+}
+
 void rt_mmad(rt_ctx *ctx, rt_ltensor c, rt_ltensor a, rt_ltensor b, const rt_ltensor *bias, isa_fmt_mmad p) {
   isa_insn in;
   memset(&in, 0, sizeof in);

@@ -23,6 +23,8 @@ isa_fmt_copy rt_copy_params(uint64_t bytes);
 void rt_copy_nd2nz(rt_ctx *ctx, rt_ltensor dst, rt_gtensor src, isa_fmt_nd2nz p);
 /* LoadData2D L1 -> L0A (A2) or L0B (B2). */
 void rt_load2d(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_load2d p);
+/* LoadData 3-D into L0A (the 1 x 1 filter case: an NZ matrix in L1 to Zz, one instruction). */
+void rt_load3d(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_load3d p);
 /* Mmad: c (CO1) = a (A2) * b (B2) [+ c] [+ bias (C2)]; bias may be NULL. */
 void rt_mmad(rt_ctx *ctx, rt_ltensor c, rt_ltensor a, rt_ltensor b, const rt_ltensor *bias, isa_fmt_mmad p);
 /* Fixpipe CO1 -> GM; fb (C2PIPE2GM) holds the per-column words of vector modes, or NULL. */

@@ -27,6 +27,7 @@ static const struct {
 } expected_ops[] = {
     {"copy_gm_l1", ISA_PIPE_MTE2, "copy"},      {"copy_gm_l1_nd2nz", ISA_PIPE_MTE2, "nd2nz"},
     {"load_l0a", ISA_PIPE_MTE1, "load2d"},      {"load_l0b", ISA_PIPE_MTE1, "load2d"},
+    {"load3d_l0a", ISA_PIPE_MTE1, "load3d"},
     {"copy_l1_bt", ISA_PIPE_MTE1, "copy"},      {"copy_l1_fb", ISA_PIPE_MTE1, "copy"},
     {"mmad", ISA_PIPE_M, "mmad"},               {"fixpipe", ISA_PIPE_FIX, "fixpipe"},
     {"copy_gm_ub", ISA_PIPE_MTE2, "copy"},      {"copy_ub_gm", ISA_PIPE_MTE3, "copy"},

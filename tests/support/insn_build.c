@@ -72,6 +72,17 @@ isa_insn ib_load2d(isa_op op, isa_dtype t, uint64_t dst_off, uint64_t src_off, u
   return in;
 }
 
+isa_insn ib_load3d(isa_dtype t, uint64_t dst_off, uint64_t src_off, uint32_t h, uint32_t w, uint32_t channels,
+                   uint32_t m_ext, uint32_t k_ext, uint32_t m_start, uint32_t k_start) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_LOAD3D_L0A;
+  in.u.load3d = (isa_fmt_load3d){.dst = {ISA_MEM_L0A, dst_off}, .src = {ISA_MEM_L1, src_off}, .dtype = t,
+                                 .l1_h = h, .l1_w = w, .channel_size = channels, .m_extension = m_ext,
+                                 .k_extension = k_ext, .m_start = m_start, .k_start = k_start};
+  return in;
+}
+
 isa_insn ib_mmad(isa_dtype t, uint32_t m, uint32_t n, uint32_t k) {
   isa_insn in;
   memset(&in, 0, sizeof in);

@@ -21,6 +21,10 @@ isa_insn ib_nd2nz(isa_dtype t, uint64_t l1_off, uint64_t gm_off, uint32_t rows, 
 isa_insn ib_load2d(isa_op op, isa_dtype t, uint64_t dst_off, uint64_t src_off, uint32_t start_index,
                    uint32_t repeat_times, uint32_t src_stride, uint32_t if_transpose);
 /* C (L0C:0) = A (L0A:0) * B (L0B:0), init_c = 1, no bias. */
+/* load3d_l0a from L1+src_off to L0A+dst_off: an h x w map of `channels` channels, m_ext x k_ext
+ * of it from (m_start, k_start). */
+isa_insn ib_load3d(isa_dtype t, uint64_t dst_off, uint64_t src_off, uint32_t h, uint32_t w, uint32_t channels,
+                   uint32_t m_ext, uint32_t k_ext, uint32_t m_start, uint32_t k_start);
 isa_insn ib_mmad(isa_dtype t, uint32_t m, uint32_t n, uint32_t k);
 /* An m x n int32 tile of L0C:0 (rows rounded up to 16 between column blocks) out to dst as one
  * ND matrix of row stride n, with the scalar word S = 1, scale 1.0. */
