@@ -171,7 +171,7 @@ static cs_status read_tiling_file(const char *path, tiling_attrs *out, char *ign
     if (i == RT_TF_is_bias) name = "has_bias";
     snprintf(out->name[out->n], sizeof out->name[0], "%s", name);
     if (i == RT_TF_is_bias) snprintf(out->value[out->n], sizeof out->value[0], "%s", v ? "true" : "false");
-    else if (fd->names) snprintf(out->value[out->n], sizeof out->value[0], "%s", v == RT_SPLIT_BLOCK ? "block" : "round_robin");
+    else if (fd->names) snprintf(out->value[out->n], sizeof out->value[0], "%s", rt_tiling_value_name(i, v));
     else snprintf(out->value[out->n], sizeof out->value[0], "%u", v);
     out->n++;
   }
@@ -1075,7 +1075,7 @@ int cli_cmd_tile(cli_io *io, int argc, char **argv) {
       const rt_tiling_field *f = rt_tiling_field_at(i);
       uint32_t x = rt_tiling_get(b, i);
       if (!f->attr) continue;
-      if (f->names) fprintf(io->out, " --attr %s=%s", f->name, x == RT_SPLIT_BLOCK ? "block" : "round_robin");
+      if (f->names) fprintf(io->out, " --attr %s=%s", f->name, rt_tiling_value_name(i, x));
       else fprintf(io->out, " --attr %s=%u", f->name, x);
     }
     fputc('\n', io->out);

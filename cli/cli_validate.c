@@ -254,6 +254,46 @@ static bool selected(const vcase *vc, const char *const *only, int nonly) {
   return false;
 }
 
+/* The errors of one role (fit or predict) over a group of metrics (the times: task and aicore;
+ * or the pipes): how many were measured, the mean and the largest |error| (and where), how
+ * many lie outside their tolerance. */
+typedef struct err_summary {
+  unsigned n, outside;
+  double mean, max;
+  const char *max_case, *max_metric;
+} err_summary;
+
+static err_summary summarise(const vtable *t, bool fit, bool pipes) {
+  err_summary s = {0, 0, 0, 0, NULL, NULL};
+  for (size_t c = 0; c < t->n; c++) {
+    const vcase *vc = &t->cases[c];
+    if (!vc->ran || vc->fit != fit) continue;
+    for (int i = 0; i < M_COUNT; i++) {
+      if (!vc->has[i] || (metric_pipe[i] != ISA_PIPE_COUNT) != pipes) continue;
+      double e = fabs(rel_err(vc, i));
+      s.n++;
+      s.mean += e;
+      s.outside += !within(vc, i);
+      if (e > s.max || !s.max_case) s.max = e, s.max_case = vc->id, s.max_metric = metric_col[i];
+    }
+  }
+  if (s.n) s.mean /= s.n;
+  return s;
+}
+
+/* One line per role and group: "predict, task and aicore: 14 errors, mean |error| 3.9%, largest
+ * 8.2% (A1-C2 task), 0 outside their tolerance". */
+static void print_summary(FILE *f, const vtable *t, const char *indent) {
+  for (int fit = 0; fit < 2; fit++)
+    for (int pipes = 0; pipes < 2; pipes++) {
+      err_summary s = summarise(t, fit, pipes);
+      if (!s.n) continue;
+      fprintf(f, "%s%s, %s: %u errors, mean |error| %.1f%%, largest %.1f%% (%s %s), %u outside their tolerance\n",
+              indent, fit ? "fit" : "predict", pipes ? "pipes" : "task and aicore", s.n, 100 * s.mean, 100 * s.max,
+              s.max_case, s.max_metric, s.outside);
+    }
+}
+
 static void print_text(FILE *f, const vtable *t, const char *source) {
   fprintf(f, "cubesim validate: %s\n", source);
   fprintf(f, "  model us (error against the measurement; * outside the case's tolerance)\n\n");
@@ -285,6 +325,8 @@ static void print_text(FILE *f, const vtable *t, const char *source) {
     }
     fputc('\n', f);
   }
+  fputc('\n', f);
+  print_summary(f, t, "  ");
 }
 
 /* The table docs/TIMING.md carries. */
@@ -307,6 +349,8 @@ static void print_markdown(FILE *f, const vtable *t) {
     }
     fputc('\n', f);
   }
+  fputc('\n', f);
+  print_summary(f, t, "- ");
 }
 
 static void print_json(FILE *f, const vtable *t, const char *source) {
@@ -348,6 +392,24 @@ static void print_json(FILE *f, const vtable *t, const char *source) {
     }
     cs_json_obj_end(&j);
   }
+  cs_json_arr_end(&j);
+  cs_json_key(&j, "summary");
+  cs_json_arr_begin(&j);
+  for (int fit = 0; fit < 2; fit++)
+    for (int pipes = 0; pipes < 2; pipes++) {
+      err_summary s = summarise(t, fit, pipes);
+      if (!s.n) continue;
+      cs_json_obj_begin(&j);
+      cs_json_member_str(&j, "role", fit ? "fit" : "predict");
+      cs_json_member_str(&j, "metrics", pipes ? "pipes" : "task and aicore");
+      cs_json_member_uint(&j, "errors", s.n);
+      cs_json_member_double(&j, "mean_abs_error", s.mean);
+      cs_json_member_double(&j, "max_abs_error", s.max);
+      cs_json_member_str(&j, "max_case", s.max_case);
+      cs_json_member_str(&j, "max_metric", s.max_metric);
+      cs_json_member_uint(&j, "outside_tolerance", s.outside);
+      cs_json_obj_end(&j);
+    }
   cs_json_arr_end(&j);
   cs_json_obj_end(&j);
   fputc('\n', f);

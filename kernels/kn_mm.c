@@ -107,7 +107,8 @@ cs_status kn_mm_tiling_attrs(const kn_ctx *ctx, kn_mm_job *j, cs_err *err) {
     if (f->names) {
       const char *text;
       if ((st = kn_attr_str(ctx, f->name, &text, err)) != CS_OK) return st;
-      v = strcmp(text, "block") == 0 ? RT_SPLIT_BLOCK : RT_SPLIT_ROUND_ROBIN;
+      if ((v = rt_tiling_value_parse(i, text)) < 0)
+        return cs_err_set(err, CS_EINVAL, "attribute %s = \"%s\" is not one of %s", f->name, text, f->names);
     } else {
       if ((st = kn_attr_int(ctx, f->name, &v, err)) != CS_OK) return st;
       if (v < f->lo || v > f->hi)

@@ -95,8 +95,10 @@ size_t kn_mm_out_elem_bytes(const kn_mm_job *job);
 #define KN_MM_TILING_ATTR_SHAPE(f, camel, lo, hi, kind, desc)
 #define KN_MM_ATTR_KIND_INT KN_ATTR_INT
 #define KN_MM_ATTR_KIND_SPLIT KN_ATTR_ENUM
+#define KN_MM_ATTR_KIND_API KN_ATTR_ENUM
 #define KN_MM_ATTR_NAMES_INT NULL
 #define KN_MM_ATTR_NAMES_SPLIT RT_CORE_SPLIT_NAMES
+#define KN_MM_ATTR_NAMES_API RT_API_NAMES
 #define KN_MM_TILING_ATTR_ROW(f, camel, lo, hi, kind, use, desc) KN_MM_TILING_ATTR_##use(f, camel, lo, hi, kind, desc)
 #define KN_MM_TILING_ATTRS                                                                              \
   RT_TILING_TABLE(KN_MM_TILING_ATTR_ROW)                                                                 \

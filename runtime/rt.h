@@ -127,5 +127,10 @@ void rt_enque(rt_queue *q, rt_ltensor t);
 rt_ltensor rt_deque(rt_queue *q);
 /* Gives the slot back to the producer (set_flag consumer -> producer). */
 void rt_free(rt_queue *q, rt_ltensor t);
+/* From now on the queue's slots change hands by the instructions' own UnitFlag (Ascend's
+ * unitFlag of Mmad and Fixpipe on CO1, docs/TIMING.md "UnitFlag"): alloc, enque, deque and free
+ * keep the slot states but issue no flag and no barrier. Only for a slot every producer and
+ * consumer of which carries unit_flag; a queue with pending frees is refused. */
+void rt_queue_use_unit_flag(rt_queue *q);
 
 #endif

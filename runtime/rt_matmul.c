@@ -19,6 +19,7 @@ struct rt_matmul {
   rt_matmul_types ty;
   rt_tiling t;
   rt_tiling_slots sl;
+  rt_scalar_costs sc; /* the scalar work emitted per k-step, L1 packet and tile */
   uint32_t c0;
   rt_gtensor a, b, bias, qvec;
   bool has_a, has_b, has_bias, has_qscalar, has_qvec, relu;
@@ -42,6 +43,7 @@ rt_matmul *rt_matmul_init(rt_ctx *ctx, const rt_matmul_types *ty, const rt_tilin
   mm->ty = *ty;
   mm->t = *t;
   mm->sl = rt_tiling_slots_of(ty, t);
+  mm->sc = rt_tiling_scalar_costs(rt_config(ctx), t);
   mm->c0 = isa_dtype_c0(ty->a);
   mm->blk.ml = t->m;
   mm->blk.nl = t->n;
@@ -52,6 +54,7 @@ rt_matmul *rt_matmul_init(rt_ctx *ctx, const rt_matmul_types *ty, const rt_tilin
   mm->qa2 = rt_queue_init(ctx, RT_POS_A2, f->n_a2, f->a2, "A2");
   mm->qb2 = rt_queue_init(ctx, RT_POS_B2, f->n_b2, f->b2, "B2");
   mm->qco1 = rt_queue_init(ctx, RT_POS_CO1, f->n_co1, f->co1, "CO1");
+  if (t->unit_flag) rt_queue_use_unit_flag(mm->qco1); /* mmad and fixpipe hand L0C over themselves */
   if (f->n_c1) mm->qc1 = rt_queue_init(ctx, RT_POS_C1, f->n_c1, f->c1, "C1");
   if (f->bt_used) mm->qbt = rt_queue_init(ctx, RT_POS_C2, 1, f->bt, "C2 (bias)");
   if (f->fb_used) mm->qfb = rt_queue_init(ctx, RT_POS_C2PIPE2GM, 1, f->fb, "C2PIPE2GM (quant)");
@@ -220,32 +223,39 @@ static void copy_b(rt_matmul *mm, rt_ltensor b1, const rt_rect *u) {
 }
 
 /* Loads K columns kk .. kk+kn (counted in the L1 load u) of the tile's rows from A1 into A2 as Zz
- * (docs/ISA.md, "Building mmad's operands"). */
+ * (docs/ISA.md, "Building mmad's operands"). Not transposed, A1 is an NZ matrix of u.nl columns
+ * whose column blocks hold ceil16(u.ml) rows: one load3d takes the tile's rows and the K stretch,
+ * as the high-level API and the basic-API samples do on this chip (LoadData3DV2). Transposed, one
+ * transposing load2d per C0-wide K block. */
 static void load_a(rt_matmul *mm, rt_ltensor a2, rt_ltensor a1, const rt_rect *u, const rt_rect *tile, uint32_t kk,
                    uint32_t kn) {
   uint32_t c0 = mm->c0, q = c0 / 16, kb = cdiv(kn, c0), r0 = tile->m0 - u->m0;
+  if (!mm->ty.a_trans) {
+    isa_fmt_load3d p;
+    memset(&p, 0, sizeof p);
+    p.dtype = mm->ty.a;
+    p.l1_h = 1;
+    p.l1_w = round_up(u->ml, 16);
+    p.channel_size = u->nl;
+    p.m_extension = round_up(tile->ml, 16);
+    p.k_extension = kb * c0;
+    p.m_start = r0;
+    p.k_start = kk;
+    rt_load3d(mm->ctx, a2, a1, p);
+    return;
+  }
   isa_fmt_load2d p;
   memset(&p, 0, sizeof p);
   p.dtype = mm->ty.a;
-  if (!mm->ty.a_trans) {
-    uint32_t rows16 = round_up(u->ml, 16) / 16; /* fractals per column block in A1 */
-    for (uint32_t i = 0; i < cdiv(tile->ml, 16); i++) {
-      p.start_index = (kk / c0) * rows16 + r0 / 16 + i;
-      p.repeat_times = kb;
-      p.src_stride = rows16;
-      rt_load2d(mm->ctx, rt_ltensor_at(a2, (uint64_t)i * kb * 512), a1, p);
-    }
-  } else {
-    uint32_t rows16 = round_up(u->nl, c0) / 16;
-    p.if_transpose = 1;
-    p.repeat_times = cdiv(tile->ml, c0);
-    p.src_stride = rows16;
-    p.dst_gap = q * kb - q;
-    p.dst_frac_gap = kb - 1;
-    for (uint32_t b = 0; b < kb; b++) {
-      p.start_index = (r0 / c0) * rows16 + kk / 16 + b * q;
-      rt_load2d(mm->ctx, rt_ltensor_at(a2, (uint64_t)b * 512), a1, p);
-    }
+  uint32_t rows16 = round_up(u->nl, c0) / 16;
+  p.if_transpose = 1;
+  p.repeat_times = cdiv(tile->ml, c0);
+  p.src_stride = rows16;
+  p.dst_gap = q * kb - q;
+  p.dst_frac_gap = kb - 1;
+  for (uint32_t b = 0; b < kb; b++) {
+    p.start_index = (r0 / c0) * rows16 + kk / 16 + b * q;
+    rt_load2d(mm->ctx, rt_ltensor_at(a2, (uint64_t)b * 512), a1, p);
   }
 }
 
@@ -265,19 +275,14 @@ static void load_b(rt_matmul *mm, rt_ltensor b2, rt_ltensor b1, const rt_rect *u
       p.start_index = (c / c0) * rows16 + kk / 16 + b * q;
       rt_load2d(mm->ctx, rt_ltensor_at(b2, (uint64_t)b * nb * 512), b1, p);
     }
-  } else { /* NZ of N x K: already Zn, kb*nb fractals in order (<= 255 per load) */
+  } else { /* NZ of N x K: already Zn; one load per C0-wide K block, its nb fractals in order, as
+            * the chip's LoadData2D needs (baseK / C0 instructions per L0B load) */
     uint32_t rows16 = round_up(u->nl, 16) / 16;
-    uint32_t total = kb * nb, done = 0;
-    while (done < total) {
-      uint32_t nrep = umin(255, total - done);
-      /* fractal `done` of the Zn order: k-block done / nb, n-block done % nb */
-      uint32_t kblk = done / nb, nblk = done % nb;
-      if (rows16 != nb || nblk + nrep > nb) nrep = umin(nrep, nb - nblk);
-      p.start_index = (kk / c0 + kblk) * rows16 + c / 16 + nblk;
-      p.repeat_times = nrep;
-      p.src_stride = 1;
-      rt_load2d(mm->ctx, rt_ltensor_at(b2, (uint64_t)done * 512), b1, p);
-      done += nrep;
+    p.repeat_times = nb; /* base_n <= 4080: at most 255 fractals */
+    p.src_stride = 1;
+    for (uint32_t b = 0; b < kb; b++) {
+      p.start_index = (kk / c0 + b) * rows16 + c / 16;
+      rt_load2d(mm->ctx, rt_ltensor_at(b2, (uint64_t)b * nb * 512), b1, p);
     }
   }
 }
@@ -327,6 +332,7 @@ static void copy_ahead(rt_matmul *mm, const rt_sched *sc, held *ha, held *hb) {
     bool is_a = can_a && (!can_b || sa <= sb);
     held *h = is_a ? ha : hb;
     rt_step st = rt_sched_step(sc, h->next);
+    if (mm->sc.copy) rt_scalar(mm->ctx, mm->sc.copy);
     rt_ltensor l1 = rt_alloc(h->q, is_a ? mm->ty.a : mm->ty.b);
     if (is_a) copy_a(mm, l1, &st.a_unit);
     else copy_b(mm, l1, &st.b_unit);
@@ -393,6 +399,7 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
       /* an L1 load is freed right after its last L0 load (the step's last that reads it), as
        * the high-level API's FreeTensor: MTE2 may refill A's buffer while MTE1 still loads B */
       bool last_load = kk0 + kn >= cur.kl;
+      if (mm->sc.step) rt_scalar(ctx, mm->sc.step);
       rt_ltensor a2 = rt_alloc(mm->qa2, mm->ty.a);
       load_a(mm, a2, a1, &cur.a_unit, tile, k - cur.a_unit.n0, kn);
       rt_enque(mm->qa2, a2);
@@ -425,6 +432,7 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
       rt_free(mm->qb2, b2);
     }
     if (cur.last_k) { /* the tile is complete: out through the fixpipe */
+      if (mm->sc.tile) rt_scalar(ctx, mm->sc.tile);
       if (mm->ty.has_bias) rt_free(mm->qbt, bt);
       rt_enque(mm->qco1, co1);
       co1 = rt_deque(mm->qco1);

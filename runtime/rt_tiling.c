@@ -20,6 +20,7 @@ static uint32_t umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static const rt_tiling_field fields[RT_TF_COUNT] = {
 #define RT_TILING_NAMES_INT NULL
 #define RT_TILING_NAMES_SPLIT RT_CORE_SPLIT_NAMES
+#define RT_TILING_NAMES_API RT_API_NAMES
 #define RT_TILING_USE_ATTR true
 #define RT_TILING_USE_SHAPE false
 #define RT_TILING_ROW(f, camel, lo, hi, kind, use, desc) {#f, #camel, lo, hi, RT_TILING_NAMES_##kind, RT_TILING_USE_##use, desc},
@@ -49,23 +50,53 @@ uint32_t rt_tiling_get(const rt_tiling *t, int i) {
 
 void rt_tiling_set(rt_tiling *t, int i, uint32_t v) { memcpy((char *)t + offsets[i], &v, sizeof v); }
 
+/* The length of the v-th comma-separated name of `names` and where it starts (0 if none). */
+static size_t nth_name(const char *names, uint32_t v, const char **start) {
+  const char *p = names;
+  for (uint32_t k = 0; k < v && p; k++) {
+    p = strchr(p, ',');
+    if (p) p++;
+  }
+  if (!p) return 0;
+  *start = p;
+  const char *end = strchr(p, ',');
+  return end ? (size_t)(end - p) : strlen(p);
+}
+
+const char *rt_tiling_value_name(int i, uint32_t v) {
+  static const char *const split[] = {"block", "round_robin"}, *const api[] = {"matmul", "basic"};
+  if (i == RT_TF_core_split) return v < 2 ? split[v] : NULL;
+  if (i == RT_TF_api) return v < 2 ? api[v] : NULL;
+  return NULL;
+}
+
+int rt_tiling_value_parse(int i, const char *name) {
+  const rt_tiling_field *f = rt_tiling_field_at(i);
+  if (!f || !f->names) return -1;
+  for (uint32_t v = 0; v <= f->hi; v++) {
+    const char *start;
+    size_t len = nth_name(f->names, v, &start);
+    if (len && strlen(name) == len && strncmp(start, name, len) == 0) return (int)v;
+  }
+  return -1;
+}
+
 /* ---- text and JSON ----------------------------------------------------------------------- */
 
 void rt_tiling_describe(const rt_tiling *t, char *out, size_t out_bytes) {
   snprintf(out, out_bytes,
            "base %u x %u x %u; L1 A %u blocks (step_m %u x step_ka %u), B %u (step_n %u x step_kb %u); "
-           "L0 buffers A %u, B %u, C %u; %s %u x %u on %u cores; iterate_order %u, l2_split %u, unit_flag %u",
+           "L0 buffers A %u, B %u, C %u; %s %u x %u on %u cores; iterate_order %u, l2_split %u, unit_flag %u; "
+           "%s tiling, %s API",
            t->base_m, t->base_n, t->base_k, t->depth_a1, t->step_m, t->step_ka, t->depth_b1, t->step_n, t->step_kb,
            t->db_l0a, t->db_l0b, t->db_l0c, t->core_split == RT_SPLIT_BLOCK ? "blocks" : "round-robin over blocks",
-           t->single_core_m, t->single_core_n, t->used_core_num, t->iterate_order, t->l2_split, t->unit_flag);
+           t->single_core_m, t->single_core_n, t->used_core_num, t->iterate_order, t->l2_split, t->unit_flag,
+           t->const_tiling ? "constant" : "run-time", t->api == RT_API_BASIC ? "basic" : "Matmul");
 }
-
-/* The name of value v of a SPLIT field. */
-static const char *split_name(uint32_t v) { return v == RT_SPLIT_BLOCK ? "block" : "round_robin"; }
 
 void rt_tiling_json_members(const rt_tiling *t, cs_json *j) {
   for (int i = 0; i < RT_TF_COUNT; i++) {
-    if (fields[i].names) cs_json_member_str(j, fields[i].camel, split_name(rt_tiling_get(t, i)));
+    if (fields[i].names) cs_json_member_str(j, fields[i].camel, rt_tiling_value_name(i, rt_tiling_get(t, i)));
     else cs_json_member_uint(j, fields[i].camel, rt_tiling_get(t, i));
   }
 }
@@ -120,15 +151,15 @@ static cs_status json_member(const char *where, const cs_jvalue *obj, size_t i, 
   bool b;
   if (fd->names && cs_jis(v, CS_JSTRING)) {
     const char *name = cs_jstring(v);
-    if (strcmp(name, "block") == 0) x = RT_SPLIT_BLOCK;
-    else if (strcmp(name, "round_robin") == 0) x = RT_SPLIT_ROUND_ROBIN;
-    else return cs_err_set(err, CS_EINVAL, "%s: %s: \"%s\" is not one of %s", where, fd->camel, name, fd->names);
+    int named = rt_tiling_value_parse(f, name);
+    if (named < 0) return cs_err_set(err, CS_EINVAL, "%s: %s: \"%s\" is not one of %s", where, fd->camel, name, fd->names);
+    x = named;
   } else if (f == RT_TF_is_bias && cs_jbool(v, &b)) {
     x = b;
   } else if (!cs_ji64(v, &x)) {
-    return cs_err_set(err, CS_EINVAL, "%s: %s: expected an integer%s, got %s", where, fd->camel,
-                      fd->names ? " or a name (" RT_CORE_SPLIT_NAMES ")" : f == RT_TF_is_bias ? " or true/false" : "",
-                      json_shown(v));
+    return cs_err_set(err, CS_EINVAL, "%s: %s: expected an integer%s%s%s, got %s", where, fd->camel,
+                      fd->names ? " or a name (" : f == RT_TF_is_bias ? " or true/false" : "", fd->names ? fd->names : "",
+                      fd->names ? ")" : "", json_shown(v));
   }
   if (x < fd->lo || x > fd->hi)
     return cs_err_set(err, CS_EINVAL, "%s: %s = %" PRId64 " is out of range [%u, %u]", where, fd->camel, x, fd->lo, fd->hi);
@@ -585,6 +616,16 @@ rt_step rt_sched_step(const rt_sched *s, uint64_t i) {
   return st;
 }
 
+rt_scalar_costs rt_tiling_scalar_costs(const sim_config *cfg, const rt_tiling *t) {
+  rt_scalar_costs c = {0, 0, 0};
+  if (t->api == RT_API_BASIC) return c;
+  uint64_t pct = t->const_tiling ? cfg->scalar_matmul_const_tiling_percent : 100;
+  c.step = (uint32_t)((cfg->scalar_matmul_step_cycles * pct + 50) / 100);
+  c.copy = (uint32_t)((cfg->scalar_matmul_copy_cycles * pct + 50) / 100);
+  c.tile = (uint32_t)((cfg->scalar_matmul_tile_cycles * pct + 50) / 100);
+  return c;
+}
+
 /* ---- the analytic estimate ---------------------------------------------------------------- */
 
 /* Tiles of core 0 walked before the counts are extrapolated (the estimate must stay cheap for
@@ -719,7 +760,9 @@ rt_estimate rt_tiling_estimate(const sim_config *cfg, const rt_matmul_types *ty,
   e.cube_cycles = w.cube_cycles * scale;
   e.fix_cycles = w.fix_cycles * scale;
   double insns = w.insns * scale;
-  e.scalar_cycles = insns * (double)cfg->scalar_dispatch_cycles;
+  rt_scalar_costs sc = rt_tiling_scalar_costs(cfg, t);
+  e.scalar_cycles = insns * (double)cfg->scalar_dispatch_cycles + w.subs * scale * sc.step +
+                    (a_loads + b_loads) * sc.copy + w.tiles * scale * sc.tile;
   rt_tiling_slots s = rt_tiling_slots_of(ty, t);
   double cyc = fmax(fmax(e.mte2_cycles, e.mte1_cycles), fmax(e.cube_cycles, fmax(e.fix_cycles, e.scalar_cycles)));
   /* one L1 buffer: the next copy waits until MTE1 has read the current one */

@@ -1,5 +1,5 @@
 /* rt_tiling — how one matmul is cut up: Ascend C's TCubeTiling (every field that shapes a single
- * matmul, with Ascend's meaning and constraints) plus three fields of cubesim's own; the check
+ * matmul, with Ascend's meaning and constraints) plus five fields of cubesim's own; the check
  * that a tiling is legal for the types and fits the chip's buffers; the schedule a tiling
  * implies (the blocks of C the cores take, the order of the base tiles in a block, the L1 loads);
  * and the analytic estimate the automatic search ranks tilings by.
@@ -82,10 +82,21 @@ typedef enum rt_core_split {
   X(unit_flag, unitFlag, 0, 1, INT, ATTR,                                                           \
     "1: the fixpipe follows a tile's last mmad in 512 B units (no flag between them)")             \
   X(core_split, coreSplit, 0, 1, SPLIT, ATTR,                                                       \
-    "where tiles go: blocks to cores as Ascend does, or base tiles dealt round-robin")
+    "where tiles go: blocks to cores as Ascend does, or base tiles dealt round-robin")              \
+  X(const_tiling, constTiling, 0, 1, INT, ATTR,                                                     \
+    "1: the tiling is a compile-time constant (less scalar work per step, packet and tile)")       \
+  X(api, api, 0, 1, API, ATTR,                                                                      \
+    "whose scalar work the kernel pays: the high-level Matmul object's, or a basic-API kernel's")
 
 /* The names of rt_core_split values, in order (the values of kind SPLIT). */
 #define RT_CORE_SPLIT_NAMES "block,round_robin"
+
+/* Whose scalar work a matmul pays (cubesim's own field api). */
+typedef enum rt_api {
+  RT_API_MATMUL, /* the high-level Matmul object: scalar.matmul_* per k-step, L1 packet and tile */
+  RT_API_BASIC   /* a kernel on the basic API: only the intrinsics' own issue */
+} rt_api;
+#define RT_API_NAMES "matmul,basic"
 
 typedef struct rt_tiling {
 #define RT_TILING_FIELD(f, camel, lo, hi, kind, use, desc) uint32_t f;
@@ -105,7 +116,7 @@ typedef struct rt_tiling_field {
   const char *name;  /* snake_case */
   const char *camel; /* TCubeTiling */
   uint32_t lo, hi;
-  const char *names; /* kind SPLIT: RT_CORE_SPLIT_NAMES; else NULL */
+  const char *names; /* kind SPLIT: RT_CORE_SPLIT_NAMES, API: RT_API_NAMES; else NULL (a number) */
   bool attr;         /* use ATTR */
   const char *desc;
 } rt_tiling_field;
@@ -113,6 +124,11 @@ const rt_tiling_field *rt_tiling_field_at(int i);
 /* The index of a field by its snake_case or camelCase name; -1 if none. */
 int rt_tiling_field_find(const char *name);
 uint32_t rt_tiling_get(const rt_tiling *t, int i);
+/* The name of value v of a named field (one of its `names`); NULL for a number field or a value
+ * without a name. */
+const char *rt_tiling_value_name(int i, uint32_t v);
+/* The value named `name` of a named field; -1 when the field has no such name or no names. */
+int rt_tiling_value_parse(int i, const char *name);
 void rt_tiling_set(rt_tiling *t, int i, uint32_t v);
 
 /* A set of fields (bit i: field i), e.g. the fields a user gave. */
@@ -145,6 +161,15 @@ cs_status rt_tiling_check(const sim_config *cfg, const rt_matmul_types *types, c
                           cs_err *err);
 /* Bytes each buffer needs for a tiling, indexed by isa_mem (no alignment rounding). */
 void rt_tiling_footprint(const rt_matmul_types *types, const rt_tiling *t, uint64_t bytes[ISA_MEM_COUNT]);
+
+/* The scalar work the Matmul object emits (as `scalar` instructions) for a tiling: cycles before
+ * each k-step's L0 loads, before each L1 packet copy of A or B, and before each tile's fixpipe
+ * (scalar.matmul_step_cycles, _copy_cycles, _tile_cycles; scaled by
+ * scalar.matmul_const_tiling_percent with const_tiling; all 0 with api basic). */
+typedef struct rt_scalar_costs {
+  uint32_t step, copy, tile;
+} rt_scalar_costs;
+rt_scalar_costs rt_tiling_scalar_costs(const sim_config *cfg, const rt_tiling *t);
 
 /* Slot sizes of the Matmul object's queues (bytes, before alignment) and their counts. */
 typedef struct rt_tiling_slots {

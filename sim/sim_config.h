@@ -137,23 +137,26 @@
     "910B product specification: 64 GB HBM per chip",                                        \
     "GM address space shared by all cores; backed only where tensors are allocated")         \
   /* ---- scalar ---- */                                                                     \
-  X(scalar, dispatch_cycles, U64, 4, 1, 10000, ANY, "cycles", ASSUMED,                       \
-    "not published; a few in-order scalar operations of address arithmetic per intrinsic",   \
+  X(scalar, dispatch_cycles, U64, 3, 1, 10000, ANY, "cycles", ASSUMED,                       \
+    "fitted (docs/TIMING.md, Calibration): the scalar time of the basic-API 8192^3 matmul "   \
+    "(the intrinsics' issue alone, no Matmul object)",                                        \
     "cycles the scalar unit spends issuing one instruction, address arithmetic included")    \
   X(scalar, kernel_init_cycles, U64, 2000, 0, 100000000, ANY, "cycles", ASSUMED,               \
     "fitted (docs/TIMING.md, Calibration): a block's time before its first transfer",        \
     "scalar work at the entry of each core's kernel (arguments, tiling data, set-up) before its first instruction") \
-  X(scalar, matmul_step_cycles, U64, 100, 0, 1000000, ANY, "cycles", ASSUMED,                 \
-    "fitted (docs/TIMING.md, Calibration): the scalar time of the 8192^3 ladder (high-level API)", \
+  X(scalar, matmul_step_cycles, U64, 157, 0, 1000000, ANY, "cycles", ASSUMED,                 \
+    "fitted (docs/TIMING.md, Calibration): the scalar time of ladder cases C1 (Norm) and C5 (MDL) "\
+    "against their k-steps and L1 packets", \
     "scalar work of the Matmul object per k-step (loop control, L0 buffer bookkeeping, operand addresses)") \
-  X(scalar, matmul_copy_cycles, U64, 100, 0, 1000000, ANY, "cycles", ASSUMED,                 \
-    "fitted (docs/TIMING.md, Calibration): the ladder's scalar time against its L1 packets per k-step", \
+  X(scalar, matmul_copy_cycles, U64, 109, 0, 1000000, ANY, "cycles", ASSUMED,                 \
+    "fitted (docs/TIMING.md, Calibration): the scalar time of ladder cases C1 and C5 (one L1 "  \
+    "packet per k-step and operand in C1, 3 in 8 in C5)", \
     "scalar work of the Matmul object per L1 packet of A or B (queue bookkeeping, GM offsets, Nd2Nz parameters)") \
-  X(scalar, matmul_tile_cycles, U64, 200, 0, 1000000, ANY, "cycles", ASSUMED,                 \
-    "not published; one tile's set-up and fixpipe parameters, about two k-steps' worth",     \
+  X(scalar, matmul_tile_cycles, U64, 314, 0, 1000000, ANY, "cycles", ASSUMED,                 \
+    "not published; taken as two k-steps' worth (a tile's set-up and its fixpipe parameters)", \
     "scalar work of the Matmul object per base tile of C (its set-up and its fixpipe)")      \
-  X(scalar, matmul_const_tiling_percent, U64, 60, 1, 100, ANY, "%", ASSUMED,                   \
-    "fitted (docs/TIMING.md, Calibration): the ladder's constant-tiling case against the one before", \
+  X(scalar, matmul_const_tiling_percent, U64, 58, 1, 100, ANY, "%", ASSUMED,                   \
+    "fitted (docs/TIMING.md, Calibration): the ladder's constant-tiling case C7 against C6", \
     "the Matmul object's scalar work with a constant (compile-time) tiling, in % of a tiling read at run time") \
   /* ---- mte2 ---- */                                                                       \
   X(mte2, gm_bytes_per_cycle, U64, 256, 1, 65536, ANY, "B/cycle", ASSUMED,                   \
@@ -187,8 +190,9 @@
     "910B: L1 -> BT 32 B/cycle (docs/DESIGN.md §6)", "width of the L1 -> BT link")           \
   X(mte1, fb_bytes_per_cycle, U64, 32, 1, 65536, ANY, "B/cycle", DOC,                        \
     "910B: L1 -> FB 32 B/cycle (docs/DESIGN.md §6)", "width of the L1 -> FB link")           \
-  X(mte1, insn_cycles, U64, 8, 0, 100000, ANY, "cycles", ASSUMED,                             \
-    "fitted (docs/TIMING.md, Calibration): MTE1's busy time in the 8192^3 anchors",          \
+  X(mte1, insn_cycles, U64, 20, 0, 100000, ANY, "cycles", ASSUMED,                            \
+    "fitted (docs/TIMING.md, Calibration): MTE1's busy time in ladder cases C3 and C5 "       \
+    "(one load3d and baseK / 16 load2d per k-step)",                                         \
     "per instruction: added to the bytes over the link width of every MTE1 transfer")        \
   X(mte1, latency_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; a short on-core path, half of MTE2's fixed cost",                        \
@@ -219,9 +223,9 @@
   X(cube, latency_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                        \
     "not published; a short pipeline from the last fractal product to L0C",                  \
     "cycles from the end of an mmad's occupancy until its result is in L0C")                 \
-  X(cube, queue_depth, U64, 16, 1, 4096, ANY, "instructions", ASSUMED,                     \
-    "not published; deep enough for double-buffered loops to run ahead of a slow pipe, "     \
-    "shallow enough that a stalled pipe soon stalls dispatch",                               \
+  X(cube, queue_depth, U64, 32, 1, 4096, ANY, "instructions", ASSUMED,                     \
+    "not published; taken equal to MTE1's documented 32, so that MTE1's queue, not the cube's, " \
+    "bounds how far dispatch runs ahead of a matmul's cube (what a UnitFlag fixpipe waits)",   \
     "the M pipe's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
   /* ---- fixpipe ---- */                                                                    \
   X(fixpipe, elements_per_cycle, U64, 64, 1, 65536, ANY, "elements/cycle", DOC,              \

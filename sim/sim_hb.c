@@ -22,10 +22,7 @@
 
 /* ---- UnitFlag partners ------------------------------------------------------------------ */
 
-void sim_uf_track_init(sim_uf_track *t) {
-  memset(t, 0, sizeof *t);
-  t->fix = t->mmad = SIM_UF_NONE;
-}
+void sim_uf_track_init(sim_uf_track *t) { memset(t, 0, sizeof *t); }
 
 /* The L0C bytes an mmad writes or a fixpipe reads, as one span [lo, hi). */
 static void l0c_span(const isa_insn *in, uint64_t *lo, uint64_t *hi) {
@@ -40,19 +37,43 @@ static void l0c_span(const isa_insn *in, uint64_t *lo, uint64_t *hi) {
   }
 }
 
+/* The latest of the n noted spans that overlaps [lo, hi), newest first; SIM_UF_NONE if none. */
+static uint64_t latest_overlap(const sim_uf_span *sp, unsigned n, uint64_t lo, uint64_t hi) {
+  unsigned kept = n < SIM_UF_SLOTS ? n : SIM_UF_SLOTS;
+  for (unsigned j = 1; j <= kept; j++) {
+    const sim_uf_span *x = &sp[(n - j) % SIM_UF_SLOTS];
+    if (lo < x->hi && x->lo < hi) return x->idx;
+  }
+  return SIM_UF_NONE;
+}
+
+static void note(sim_uf_span *sp, unsigned *n, uint64_t idx, uint64_t lo, uint64_t hi) {
+  sp[*n % SIM_UF_SLOTS] = (sim_uf_span){idx, lo, hi};
+  (*n)++;
+}
+
 uint64_t sim_uf_track_next(sim_uf_track *t, const isa_insn *in, uint64_t idx) {
   uint32_t uf = isa_insn_unit_flag(in);
   if (!uf) return SIM_UF_NONE;
-  uint64_t lo, hi, partner = SIM_UF_NONE;
+  uint64_t lo, hi, partner;
   l0c_span(in, &lo, &hi);
   if (in->op == ISA_OP_FIXPIPE) {
-    if (t->mmad != SIM_UF_NONE && lo < t->mmad_hi && t->mmad_lo < hi) partner = t->mmad;
-    t->fix = idx, t->fix_lo = lo, t->fix_hi = hi;
+    partner = latest_overlap(t->mmad, t->nmmad, lo, hi);
+    note(t->fix, &t->nfix, idx, lo, hi);
   } else {
-    if (t->fix != SIM_UF_NONE && lo < t->fix_hi && t->fix_lo < hi) partner = t->fix;
-    if (uf == 3) t->mmad = idx, t->mmad_lo = lo, t->mmad_hi = hi;
+    partner = latest_overlap(t->fix, t->nfix, lo, hi);
+    if (uf == 3) note(t->mmad, &t->nmmad, idx, lo, hi);
   }
   return partner;
+}
+
+uint64_t sim_uf_track_oldest(const sim_uf_track *t, bool fixpipes) {
+  const sim_uf_span *sp = fixpipes ? t->fix : t->mmad;
+  unsigned n = fixpipes ? t->nfix : t->nmmad, kept = n < SIM_UF_SLOTS ? n : SIM_UF_SLOTS;
+  uint64_t oldest = SIM_UF_NONE;
+  for (unsigned j = 1; j <= kept; j++)
+    if (sp[(n - j) % SIM_UF_SLOTS].idx < oldest) oldest = sp[(n - j) % SIM_UF_SLOTS].idx;
+  return oldest;
 }
 
 /* ---- vector clocks ---------------------------------------------------------------------- */
@@ -304,7 +325,7 @@ static const uf_done *uf_find(const hb *h, int pipe, uint64_t idx) {
 /* Forgets the partners no instruction still to come can name. */
 static void uf_trim(hb *h, int pipe, int other) {
   vec *q = &h->uf_done[pipe];
-  uint64_t keep = pipe == ISA_PIPE_M ? h->uf.mmad : h->uf.fix;
+  uint64_t keep = sim_uf_track_oldest(&h->uf, pipe != ISA_PIPE_M);
   const vec *pend = &h->uf_pend[other];
   for (size_t i = 0; i < pend->len; i++) {
     uint64_t pt = ((const uf_pending *)vec_at(pend, i))->partner;

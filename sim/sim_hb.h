@@ -36,17 +36,27 @@
  * Found in program order, as the hardware's per-512 B ready bits of L0C pair them: the timing
  * engine (which overlaps the pair) and the happens-before check (which orders it) read the same
  * rule here. */
+#define SIM_UF_SLOTS 8 /* L0C regions remembered per kind: more than any double-buffered L0C has */
+typedef struct sim_uf_span {
+  uint64_t idx, lo, hi; /* an instruction and the L0C bytes [lo, hi) it touches */
+} sim_uf_span;
 typedef struct sim_uf_track {
-  uint64_t fix, fix_lo, fix_hi;    /* the last unit-flag fixpipe and the L0C bytes it reads */
-  uint64_t mmad, mmad_lo, mmad_hi; /* the last mmad with unit_flag 3 and the L0C bytes it writes */
+  sim_uf_span fix[SIM_UF_SLOTS];  /* the latest unit-flag fixpipes and the L0C bytes they read */
+  sim_uf_span mmad[SIM_UF_SLOTS]; /* the latest mmads with unit_flag 3 and the bytes they write */
+  unsigned nfix, nmmad;           /* how many were ever noted (slot: count % SIM_UF_SLOTS) */
 } sim_uf_track;
 
 #define SIM_UF_NONE UINT64_MAX
 
 void sim_uf_track_init(sim_uf_track *t);
-/* Instruction idx, in program order: returns its partner (a unit-flag fixpipe's mmad, a
- * unit-flag mmad's earlier fixpipe) or SIM_UF_NONE, and notes it for the instructions after. */
+/* Instruction idx, in program order: returns its partner (a unit-flag fixpipe's mmad: the latest
+ * mmad with unit_flag 3 writing bytes it reads; a unit-flag mmad's earlier fixpipe: the latest
+ * unit-flag fixpipe reading bytes it writes, so a double-buffered L0C pairs each buffer with its
+ * own reader) or SIM_UF_NONE, and notes it for the instructions after. */
 uint64_t sim_uf_track_next(sim_uf_track *t, const isa_insn *in, uint64_t idx);
+/* The oldest instruction the tracker may still name as a partner (SIM_UF_NONE: none), for
+ * `fixpipes` or for mmads. */
+uint64_t sim_uf_track_oldest(const sim_uf_track *t, bool fixpipes);
 
 /* ---- the check -------------------------------------------------------------------------- */
 

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/cs_jsonr.h"
@@ -132,6 +134,44 @@ static void test_cli_validate_chip_options(void **state) {
                "cubesim validate: error: --cores: chip.aic_cores = 0 is below the minimum 1\n");
 }
 
+/* The summary of the errors: per role and group, their count, mean and largest |error| and where,
+ * computed here again from the cases' own errors (two copies from HBM with 128 B and 512 B rows,
+ * both fitted on; task, aicore and mte2 measured for each). */
+static void test_cli_validate_summary(void **state) {
+  (void)state;
+  cr_result r = cr_run("validate", "--case", "C1-L1-64x*", "--json", NULL);
+  cr_assert_ok(&r);
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+  const cs_jvalue *root = cs_jroot(doc);
+  double e[2][3];
+  static const char *const m[3] = {"task", "aicore", "mte2"};
+  for (int c = 0; c < 2; c++)
+    for (int i = 0; i < 3; i++) {
+      char path[64];
+      snprintf(path, sizeof path, "cases[%d].metrics.%s.error", c, m[i]);
+      e[c][i] = fabs(je_number(root, path));
+    }
+  assert_string_equal(je_string(root, "summary[0].role"), "fit");
+  assert_string_equal(je_string(root, "summary[0].metrics"), "task and aicore");
+  assert_int_equal(je_u64(root, "summary[0].errors"), 4);
+  assert_true(fabs(je_number(root, "summary[0].mean_abs_error") - (e[0][0] + e[0][1] + e[1][0] + e[1][1]) / 4) < 1e-12);
+  double times_max = fmax(fmax(e[0][0], e[0][1]), fmax(e[1][0], e[1][1]));
+  assert_true(je_number(root, "summary[0].max_abs_error") == times_max);
+  assert_int_equal(je_u64(root, "summary[0].outside_tolerance"), 0);
+  assert_string_equal(je_string(root, "summary[1].metrics"), "pipes");
+  assert_int_equal(je_u64(root, "summary[1].errors"), 2);
+  assert_true(je_number(root, "summary[1].max_abs_error") == fmax(e[0][2], e[1][2]));
+  assert_string_equal(je_string(root, "summary[1].max_metric"), "mte2");
+  cs_jfree(doc);
+  cr_free(&r);
+  /* the text ends with the same lines */
+  r = cr_run("validate", "--case", "C1-L1-64x*", NULL);
+  cr_assert_ok(&r);
+  cr_assert_contains(r.out, "\n  fit, task and aicore: 4 errors, mean |error| ");
+  cr_assert_contains(r.out, "\n  fit, pipes: 2 errors, mean |error| ");
+  cr_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cli_version),
@@ -139,6 +179,7 @@ int main(void) {
       cmocka_unit_test(test_cli_kernels_one),
       cmocka_unit_test(test_cli_run_chip_options),
       cmocka_unit_test(test_cli_validate_chip_options),
+      cmocka_unit_test(test_cli_validate_summary),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

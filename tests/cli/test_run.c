@@ -379,7 +379,7 @@ static void test_cli_run_tiling_file(void **state) {
   cr_assert_ok(&r);
   cr_assert_contains(r.out, "\ntiling: base 32 x 64 x 32; L1 A 4 blocks (step_m 1 x step_ka 2), B 2 (step_n 1 x step_kb 1); "
                             "L0 buffers A 2, B 1, C 2; blocks 24 x 64 on 4 cores; iterate_order 0, l2_split 2, "
-                            "unit_flag 0\n");
+                            "unit_flag 0; run-time tiling, Matmul API\n");
   cr_free(&r);
   /* errors: one line each */
   const char *bad = tmp_path(&t, 2, "bad.json");
@@ -388,7 +388,7 @@ static void test_cli_run_tiling_file(void **state) {
   snprintf(want_bad, sizeof want_bad,
            "cubesim run: error: %s: unknown TCubeTiling field \"stepK\" (cubesim reads usedCoreNum, M, N, Ka, Kb, "
            "singleCoreM, singleCoreN, singleCoreK, baseM, baseN, baseK, depthA1, depthB1, stepM, stepN, stepKa, stepKb, "
-           "iterateOrder, isBias, dbL0A, dbL0B, dbL0C, l2Split, unitFlag, coreSplit)\n",
+           "iterateOrder, isBias, dbL0A, dbL0B, dbL0C, l2Split, unitFlag, coreSplit, constTiling, api)\n",
            bad);
   r = cr_run("run", "matmul", "--tiling", bad, NULL);
   assert_int_equal(r.status, 2);
@@ -473,7 +473,7 @@ static void test_cli_run_bad_inputs(void **state) {
        "cubesim run: error: linear has no attribute 'transpose_c' (it has: transpose_a, transpose_b, weight_format, "
        "out_dtype, m, n, k, batch, has_bias, quant_mode, deq_scale_dtype, used_core_num, single_core_m, single_core_n, "
        "single_core_k, base_m, base_n, base_k, depth_a1, depth_b1, step_m, step_n, step_ka, step_kb, iterate_order, "
-       "db_l0a, db_l0b, db_l0c, l2_split, unit_flag, core_split, step_k, tiling)\n"},
+       "db_l0a, db_l0b, db_l0c, l2_split, unit_flag, core_split, const_tiling, api, step_k, tiling)\n"},
       {{"run", "linear", SEED_INS(s), "--attr", "transpose_a=maybe", "--out", out},
        "cubesim run: error: attribute transpose_a: 'maybe' is not a boolean (true or false)\n"},
       {{"run", "linear", SEED_INS(s), "--attr", "m", "--out", out}, "cubesim run: error: --attr 'm': expected NAME=VALUE\n"},
@@ -532,7 +532,7 @@ typedef struct kernel_desc {
 /* the tiling attributes every matmul operator takes (docs/KERNELS.md, "Tiling") */
 #define TILING_ATTRS                                                                                              \
   "used_core_num,single_core_m,single_core_n,single_core_k,base_m,base_n,base_k,depth_a1,depth_b1,step_m,step_n," \
-  "step_ka,step_kb,iterate_order,db_l0a,db_l0b,db_l0c,l2_split,unit_flag,core_split,step_k,tiling"
+  "step_ka,step_kb,iterate_order,db_l0a,db_l0b,db_l0c,l2_split,unit_flag,core_split,const_tiling,api,step_k,tiling"
 #define COMMON_ATTRS "transpose_a,transpose_b,a_format,b_format,relu,m,n,k,batch,has_bias," TILING_ATTRS
 static const kernel_desc kernels[4] = {
     {"linear", "x,weight,bias,deq_scale",

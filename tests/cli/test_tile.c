@@ -101,7 +101,7 @@ static void test_cli_tile_text_and_given_fields(void **state) {
                                   "--set chip.aic_cores=4 --attr used_core_num=");
   assert_non_null(run);
   assert_non_null(strstr(run, " --attr base_m=64 "));
-  assert_non_null(strstr(run, " --attr core_split=block\n"));
+  assert_non_null(strstr(run, " --attr core_split=block --attr const_tiling=0 --attr api=matmul\n"));
   /* the run line reproduces the model time of the best */
   char line[2048];
   snprintf(line, sizeof line, "%s", strstr(run, "cubesim run ") + strlen("cubesim "));

@@ -616,7 +616,7 @@ static void test_linear_error_attributes(void **state) {
                       "linear has no attribute 'transpose_c' (it has: transpose_a, transpose_b, weight_format, out_dtype, "
                       "m, n, k, batch, has_bias, quant_mode, deq_scale_dtype, used_core_num, single_core_m, single_core_n, "
                       "single_core_k, base_m, base_n, base_k, depth_a1, depth_b1, step_m, step_n, step_ka, step_kb, "
-                      "iterate_order, db_l0a, db_l0b, db_l0c, l2_split, unit_flag, core_split, step_k, tiling)");
+                      "iterate_order, db_l0a, db_l0b, db_l0c, l2_split, unit_flag, core_split, const_tiling, api, step_k, tiling)");
   assert_int_equal(kn_ctx_set_attr(r.ctx, "out_dtype", "fp32", &r.err), CS_EINVAL);
   assert_string_equal(r.err.msg, "attribute out_dtype: 'fp32' is not one of fp16,bf16,float16,bfloat16");
   assert_int_equal(kn_ctx_set_attr(r.ctx, "transpose_a", "maybe", &r.err), CS_EINVAL);

@@ -523,7 +523,7 @@ static void test_matmul_random_tilings_are_bit_exact(void **state) {
       const rt_tiling_field *f = rt_tiling_field_at(i);
       if (!f->attr) continue;
       uint32_t x = rt_tiling_get(&t, i);
-      if (f->names) snprintf(text[na], sizeof text[na], "%s=%s", f->name, x ? "round_robin" : "block");
+      if (f->names) snprintf(text[na], sizeof text[na], "%s=%s", f->name, rt_tiling_value_name(i, x));
       else snprintf(text[na], sizeof text[na], "%s=%u", f->name, x);
       attrs[na] = text[na];
       na++;

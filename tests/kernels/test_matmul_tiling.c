@@ -143,6 +143,7 @@ static size_t distinct(const run *r, unsigned core, isa_op op, uint64_t (*field)
 
 static uint64_t nd2nz_dst(const isa_insn *in) { return in->u.nd2nz.dst.off; }
 static uint64_t load_dst(const isa_insn *in) { return in->u.load2d.dst.off; }
+static uint64_t load3d_dst(const isa_insn *in) { return in->u.load3d.dst.off; }
 static uint64_t mmad_dst(const isa_insn *in) { return in->u.mmad.dst.off; }
 static uint64_t mmad_k(const isa_insn *in) { return in->u.mmad.k; }
 
@@ -222,15 +223,18 @@ static void test_matmul_tiling_step_n_and_order_reuse_b(void **state) {
 
 static void test_matmul_tiling_l0_buffers_and_bases(void **state) {
   (void)state;
-  /* one L0A buffer: every load_l0a writes the same 4 fractal rows (64 rows / 16); two: 8 */
+  /* A not transposed: one load3d per mmad, each filling its L0A buffer whole (one buffer: one
+   * destination; two: two) */
   run r = mm_run(1, 128, 128, 128, NULL);
-  assert_int_equal(distinct(&r, 0, ISA_OP_LOAD_L0A, load_dst), 4);
+  assert_int_equal(distinct(&r, 0, ISA_OP_LOAD3D_L0A, load3d_dst), 1);
+  assert_int_equal(count_op(&r, 0, ISA_OP_LOAD_L0A), 0);
   assert_int_equal(distinct(&r, 0, ISA_OP_MMAD, mmad_dst), 1);
   assert_int_equal(count_op(&r, 0, ISA_OP_MMAD), 4 * 4);
+  assert_int_equal(count_op(&r, 0, ISA_OP_LOAD3D_L0A), 4 * 4);
   mm_free(&r);
   const char *db[] = {"db_l0a=2", "db_l0b=2", "db_l0c=2", NULL};
   r = mm_run(1, 128, 128, 128, db);
-  assert_int_equal(distinct(&r, 0, ISA_OP_LOAD_L0A, load_dst), 8);
+  assert_int_equal(distinct(&r, 0, ISA_OP_LOAD3D_L0A, load3d_dst), 2);
   /* B not transposed: a transposing load per 16 rows of K (2 a base_k of 32), in 2 buffers */
   assert_int_equal(distinct(&r, 0, ISA_OP_LOAD_L0B, load_dst), 4);
   assert_int_equal(distinct(&r, 0, ISA_OP_MMAD, mmad_dst), 2);
@@ -362,8 +366,76 @@ static void test_matmul_tiling_unit_flag(void **state) {
     }
     assert_int_equal(fix, 4);
     if (on) assert_int_equal(mmads, 16);
+    /* with UnitFlag mmad and fixpipe hand L0C over themselves: no flag between M and FIX */
+    size_t m_fix_flags = 0;
+    for (size_t i = 0; i < len; i++)
+      if ((s[i].op == ISA_OP_SET_FLAG || s[i].op == ISA_OP_WAIT_FLAG) &&
+          ((s[i].u.flag.src_pipe == ISA_PIPE_M && s[i].u.flag.dst_pipe == ISA_PIPE_FIX) ||
+           (s[i].u.flag.src_pipe == ISA_PIPE_FIX && s[i].u.flag.dst_pipe == ISA_PIPE_M)))
+        m_fix_flags++;
+    /* without: per tile a set and a wait each way, less the first tile's free wait and plus
+     * the end of the block's: 4 x 4 */
+    assert_int_equal(m_fix_flags, on ? 0 : 16);
     mm_free(&r);
   }
+}
+
+/* The scalar work of `cycles` in the stream: how many `scalar` instructions carry it. */
+static size_t scalars_of(const run *r, uint32_t cycles, size_t *all) {
+  size_t len, n = 0;
+  const isa_insn *s = stream(r, 0, &len);
+  *all = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (s[i].op != ISA_OP_SCALAR) continue;
+    (*all)++;
+    n += s[i].u.scalar.cycles == cycles;
+  }
+  return n;
+}
+
+/* The Matmul object's scalar work (docs/TIMING.md, "The Matmul object's scalar work"): before each
+ * k-step, each L1 packet copy and each tile's fixpipe, scaled with a constant tiling, none for a
+ * basic-API kernel. 2 x 2 tiles of 4 k-steps each, A and B copied at every k-step: 16 k-steps,
+ * 32 packets, 4 tiles. */
+static void test_matmul_tiling_scalar_work(void **state) {
+  (void)state;
+  sim_config cfg;
+  sim_config_defaults(&cfg);
+  uint64_t step = cfg.scalar_matmul_step_cycles, pkt = cfg.scalar_matmul_copy_cycles;
+  uint64_t tile = cfg.scalar_matmul_tile_cycles, pct = cfg.scalar_matmul_const_tiling_percent;
+  assert_true(step != pkt && pkt != tile && step != tile);
+  size_t all;
+  run r = mm_run(1, 128, 128, 128, NULL);
+  assert_int_equal(count_op(&r, 0, ISA_OP_COPY_GM_L1_ND2NZ), 32);
+  assert_int_equal(scalars_of(&r, (uint32_t)step, &all), 16);
+  assert_int_equal(scalars_of(&r, (uint32_t)pkt, &all), 32);
+  assert_int_equal(scalars_of(&r, (uint32_t)tile, &all), 4);
+  assert_int_equal(all, 16 + 32 + 4);
+  /* each copy's scalar work comes right before its copy (the slot's wait_flag between) */
+  size_t len;
+  const isa_insn *s = stream(&r, 0, &len);
+  for (size_t i = 0; i < len; i++) {
+    if (s[i].op != ISA_OP_COPY_GM_L1_ND2NZ) continue;
+    size_t j = i - 1;
+    if (s[j].op == ISA_OP_WAIT_FLAG) j--;
+    assert_int_equal(s[j].op, ISA_OP_SCALAR);
+    assert_int_equal(s[j].u.scalar.cycles, pkt);
+  }
+  mm_free(&r);
+  /* a constant tiling: each cost times the percentage, rounded to the nearest cycle */
+  const char *ct[] = {"const_tiling=1", NULL};
+  r = mm_run(1, 128, 128, 128, ct);
+  assert_int_equal(scalars_of(&r, (uint32_t)((step * pct + 50) / 100), &all), 16);
+  assert_int_equal(scalars_of(&r, (uint32_t)((pkt * pct + 50) / 100), &all), 32);
+  assert_int_equal(scalars_of(&r, (uint32_t)((tile * pct + 50) / 100), &all), 4);
+  assert_int_equal(all, 52);
+  mm_free(&r);
+  /* the basic API: no scalar work of the object's own */
+  const char *basic[] = {"api=basic", NULL};
+  r = mm_run(1, 128, 128, 128, basic);
+  assert_int_equal(scalars_of(&r, (uint32_t)step, &all), 0);
+  assert_int_equal(all, 0);
+  mm_free(&r);
 }
 
 int main(void) {
@@ -376,6 +448,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_tiling_l2_split_rounds),
       cmocka_unit_test(test_matmul_tiling_round_robin),
       cmocka_unit_test(test_matmul_tiling_unit_flag),
+      cmocka_unit_test(test_matmul_tiling_scalar_work),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,11 +83,11 @@ static void check_fails(const sim_config *cfg, const rt_matmul_types *ty, const 
 
 static void test_rt_tiling_table(void **state) {
   (void)state;
-  /* TCubeTiling's order, then cubesim's own three */
+  /* TCubeTiling's order, then cubesim's own five */
   static const char *const camel[] = {"usedCoreNum", "M", "N", "Ka", "Kb", "singleCoreM", "singleCoreN", "singleCoreK",
                                       "baseM", "baseN", "baseK", "depthA1", "depthB1", "stepM", "stepN", "stepKa",
                                       "stepKb", "iterateOrder", "isBias", "dbL0A", "dbL0B", "dbL0C", "l2Split",
-                                      "unitFlag", "coreSplit"};
+                                      "unitFlag", "coreSplit", "constTiling", "api"};
   assert_int_equal(RT_TF_COUNT, sizeof camel / sizeof camel[0]);
   rt_tiling t;
   memset(&t, 0, sizeof t);
@@ -109,7 +109,20 @@ static void test_rt_tiling_table(void **state) {
   assert_int_equal(attrs, RT_TF_COUNT - 5);
   for (size_t i = 0; i < 5; i++) assert_false(rt_tiling_field_at(shape[i])->attr);
   assert_string_equal(rt_tiling_field_at(RT_TF_core_split)->names, "block,round_robin");
+  assert_string_equal(rt_tiling_field_at(RT_TF_api)->names, "matmul,basic");
   assert_null(rt_tiling_field_at(RT_TF_base_m)->names);
+  assert_null(rt_tiling_field_at(RT_TF_const_tiling)->names);
+  /* the values of the named fields, both ways */
+  assert_string_equal(rt_tiling_value_name(RT_TF_core_split, RT_SPLIT_ROUND_ROBIN), "round_robin");
+  assert_string_equal(rt_tiling_value_name(RT_TF_api, RT_API_BASIC), "basic");
+  assert_null(rt_tiling_value_name(RT_TF_api, 2));
+  assert_null(rt_tiling_value_name(RT_TF_base_m, 0));
+  assert_int_equal(rt_tiling_value_parse(RT_TF_core_split, "block"), RT_SPLIT_BLOCK);
+  assert_int_equal(rt_tiling_value_parse(RT_TF_api, "matmul"), RT_API_MATMUL);
+  assert_int_equal(rt_tiling_value_parse(RT_TF_api, "basic"), RT_API_BASIC);
+  assert_int_equal(rt_tiling_value_parse(RT_TF_api, "block"), -1);
+  assert_int_equal(rt_tiling_value_parse(RT_TF_api, "basi"), -1);
+  assert_int_equal(rt_tiling_value_parse(RT_TF_base_m, "basic"), -1);
   assert_null(rt_tiling_field_at(RT_TF_COUNT));
 }
 
@@ -797,7 +810,7 @@ static void test_rt_tiling_json_round_trip(void **state) {
   t.core_split = RT_SPLIT_ROUND_ROBIN;
   char *text = json_of(&t);
   assert_non_null(strstr(text, "\"usedCoreNum\":24,\"M\":8192,\"N\":8192,\"Ka\":8192,\"Kb\":8192,\"singleCoreM\":2048,"));
-  assert_non_null(strstr(text, "\"l2Split\":2,\"unitFlag\":0,\"coreSplit\":\"round_robin\"}"));
+  assert_non_null(strstr(text, "\"l2Split\":2,\"unitFlag\":0,\"coreSplit\":\"round_robin\",\"constTiling\":0,\"api\":\"matmul\"}"));
   rt_tiling back;
   memset(&back, 0xAB, sizeof back);
   rt_tiling_mask found = 0;
@@ -831,7 +844,7 @@ static void test_rt_tiling_json_reading(void **state) {
   } bad[] = {
       {"{\"baseMM\": 128}", "t.json: unknown TCubeTiling field \"baseMM\" (cubesim reads usedCoreNum, M, N, Ka, Kb, "
                            "singleCoreM, singleCoreN, singleCoreK, baseM, baseN, baseK, depthA1, depthB1, stepM, stepN, "
-                           "stepKa, stepKb, iterateOrder, isBias, dbL0A, dbL0B, dbL0C, l2Split, unitFlag, coreSplit)"},
+                           "stepKa, stepKb, iterateOrder, isBias, dbL0A, dbL0B, dbL0C, l2Split, unitFlag, coreSplit, constTiling, api)"},
       {"{\"baseM\": 4096}", "t.json: baseM = 4096 is out of range [16, 4080]"},
       {"{\"dbL0A\": -1}", "t.json: dbL0A = -1 is out of range [1, 2]"},
       {"{\"baseK\": 64.0}", "t.json: baseK: expected an integer, got 64.0"},

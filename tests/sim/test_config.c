@@ -236,7 +236,7 @@ static void test_sim_config_teaching_file_loads_with_its_values(void **state) {
   assert_true(c.scalar_dispatch_cycles == 1);
   assert_true(c.mte2_queue_depth == 4);
   assert_true(c.mte1_queue_depth == 4);
-  assert_true(c.cube_queue_depth == 16); /* not in the file: the default */
+  assert_true(c.cube_queue_depth == 32); /* not in the file: the default */
   assert_true(c.mte2_gm_bytes_per_cycle == 64);
   assert_true(c.mte2_latency_cycles == 10);
   assert_true(c.mte1_l0a_bytes_per_cycle == 64);

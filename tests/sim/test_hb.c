@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sim/sim.h"
+#include "sim/sim_hb.h"
 #include "support/insn_build.h"
 #include "support/sim_build.h"
 
@@ -407,8 +408,31 @@ static void test_hb_l0a_reuse_without_its_flag(void **state) {
   assert_int_equal(h->hi, 0x400);
 }
 
+/* UnitFlag partners with a double-buffered L0C: each buffer pairs with its own reader, not with
+ * the latest fixpipe (which reads the other buffer). */
+static void test_hb_unit_flag_partners_per_l0c_buffer(void **state) {
+  (void)state;
+  sim_uf_track t;
+  sim_uf_track_init(&t);
+  isa_insn m0 = uf_mmad(3), f0 = uf_fixpipe(0, 3), m1 = uf_mmad(3), f1 = uf_fixpipe(1024, 3);
+  m1.u.mmad.dst.off = f1.u.fixpipe.src.off = 0x2000; /* buffer 1 */
+  isa_insn m0b = uf_mmad(2), m1b = m1;
+  m1b.u.mmad.unit_flag = 2;
+  assert_int_equal(sim_uf_track_next(&t, &m0, 0), SIM_UF_NONE); /* nothing read buffer 0 yet */
+  assert_int_equal(sim_uf_track_next(&t, &f0, 1), 0);           /* buffer 0's reader follows m0 */
+  assert_int_equal(sim_uf_track_next(&t, &m1, 2), SIM_UF_NONE);
+  assert_int_equal(sim_uf_track_next(&t, &f1, 3), 2);
+  assert_int_equal(sim_uf_track_next(&t, &m0b, 4), 1); /* buffer 0 again: after f0, not f1 */
+  assert_int_equal(sim_uf_track_next(&t, &m1b, 5), 3);
+  isa_insn plain = uf_mmad(0);
+  assert_int_equal(sim_uf_track_next(&t, &plain, 6), SIM_UF_NONE); /* unit_flag 0: no partner */
+  assert_int_equal(sim_uf_track_oldest(&t, true), 1);
+  assert_int_equal(sim_uf_track_oldest(&t, false), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_hb_unit_flag_partners_per_l0c_buffer),
       cmocka_unit_test(test_hb_correct_programs_have_no_hazard),
       cmocka_unit_test(test_hb_every_seeded_bug_is_found_under_every_config),
       cmocka_unit_test(test_hb_l0a_reuse_without_its_flag),

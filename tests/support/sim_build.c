@@ -61,6 +61,7 @@ sim *sb_trace_sim(unsigned cores) {
   sim_config cfg;
   sim_config_defaults(&cfg);
   sb_neutral_costs(&cfg);
+  cfg.scalar_dispatch_cycles = 4; /* the tests' hand derivations issue an instruction per 4 cycles */
   cfg.mte2_gm_bytes_per_cycle = 128;
   cfg.chip_aic_cores = cores;
   sim *s = NULL;

@@ -25,8 +25,8 @@ void sb_round_config(sim_config *c, unsigned cores);
  * sharing limit, an unlimited fixpipe write port. Each of those rules has tests of its own. */
 void sb_neutral_costs(sim_config *c);
 
-/* A simulator on the defaults (with sb_neutral_costs) with `cores` cores and MTE2 at 128 B/cycle (the hand derivations
- * of tests/sim/test_trace.c use 128 B/cycle). */
+/* A simulator on the defaults (with sb_neutral_costs) with `cores` cores, dispatch 4 cycles an instruction and MTE2 at 128 B/cycle (the hand derivations
+ * of tests/sim/test_trace.c use those). */
 sim *sb_trace_sim(unsigned cores);
 
 /* sim_core_issue on core `core`; a refusal fails the test with sim_fault_describe's line. */
