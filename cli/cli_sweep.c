@@ -958,15 +958,18 @@ int cli_cmd_sweep(cli_io *io, int argc, char **argv) {
     free(e.ninja.s);
     free(e.commands.s);
     if (st == CS_OK && emit) {
+      /* the collect line to paste: with the --dir given, or it would look in the default one */
+      const char *dir_opt = dir ? " --dir " : "", *dir_arg = dir ? dir : "";
       if (strcmp(emit, "slurm") == 0)
         fprintf(io->out, "wrote %s/sweep.sbatch (%zu points, %" PRIu64 " per array task): sbatch --wait %s/sweep.sbatch, "
-                         "then cubesim sweep %s --collect\n",
-                sw.dir, point_count(&sw), chunk, sw.dir, file);
+                         "then cubesim sweep %s --collect%s%s\n",
+                sw.dir, point_count(&sw), chunk, sw.dir, file, dir_opt, dir_arg);
       else if (strcmp(emit, "parallel") == 0)
-        fprintf(io->out, "wrote %s/commands.txt (%zu points): parallel < %s/commands.txt, then cubesim sweep %s --collect\n",
-                sw.dir, point_count(&sw), sw.dir, file);
-      else fprintf(io->out, "wrote %s/build.ninja (%zu points): ninja -C %s, then cubesim sweep %s --collect\n", sw.dir,
-                   point_count(&sw), sw.dir, file);
+        fprintf(io->out, "wrote %s/commands.txt (%zu points): parallel < %s/commands.txt, then cubesim sweep %s "
+                         "--collect%s%s\n",
+                sw.dir, point_count(&sw), sw.dir, file, dir_opt, dir_arg);
+      else fprintf(io->out, "wrote %s/build.ninja (%zu points): ninja -C %s, then cubesim sweep %s --collect%s%s\n",
+                   sw.dir, point_count(&sw), sw.dir, file, dir_opt, dir_arg);
     }
     if (st == CS_OK && !emit) st = run_ninja(io, &sw, jobs, &err);
   }

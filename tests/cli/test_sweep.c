@@ -115,6 +115,9 @@ static void test_sweep_runs_collects_and_reruns_nothing(void **state) {
   o = cr_shellf(&st, BIN " sweep '%s' --dir '%s' --emit parallel", yaml, out2);
   assert_int_equal(st, 0);
   cr_assert_contains(o, "commands.txt (6 points): parallel < ");
+  char collect[400]; /* the collect line to paste names the --dir given */
+  snprintf(collect, sizeof collect, ", then cubesim sweep %s --collect --dir %s\n", yaml, out2);
+  cr_assert_contains(o, collect);
   free(o);
   assert_false(tf_exists(csv2));
   o = cr_shellf(&st, "sh '%s/commands.txt' 2>/dev/null && " BIN " sweep '%s' --dir '%s' --collect", out2, yaml, out2);

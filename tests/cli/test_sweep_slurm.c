@@ -76,6 +76,9 @@ static void test_sweep_as_a_slurm_array(void **state) {
   char *o = cr_shellf(&st, BIN " sweep '%s' --dir '%s/slurm' --emit slurm --chunk 5", yaml, c->d.path);
   assert_int_equal(st, 0);
   cr_assert_contains(o, "(12 points, 5 per array task)");
+  char collect[400];
+  snprintf(collect, sizeof collect, "then cubesim sweep %s --collect --dir %s/slurm\n", yaml, c->d.path);
+  cr_assert_contains(o, collect);
   free(o);
   char script[160];
   snprintf(script, sizeof script, "%s/slurm/sweep.sbatch", c->d.path);
