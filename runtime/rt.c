@@ -189,7 +189,7 @@ rt_ltensor rt_alloc(rt_queue *q, isa_dtype dtype) {
     rt_fail(q->ctx, "queue '%s': alloc of slot %u, which is still in use (free it first)", q->name, s);
     return t;
   }
-  if (q->free_pending[s] && !q->unit_flag) { /* its last consumer must be done with it */
+  if (q->free_pending[s] && !q->silent) { /* its last consumer must be done with it */
     if (q->prod != q->cons) rt_wait_flag(q->ctx, q->cons, q->prod, q->ev_free[s]);
     else rt_pipe_barrier(q->ctx, q->prod); /* one pipe: its reads must complete before the write */
     q->free_pending[s] = false;
@@ -215,9 +215,9 @@ static bool slot_ok(rt_queue *q, rt_ltensor t, int want, const char *what) {
 
 void rt_enque(rt_queue *q, rt_ltensor t) {
   if (!q || !rt_ok(q->ctx) || !slot_ok(q, t, SLOT_ALLOCED, "enque")) return;
-  if (q->prod != q->cons && !q->unit_flag) {
+  if (q->prod != q->cons && !q->silent) {
     rt_set_flag(q->ctx, q->prod, q->cons, q->ev_fill[t.slot]);
-  } else if (!q->unit_flag) { /* the barrier also completes every read of the slots freed before it */
+  } else if (!q->silent) { /* the barrier also completes every read of the slots freed before it */
     rt_pipe_barrier(q->ctx, q->prod);
     for (unsigned s = 0; s < q->nslots; s++) q->free_pending[s] = false;
   }
@@ -232,7 +232,7 @@ rt_ltensor rt_deque(rt_queue *q) {
     rt_fail(q->ctx, "queue '%s': deque with nothing enqueued", q->name);
     return t;
   }
-  if (q->prod != q->cons && !q->unit_flag) rt_wait_flag(q->ctx, q->prod, q->cons, q->ev_fill[s]);
+  if (q->prod != q->cons && !q->silent) rt_wait_flag(q->ctx, q->prod, q->cons, q->ev_fill[s]);
   q->state[s] = SLOT_DEQUED;
   q->deq_next = (s + 1) % q->nslots;
   return slot_tensor(q, s, t.dtype);
@@ -240,19 +240,34 @@ rt_ltensor rt_deque(rt_queue *q) {
 
 void rt_free(rt_queue *q, rt_ltensor t) {
   if (!q || !rt_ok(q->ctx) || !slot_ok(q, t, SLOT_DEQUED, "free")) return;
-  if (q->prod != q->cons && !q->unit_flag) rt_set_flag(q->ctx, q->cons, q->prod, q->ev_free[t.slot]);
-  q->free_pending[t.slot] = !q->unit_flag;
+  if (q->prod != q->cons && !q->silent) rt_set_flag(q->ctx, q->cons, q->prod, q->ev_free[t.slot]);
+  q->free_pending[t.slot] = !q->silent;
   q->state[t.slot] = SLOT_FREE;
 }
 
-void rt_queue_use_unit_flag(rt_queue *q) {
-  if (!q || !rt_ok(q->ctx)) return;
+/* Makes q hand its slots over without flags; `why` names the reason in a refusal. */
+static void make_silent(rt_queue *q, const char *why) {
   for (unsigned s = 0; s < q->nslots; s++)
     if (q->free_pending[s] || q->state[s] != SLOT_FREE) {
-      rt_fail(q->ctx, "queue '%s': UnitFlag hand-over asked for with slot %u in use or its free pending", q->name, s);
+      rt_fail(q->ctx, "queue '%s': %s asked for with slot %u in use or its free pending", q->name, why, s);
       return;
     }
-  q->unit_flag = true;
+  q->silent = true;
+}
+
+void rt_queue_use_unit_flag(rt_queue *q) {
+  if (q && rt_ok(q->ctx)) make_silent(q, "UnitFlag hand-over");
+}
+
+void rt_queue_follow(rt_queue *q, const rt_queue *leader) {
+  if (!q || !leader || !rt_ok(q->ctx)) return;
+  if (q->nslots != leader->nslots || q->prod != leader->prod || q->cons != leader->cons) {
+    rt_fail(q->ctx, "queue '%s' cannot follow '%s': %u and %u slots, pipes %s -> %s and %s -> %s", q->name,
+            leader->name, q->nslots, leader->nslots, isa_pipe_name(q->prod), isa_pipe_name(q->cons),
+            isa_pipe_name(leader->prod), isa_pipe_name(leader->cons));
+    return;
+  }
+  make_silent(q, "following another queue");
 }
 
 /* At the end of a block every flag a queue set is consumed, so the next block on the core

@@ -132,5 +132,10 @@ void rt_free(rt_queue *q, rt_ltensor t);
  * keep the slot states but issue no flag and no barrier. Only for a slot every producer and
  * consumer of which carries unit_flag; a queue with pending frees is refused. */
 void rt_queue_use_unit_flag(rt_queue *q);
+/* From now on q's slots change hands with `leader`'s flags (Ascend's L0A and L0B ping-pong share
+ * one event per buffer): q issues none. q and leader have as many slots and the same pipes, and
+ * the kernel uses them in step: alloc q after alloc leader, fill q before enque leader, deque q
+ * after deque leader, and read q before it frees leader. */
+void rt_queue_follow(rt_queue *q, const rt_queue *leader);
 
 #endif

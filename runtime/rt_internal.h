@@ -21,7 +21,7 @@ struct rt_queue {
   bool free_pending[RT_QUEUE_MAX_SLOTS];
   int state[RT_QUEUE_MAX_SLOTS];
   unsigned alloc_next, deq_next;
-  bool unit_flag; /* handed over by the instructions' UnitFlag: no flags, no barriers */
+  bool silent; /* no flags, no barriers: UnitFlag hands the slots over, or a leader queue's flags */
   char name[32];
 };
 

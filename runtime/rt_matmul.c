@@ -20,6 +20,7 @@ struct rt_matmul {
   rt_tiling t;
   rt_tiling_slots sl;
   rt_scalar_costs sc; /* the scalar work emitted per k-step, L1 packet and tile */
+  bool l0_paired;     /* L0A and L0B change hands together, by A2's flags (one event per buffer) */
   uint32_t c0;
   rt_gtensor a, b, bias, qvec;
   bool has_a, has_b, has_bias, has_qscalar, has_qvec, relu;
@@ -53,6 +54,10 @@ rt_matmul *rt_matmul_init(rt_ctx *ctx, const rt_matmul_types *ty, const rt_tilin
   mm->qb1 = rt_queue_init(ctx, RT_POS_B1, f->n_b1, f->b1, "B1");
   mm->qa2 = rt_queue_init(ctx, RT_POS_A2, f->n_a2, f->a2, "A2");
   mm->qb2 = rt_queue_init(ctx, RT_POS_B2, f->n_b2, f->b2, "B2");
+  /* as Ascend's Matmul does, the L0A and L0B buffers of one k-step are handed over together by
+   * one event pair when there are as many of each */
+  mm->l0_paired = f->n_a2 == f->n_b2;
+  if (mm->l0_paired) rt_queue_follow(mm->qb2, mm->qa2);
   mm->qco1 = rt_queue_init(ctx, RT_POS_CO1, f->n_co1, f->co1, "CO1");
   if (t->unit_flag) rt_queue_use_unit_flag(mm->qco1); /* mmad and fixpipe hand L0C over themselves */
   if (f->n_c1) mm->qc1 = rt_queue_init(ctx, RT_POS_C1, f->n_c1, f->c1, "C1");
@@ -401,14 +406,16 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
       bool last_load = kk0 + kn >= cur.kl;
       if (mm->sc.step) rt_scalar(ctx, mm->sc.step);
       rt_ltensor a2 = rt_alloc(mm->qa2, mm->ty.a);
+      rt_ltensor b2 = mm->l0_paired ? rt_alloc(mm->qb2, mm->ty.b) : (rt_ltensor){0};
       load_a(mm, a2, a1, &cur.a_unit, tile, k - cur.a_unit.n0, kn);
-      rt_enque(mm->qa2, a2);
+      if (!mm->l0_paired) rt_enque(mm->qa2, a2);
       if (last_load && (i + 1 == steps || nxt.new_a)) {
         rt_free(mm->qa1, a1);
         ha.n--;
       }
-      rt_ltensor b2 = rt_alloc(mm->qb2, mm->ty.b);
+      if (!mm->l0_paired) b2 = rt_alloc(mm->qb2, mm->ty.b);
       load_b(mm, b2, b1, &cur.b_unit, tile, k - cur.b_unit.m0, kn);
+      if (mm->l0_paired) rt_enque(mm->qa2, a2);
       rt_enque(mm->qb2, b2);
       if (last_load && (i + 1 == steps || nxt.new_b)) {
         rt_free(mm->qb1, b1);
@@ -428,8 +435,8 @@ void rt_matmul_iterate_all(rt_matmul *mm, rt_gtensor cg) {
       if (t->unit_flag) p.unit_flag = cur.last_k && kk0 + kn >= cur.kl ? 3 : 2;
       bool with_bias = mm->ty.has_bias && p.init_c;
       rt_mmad(ctx, co1, a2, b2, with_bias ? &bt : NULL, p);
-      rt_free(mm->qa2, a2);
       rt_free(mm->qb2, b2);
+      rt_free(mm->qa2, a2);
     }
     if (cur.last_k) { /* the tile is complete: out through the fixpipe */
       if (mm->sc.tile) rt_scalar(ctx, mm->sc.tile);

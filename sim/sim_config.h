@@ -137,25 +137,25 @@
     "910B product specification: 64 GB HBM per chip",                                        \
     "GM address space shared by all cores; backed only where tensors are allocated")         \
   /* ---- scalar ---- */                                                                     \
-  X(scalar, dispatch_cycles, U64, 3, 1, 10000, ANY, "cycles", ASSUMED,                       \
+  X(scalar, dispatch_cycles, U64, 5, 1, 10000, ANY, "cycles", ASSUMED,                       \
     "fitted (docs/TIMING.md, Calibration): the scalar time of the basic-API 8192^3 matmul "   \
     "(the intrinsics' issue alone, no Matmul object)",                                        \
     "cycles the scalar unit spends issuing one instruction, address arithmetic included")    \
   X(scalar, kernel_init_cycles, U64, 2000, 0, 100000000, ANY, "cycles", ASSUMED,               \
     "fitted (docs/TIMING.md, Calibration): a block's time before its first transfer",        \
     "scalar work at the entry of each core's kernel (arguments, tiling data, set-up) before its first instruction") \
-  X(scalar, matmul_step_cycles, U64, 157, 0, 1000000, ANY, "cycles", ASSUMED,                 \
+  X(scalar, matmul_step_cycles, U64, 149, 0, 1000000, ANY, "cycles", ASSUMED,                 \
     "fitted (docs/TIMING.md, Calibration): the scalar time of ladder cases C1 (Norm) and C5 (MDL) "\
     "against their k-steps and L1 packets", \
     "scalar work of the Matmul object per k-step (loop control, L0 buffer bookkeeping, operand addresses)") \
-  X(scalar, matmul_copy_cycles, U64, 109, 0, 1000000, ANY, "cycles", ASSUMED,                 \
+  X(scalar, matmul_copy_cycles, U64, 99, 0, 1000000, ANY, "cycles", ASSUMED,                 \
     "fitted (docs/TIMING.md, Calibration): the scalar time of ladder cases C1 and C5 (one L1 "  \
     "packet per k-step and operand in C1, 3 in 8 in C5)", \
     "scalar work of the Matmul object per L1 packet of A or B (queue bookkeeping, GM offsets, Nd2Nz parameters)") \
-  X(scalar, matmul_tile_cycles, U64, 314, 0, 1000000, ANY, "cycles", ASSUMED,                 \
+  X(scalar, matmul_tile_cycles, U64, 298, 0, 1000000, ANY, "cycles", ASSUMED,                 \
     "not published; taken as two k-steps' worth (a tile's set-up and its fixpipe parameters)", \
     "scalar work of the Matmul object per base tile of C (its set-up and its fixpipe)")      \
-  X(scalar, matmul_const_tiling_percent, U64, 58, 1, 100, ANY, "%", ASSUMED,                   \
+  X(scalar, matmul_const_tiling_percent, U64, 55, 1, 100, ANY, "%", ASSUMED,                   \
     "fitted (docs/TIMING.md, Calibration): the ladder's constant-tiling case C7 against C6", \
     "the Matmul object's scalar work with a constant (compile-time) tiling, in % of a tiling read at run time") \
   /* ---- mte2 ---- */                                                                       \

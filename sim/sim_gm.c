@@ -41,8 +41,11 @@ void sim_xfer_shape_of(const isa_range *r, size_t n, sim_xfer_shape *out) {
     if (end > out->hi) out->hi = end;
     out->bytes += isa_range_bytes(&g);
     out->bursts += g.rows;
-    /* the pitch's alignment (Huawei's fitted model keys on the source row length) */
+    /* the alignment every burst starts at: the pitch's (Huawei's fitted model keys on the
+     * source row length), and below 32 B the first burst's address (rows a pitch apart then all
+     * start inside a 32-byte block); a single burst streams whatever its start */
     uint32_t al = g.rows > 1 ? align_of(g.stride_bytes) : MAX_ALIGN;
+    if (g.rows > 1 && align_of(g.base) < 32 && align_of(g.base) < al) al = align_of(g.base);
     if (al < out->align_bytes) out->align_bytes = al;
   }
   if (out->lo == UINT64_MAX) out->lo = 0;

@@ -29,7 +29,7 @@ static void test_cli_config_show_text_defaults(void **state) {
                      "\n  buffers.l1_bytes             524288 (512 KiB)       bytes           L1 per "
                      "core: ");
   cr_assert_contains(r.out,
-                     "\n  scalar.dispatch_cycles       3                      cycles          "
+                     "\n  scalar.dispatch_cycles       5                      cycles          "
                      "[assumption] cycles the scalar unit spends issuing one instruction");
   cr_assert_contains(r.out,
                      "\n  gm.hbm_gb_per_s              1800                   GB/s            HBM "
@@ -71,7 +71,7 @@ static void test_cli_config_show_json(void **state) {
   cr_assert_contains(r.out, "\"l2_sets\": 24576,\n");
   cr_assert_contains(r.out, "\"cube_k0_int8\": 32,\n");
   cr_assert_contains(r.out, "\"key\": \"scalar.dispatch_cycles\",\n      \"type\": \"u64\",\n"
-                     "      \"unit\": \"cycles\",\n      \"default\": 3,\n"
+                     "      \"unit\": \"cycles\",\n      \"default\": 5,\n"
                      "      \"allowed\": \"1 to 10000\",\n      \"assumption\": true,\n");
   cr_assert_contains(r.out, "\"key\": \"chip.aic_cores\",\n      \"type\": \"u64\",\n"
                      "      \"unit\": \"cores\",\n      \"default\": 24,\n"

@@ -380,6 +380,34 @@ static void test_matmul_tiling_unit_flag(void **state) {
   }
 }
 
+/* Flags between MTE1 and M: with as many L0A as L0B buffers the two change hands together by
+ * A2's events (per mmad a set and a wait each way: 4 x 16), with 2 and 1 each by its own. */
+static size_t mte1_m_flags(const run *r) {
+  size_t len, n = 0;
+  const isa_insn *s = stream(r, 0, &len);
+  for (size_t i = 0; i < len; i++)
+    if ((s[i].op == ISA_OP_SET_FLAG || s[i].op == ISA_OP_WAIT_FLAG) &&
+        ((s[i].u.flag.src_pipe == ISA_PIPE_MTE1 && s[i].u.flag.dst_pipe == ISA_PIPE_M) ||
+         (s[i].u.flag.src_pipe == ISA_PIPE_M && s[i].u.flag.dst_pipe == ISA_PIPE_MTE1)))
+      n++;
+  return n;
+}
+
+static void test_matmul_tiling_l0_pair_shares_its_flags(void **state) {
+  (void)state;
+  run r = mm_run(1, 128, 128, 128, NULL); /* 16 mmads, one buffer each */
+  assert_int_equal(mte1_m_flags(&r), 4 * 16);
+  mm_free(&r);
+  const char *two[] = {"db_l0a=2", "db_l0b=2", NULL};
+  r = mm_run(1, 128, 128, 128, two);
+  assert_int_equal(mte1_m_flags(&r), 4 * 16);
+  mm_free(&r);
+  const char *odd[] = {"db_l0a=2", NULL};
+  r = mm_run(1, 128, 128, 128, odd);
+  assert_int_equal(mte1_m_flags(&r), 2 * 4 * 16);
+  mm_free(&r);
+}
+
 /* The scalar work of `cycles` in the stream: how many `scalar` instructions carry it. */
 static size_t scalars_of(const run *r, uint32_t cycles, size_t *all) {
   size_t len, n = 0;
@@ -449,6 +477,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_tiling_round_robin),
       cmocka_unit_test(test_matmul_tiling_unit_flag),
       cmocka_unit_test(test_matmul_tiling_scalar_work),
+      cmocka_unit_test(test_matmul_tiling_l0_pair_shares_its_flags),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -588,6 +588,33 @@ static void test_rt_queue_free_of_enqueued_slot(void **state) {
                "core 0, after instruction 0: queue 'in': free of slot 0, which is enqueued [runtime]");
 }
 
+static void follow_mismatch_kernel(rt_ctx *ctx, void *args) {
+  (void)args;
+  rt_queue *a2 = rt_queue_init(ctx, RT_POS_A2, 2, 512, "A2");
+  rt_queue *b2 = rt_queue_init(ctx, RT_POS_B2, 1, 512, "B2");
+  rt_queue_follow(b2, a2);
+}
+
+static void follow_in_use_kernel(rt_ctx *ctx, void *args) {
+  (void)args;
+  rt_queue *a2 = rt_queue_init(ctx, RT_POS_A2, 2, 512, "A2");
+  rt_queue *b2 = rt_queue_init(ctx, RT_POS_B2, 2, 512, "B2");
+  rt_ltensor t = rt_alloc(b2, ISA_FP16);
+  (void)t;
+  rt_queue_follow(b2, a2);
+}
+
+/* A follower shares its leader's slots count and pipes, and starts with every slot free. */
+static void test_rt_queue_follow_refusals(void **state) {
+  (void)state;
+  expect_fault(follow_mismatch_kernel, NULL,
+               "core 0, before its first instruction: queue 'B2' cannot follow 'A2': 1 and 2 slots, pipes MTE1 -> M "
+               "and MTE1 -> M [runtime]");
+  expect_fault(follow_in_use_kernel, NULL,
+               "core 0, before its first instruction: queue 'B2': following another queue asked for with slot 0 in "
+               "use or its free pending [runtime]");
+}
+
 static void enque_plain_buffer_kernel(rt_ctx *ctx, void *args) {
   (void)args;
   rt_queue *q = rt_queue_init(ctx, RT_POS_VECIN, 2, 64, "in");
@@ -768,6 +795,7 @@ int main(void) {
       cmocka_unit_test(test_rt_queue_same_pipe_uses_pipe_barrier),
       cmocka_unit_test(test_rt_queue_deque_of_empty_queue),
       cmocka_unit_test(test_rt_queue_free_of_slot_not_dequeued),
+      cmocka_unit_test(test_rt_queue_follow_refusals),
       cmocka_unit_test(test_rt_queue_free_of_enqueued_slot),
       cmocka_unit_test(test_rt_queue_enque_of_a_plain_buffer),
       cmocka_unit_test(test_rt_queue_enque_of_another_queues_slot),

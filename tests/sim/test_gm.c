@@ -37,10 +37,22 @@ static void test_sim_gm_shape_one_burst(void **state) {
   sim_xfer_shape_of(&r, 1, &sh);
   assert_int_equal(sim_xfer_granule_bytes(&r, 1, 512), 1024);
   assert_int_equal(sh.align_bytes, 512);
-  /* rows 768 B apart starting at 128: the pitch is 256 B aligned, the start does not matter */
+  /* rows 768 B apart starting at 128: the pitch is 256 B aligned, a start 32 B aligned or more
+   * does not matter */
   r = gm(128, 64, 768, 3);
   sim_xfer_shape_of(&r, 1, &sh);
   assert_int_equal(sh.align_bytes, 256);
+  /* rows of an fp16 matrix from column 683 (byte 1366): every burst starts inside a 32-byte
+   * block, whatever the 16 KiB pitch: 2 B aligned; at column 16 (byte 32) the pitch rules */
+  r = gm(1366, 512, 16384, 128);
+  sim_xfer_shape_of(&r, 1, &sh);
+  assert_int_equal(sh.align_bytes, 2);
+  r = gm(32, 512, 16384, 128);
+  sim_xfer_shape_of(&r, 1, &sh);
+  assert_int_equal(sh.align_bytes, 512);
+  r = gm(1366, 4096, 4096, 1); /* one burst: its start does not matter */
+  sim_xfer_shape_of(&r, 1, &sh);
+  assert_int_equal(sh.align_bytes, 512);
   /* exactly one block */
   r = gm(1024, 512, 512, 1);
   assert_int_equal(sim_xfer_granule_bytes(&r, 1, 512), 512);
