@@ -77,9 +77,19 @@ isa_insn ib_load3d(isa_dtype t, uint64_t dst_off, uint64_t src_off, uint32_t h, 
   isa_insn in;
   memset(&in, 0, sizeof in);
   in.op = ISA_OP_LOAD3D_L0A;
-  in.u.load3d = (isa_fmt_load3d){.dst = {ISA_MEM_L0A, dst_off}, .src = {ISA_MEM_L1, src_off}, .dtype = t,
-                                 .l1_h = h, .l1_w = w, .channel_size = channels, .m_extension = m_ext,
-                                 .k_extension = k_ext, .m_start = m_start, .k_start = k_start};
+  isa_fmt_load3d *p = &in.u.load3d; /* field by field: the padding stays zero for memcmp */
+  p->dst.mem = ISA_MEM_L0A;
+  p->dst.off = dst_off;
+  p->src.mem = ISA_MEM_L1;
+  p->src.off = src_off;
+  p->dtype = t;
+  p->l1_h = h;
+  p->l1_w = w;
+  p->channel_size = channels;
+  p->m_extension = m_ext;
+  p->k_extension = k_ext;
+  p->m_start = m_start;
+  p->k_start = k_start;
   return in;
 }
 
