@@ -162,10 +162,10 @@
   X(mte2, gm_bytes_per_cycle, U64, 256, 1, 65536, ANY, "B/cycle", ASSUMED,                   \
     "not published; above every rate measured on one core, so that it never binds on the 910B", \
     "width of MTE2's GM port: no read streams faster on one core")                          \
-  X(mte2, outstanding_bytes, U64, 29700, 1, 1073741824, ANY, "bytes", ASSUMED,               \
+  X(mte2, outstanding_bytes, U64, 8910, 1, 1073741824, ANY, "bytes", ASSUMED,               \
     "fitted (docs/TIMING.md, Calibration): the per-core ND->NZ rates from HBM and from L2",   \
     "bytes of reads MTE2 keeps in flight: a read streams at most this / its latency")       \
-  X(mte2, outstanding_bursts, U64, 278, 0, 1000000, ANY, "bursts", ASSUMED,                   \
+  X(mte2, outstanding_bursts, U64, 83, 0, 1000000, ANY, "bursts", ASSUMED,                   \
     "fitted (docs/TIMING.md, Calibration): bursts of data in L2 against bursts from HBM",   \
     "bursts MTE2 keeps in flight: each burst costs the latency / this on top of burst_cycles (0: no limit)") \
   X(mte2, burst_cycles, F64, 2.04, 0.0, 100000.0, ANY, "cycles", ASSUMED,                  \
@@ -234,10 +234,10 @@
   X(fixpipe, gm_bytes_per_cycle, U64, 128, 1, 65536, ANY, "B/cycle", DOC,                    \
     "Ascend C's cube performance table (dav-2201): F322F16 moves 64 elements = 128 B a cycle",  \
     "width of the fixpipe's write port: fp32 output moves half the elements of fp16")        \
-  X(fixpipe, outstanding_bytes, U64, 29700, 1, 1073741824, ANY, "bytes", ASSUMED,            \
+  X(fixpipe, outstanding_bytes, U64, 8910, 1, 1073741824, ANY, "bytes", ASSUMED,            \
     "not published; the fixpipe keeps as many bytes in flight as MTE2",                      \
     "bytes of writes the fixpipe keeps in flight: it streams at most this / the L2 latency") \
-  X(fixpipe, outstanding_bursts, U64, 278, 0, 1000000, ANY, "bursts", ASSUMED,                   \
+  X(fixpipe, outstanding_bursts, U64, 83, 0, 1000000, ANY, "bursts", ASSUMED,                   \
     "not published; the fixpipe keeps as many bursts in flight as MTE2",                    \
     "bursts the fixpipe keeps in flight: each burst costs the latency / this on top of burst_cycles (0: no limit)") \
   X(fixpipe, burst_cycles, F64, 3.3, 0.0, 100000.0, ANY, "cycles", ASSUMED,                \
@@ -257,10 +257,10 @@
   X(mte3, gm_bytes_per_cycle, U64, 128, 1, 65536, ANY, "B/cycle", ASSUMED,                   \
     "not published; one 128-byte burst per cycle",                                           \
     "per-core cap on GM writes from UB; the share of the chip's bandwidth may give less")    \
-  X(mte3, outstanding_bytes, U64, 29700, 1, 1073741824, ANY, "bytes", ASSUMED,               \
+  X(mte3, outstanding_bytes, U64, 8910, 1, 1073741824, ANY, "bytes", ASSUMED,               \
     "not published; MTE3 keeps as many bytes in flight as MTE2",                             \
     "bytes of writes MTE3 keeps in flight: it streams at most this / the L2 latency")       \
-  X(mte3, outstanding_bursts, U64, 278, 0, 1000000, ANY, "bursts", ASSUMED,                   \
+  X(mte3, outstanding_bursts, U64, 83, 0, 1000000, ANY, "bursts", ASSUMED,                   \
     "not published; MTE3 keeps as many bursts in flight as MTE2",                           \
     "bursts MTE3 keeps in flight: each burst costs the latency / this on top of burst_cycles (0: no limit)") \
   X(mte3, burst_cycles, F64, 2.04, 0.0, 100000.0, ANY, "cycles", ASSUMED,                  \
@@ -339,12 +339,15 @@
   X(l2, same_line_gb_per_s, F64, 320.0, 1.0, 1000000.0, ANY, "GB/s", ASSUMED,               \
     "fitted (docs/TIMING.md, Calibration): cores copying the same addresses at the same time", \
     "bandwidth transfers of different cores share while they read the same lines at once")   \
-  X(l2, hit_latency_cycles, U64, 200, 0, 100000, ANY, "cycles", ASSUMED,                     \
-    "not published; in line with the L2 hit latency of GPUs of this class (~200 cycles)",    \
+  X(l2, hit_latency_cycles, U64, 60, 0, 100000, ANY, "cycles", ASSUMED,                      \
+    "fitted (docs/TIMING.md, Calibration): one core's Norm-template ladder cases, whose L1 loads wait for each k-step's data", \
     "cycles from a GM request to its first byte when its lines are in L2")                   \
-  X(l2, miss_latency_cycles, U64, 500, 0, 100000, ANY, "cycles", ASSUMED,                    \
-    "not published; about 270 ns at 1.85 GHz, a typical HBM access latency",                 \
-    "cycles from a GM request to its first byte from HBM (a miss, or any access without L2)")
+  X(l2, miss_latency_cycles, U64, 150, 0, 100000, ANY, "cycles", ASSUMED,                    \
+    "not published; kept at 2.5 times the fitted hit latency (the HBM to L2 ratio the earlier fit had)", \
+    "cycles from a GM request to its first byte from HBM (a miss, or any access without L2)") \
+  X(l2, queue_cycles, U64, 7, 0, 100000, ANY, "cycles", ASSUMED,                            \
+    "fitted (docs/TIMING.md, Calibration): the Norm-template ladder cases on 1 and on 24 cores", \
+    "cycles every GM transfer's data lands later for each other core of the launch (their requests queue at the L2 ahead of it)")
 
 /* Derived values (sim_config_derive): name, type, unit, formula. */
 #define SIM_CONFIG_DERIVED_TABLE(X)                                                          \

@@ -134,6 +134,7 @@ typedef struct engine {
   double gm_rate; /* sum of flow rates, bytes/cycle */
   uint64_t gm_busy_since;
   bool l2_on;
+  uint64_t gm_queueing; /* cycles every GM transfer's data lands later: l2.queue_cycles per other running core */
   sim_l2 l2;
   cs_status oom;
 } engine;
@@ -923,7 +924,7 @@ static void end_flows(engine *e, uint64_t t) {
     eng_core *k = &e->cores[f->core];
     eng_insn *st = &k->st[f->idx];
     st->busy_end = work_end(e, k, f->idx, t);
-    st->end = st->busy_end + f->latency;
+    st->end = st->busy_end + f->latency + e->gm_queueing;
     k->pipes[f->pipe].free_t = st->busy_end;
     k->dirty = true;
     heap_push(e, st->end, EV_COMPLETE, f->core, f->idx);
@@ -1274,7 +1275,12 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
     engine_free(&e);
     return st;
   }
-  for (unsigned c = 0; c < s->ncores; c++) e.insns += s->cores[c].len; /* progress, trace size */
+  uint64_t running = 0;
+  for (unsigned c = 0; c < s->ncores; c++) {
+    e.insns += s->cores[c].len; /* progress, trace size */
+    running += s->cores[c].len > 0;
+  }
+  e.gm_queueing = running > 1 ? (running - 1) * e.cfg->l2_queue_cycles : 0;
   if (trace) sim_trace_begin(trace, s->ncores, e.insns);
   for (;;) {
     /* everything that can happen now */

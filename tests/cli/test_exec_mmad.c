@@ -103,7 +103,7 @@ static const char chip_yaml[] =
     "  outstanding_bytes: 1073741824\n  burst_cycles: 0\n  outstanding_bursts: 0\n  setup_cycles: 0\n"
     "gm:\n  hbm_gb_per_s: 128\n  hbm_efficiency: 1\n  hbm_burst_bytes: 1\n  pitch_efficiency_256b: 1\n  pitch_efficiency_128b: 1\n"
     "  pitch_efficiency_64b: 1\n  pitch_efficiency_32b: 1\n  pitch_efficiency_unaligned: 1\n"
-    "l2:\n  enabled: false\n  miss_latency_cycles: 100\n";
+    "l2:\n  enabled: false\n  miss_latency_cycles: 100\n  queue_cycles: 0\n";
 
 /* The cycles, by hand (docs/DESIGN.md §6; int8 k0 = 8192 / 256 = 32 by default; instruction i
  * enters its queue at cycle i + 1; with L2 off every GM access adds 100):

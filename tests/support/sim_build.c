@@ -25,6 +25,10 @@ void sb_neutral_costs(sim_config *c) {
   c->l2_same_line_gb_per_s = 1e6;
   c->chip_launch_us = 0;
   c->chip_core_start_skew_cycles = 0;
+  /* the GM latencies the hand derivations use, whatever the calibration fits */
+  c->l2_hit_latency_cycles = 200;
+  c->l2_miss_latency_cycles = 500;
+  c->l2_queue_cycles = 0;
 }
 
 void sb_round_config(sim_config *c, unsigned cores) {
@@ -52,9 +56,9 @@ void sb_round_config(sim_config *c, unsigned cores) {
   c->gm_hbm_gb_per_s = 128;
   c->l2_enabled = false;
   c->l2_gb_per_s = 256;
+  sb_neutral_costs(c);
   c->l2_hit_latency_cycles = 20;
   c->l2_miss_latency_cycles = 100;
-  sb_neutral_costs(c);
 }
 
 sim *sb_trace_sim(unsigned cores) {
