@@ -620,7 +620,8 @@ const void *isa_field_cptr(const isa_insn *in, const isa_field_desc *f);
   X(DTYPE, "dtype", "unsupported data type or type combination")                   \
   X(QUANT_MODE, "quant-mode", "quant mode inconsistent with the types or operands") \
   X(DEADLOCK, "deadlock", "a wait that no set can satisfy")                       \
-  X(RUNTIME, "runtime", "misuse of the runtime API: buffers, queues, events")
+  X(RUNTIME, "runtime", "misuse of the runtime API: buffers, queues, events")       \
+  X(CORE_KIND, "core-kind", "an instruction or buffer the kind of core (AIC, AIV) lacks")
 
 typedef enum isa_fault_cause {
 #define ISA_FAULT_ENUM(sfx, name, desc) ISA_FAULT_##sfx,

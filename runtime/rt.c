@@ -39,6 +39,12 @@ rt_ltensor rt_ltensor_at(rt_ltensor t, uint64_t bytes) {
 
 unsigned rt_block_idx(const rt_ctx *ctx) { return ctx->block_idx; }
 unsigned rt_block_num(const rt_ctx *ctx) { return ctx->block_num; }
+rt_core_kind rt_core_kind_of(const rt_ctx *ctx) {
+  return sim_core_kind_of(ctx->core) == SIM_CORE_AIV ? RT_CORE_AIV : RT_CORE_AIC;
+}
+unsigned rt_sub_block_idx(const rt_ctx *ctx) { return ctx->sub_block; }
+unsigned rt_task_ratio(const rt_ctx *ctx) { return ctx->mode == RT_LAUNCH_MIX_1_2 ? 2 : 1; }
+rt_launch_mode rt_launch_mode_of(const rt_ctx *ctx) { return ctx->mode; }
 unsigned rt_core_idx(const rt_ctx *ctx) { return sim_core_index(ctx->core); }
 const sim_config *rt_config(const rt_ctx *ctx) { return sim_get_config(ctx->s); }
 bool rt_ok(const rt_ctx *ctx) { return sim_core_ok(ctx->core); }
@@ -70,6 +76,10 @@ void *rt_ctx_alloc(rt_ctx *ctx, size_t bytes) {
 
 static uint64_t mem_capacity(const rt_ctx *ctx, isa_mem m, uint64_t *align) {
   const sim_config *c = sim_get_config(ctx->s);
+  if (sim_core_kind_of(ctx->core) == SIM_CORE_AIV) { /* a UB and nothing else */
+    *align = m == ISA_MEM_UB ? c->buffers_ub_align_bytes : 1;
+    return m == ISA_MEM_UB ? c->aiv_ub_bytes : 0;
+  }
   switch (m) {
     case ISA_MEM_L1: *align = c->buffers_l1_align_bytes; return c->buffers_l1_bytes;
     case ISA_MEM_L0A: *align = c->buffers_l0a_align_bytes; return c->buffers_l0a_bytes;
@@ -288,24 +298,60 @@ static void finish_block(rt_ctx *ctx) {
   ctx->nallocs = 0;
 }
 
-cs_status rt_run_blocks(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err) {
+/* Runs one block on core `core` with the given indices. */
+static void run_block(rt_ctx *ctx, sim *s, sim_core *core, rt_launch_mode mode, unsigned idx, unsigned num, unsigned sub,
+                      rt_kernel_fn fn, void *args) {
+  memset(ctx, 0, sizeof *ctx);
+  ctx->s = s;
+  ctx->core = core;
+  ctx->block_idx = idx;
+  ctx->block_num = num;
+  ctx->mode = mode;
+  ctx->sub_block = sub;
+  if (!rt_ok(ctx)) return;
+  fn(ctx, args);
+  finish_block(ctx);
+}
+
+cs_status rt_run_blocks(sim *s, rt_launch_mode mode, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err) {
   if (block_dim == 0) return cs_err_set(err, CS_EINVAL, "launch: block_dim is 0");
+  if ((unsigned)mode > RT_LAUNCH_MIX_1_2) return cs_err_set(err, CS_EINVAL, "launch: mode %d does not exist", (int)mode);
+  unsigned per = (unsigned)sim_get_config(s)->chip_aiv_per_aic;
+  if (mode != RT_LAUNCH_AIC) {
+    if (mode == RT_LAUNCH_MIX_1_2 && per < 2)
+      return cs_err_set(err, CS_EINVAL, "launch: MIX 1:2 needs two AIVs per AI core (chip.aiv_per_aic = %u)", per);
+    cs_status st = sim_aiv_enable(s, err);
+    if (st != CS_OK) {
+      cs_err_prefix(err, "launch");
+      return st;
+    }
+  }
   rt_ctx *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return cs_err_set(err, CS_ENOMEM, "launch: no host memory");
-  unsigned cores = sim_core_count(s);
+  unsigned naic = sim_aic_count(s), naiv = sim_aiv_count(s);
   for (unsigned b = 0; b < block_dim; b++) {
-    memset(ctx, 0, sizeof *ctx);
-    ctx->s = s;
-    ctx->core = sim_get_core(s, b % cores);
-    ctx->block_idx = b;
-    ctx->block_num = block_dim;
-    if (!rt_ok(ctx)) continue;
-    fn(ctx, args);
-    finish_block(ctx);
+    if (mode == RT_LAUNCH_AIV) { /* blocks over the AIVs, both of an AI core before the next */
+      run_block(ctx, s, sim_get_aiv(s, b % naiv), mode, b, block_dim, 0, fn, args);
+      continue;
+    }
+    unsigned g = b % naic;
+    if (mode == RT_LAUNCH_AIC) {
+      run_block(ctx, s, sim_get_core(s, g), mode, b, block_dim, 0, fn, args);
+      continue;
+    }
+    /* MIX: the AI core's AIC, then its AIVs. The host computes the blocks one after another,
+     * so an AIV sees every GM byte its AIC writes in the whole block (docs/API.md, "MIX
+     * kernels": a workspace the AIC overwrites while its AIVs still read it is not modelled). */
+    unsigned nv = mode == RT_LAUNCH_MIX_1_2 ? 2 : 1;
+    run_block(ctx, s, sim_get_core(s, g), mode, b, block_dim, 0, fn, args);
+    for (unsigned v = 0; v < nv; v++)
+      run_block(ctx, s, sim_get_aiv(s, g * per + v), mode, nv == 2 ? b * 2 + v : b, block_dim, nv == 2 ? v : 0, fn,
+                args);
   }
   free(ctx);
   cs_status host = sim_host_status(s, err);
   if (host != CS_OK) return host;
+  unsigned cores = sim_core_count(s);
   for (unsigned c = 0; c < cores; c++) {
     const sim_fault *f = sim_core_fault(sim_get_core(s, c));
     if (f) {

@@ -84,9 +84,35 @@ typedef struct rt_ctx rt_ctx;
 /* A kernel: run once per block by rt_launch (rt_host.h). */
 typedef void (*rt_kernel_fn)(rt_ctx *ctx, void *args);
 
+/* How a kernel is launched (Ascend C's kernel types): on the cube cores only (AIC-only, the
+ * default of rt_launch), on the vector cores only (AIV-only, KERNEL_TYPE_AIV_ONLY), or on both,
+ * each AI core's AIC with one AIV (MIX 1:1, KERNEL_TYPE_MIX_AIC_1_1) or with its two
+ * (MIX 1:2, KERNEL_TYPE_MIX_AIC_1_2). */
+typedef enum rt_launch_mode {
+  RT_LAUNCH_AIC,
+  RT_LAUNCH_AIV,
+  RT_LAUNCH_MIX_1_1,
+  RT_LAUNCH_MIX_1_2
+} rt_launch_mode;
+
+typedef enum rt_core_kind { RT_CORE_AIC, RT_CORE_AIV } rt_core_kind;
+
+/* GetBlockIdx and GetBlockNum as Ascend C defines them. block_dim is the launch's: blocks on
+ * AIC-only and AIV-only launches, AI cores on MIX launches. An AIC's index is its block, in
+ * [0, block_dim); an AIV's is its block on an AIV-only launch, its AI core's block on MIX 1:1,
+ * and block * 2 + its sub-block on MIX 1:2 (so [0, 2 * block_dim)). rt_block_num is block_dim
+ * on every core. */
 unsigned rt_block_idx(const rt_ctx *ctx);
 unsigned rt_block_num(const rt_ctx *ctx);
-/* The simulated core the block runs on (rt_block_idx % the core count). */
+/* g_coreType: whether the block runs on an AIC or an AIV (a MIX kernel runs on both). */
+rt_core_kind rt_core_kind_of(const rt_ctx *ctx);
+/* GetSubBlockIdx: an AIV's index among the AIVs of its AI core that the launch uses (0 on an
+ * AIC, and on AIV-only and MIX 1:1 launches; 0 or 1 on MIX 1:2). */
+unsigned rt_sub_block_idx(const rt_ctx *ctx);
+/* GetTaskRation: AIVs per AIC of the launch (1 or 2 on MIX; 1 otherwise). */
+unsigned rt_task_ratio(const rt_ctx *ctx);
+rt_launch_mode rt_launch_mode_of(const rt_ctx *ctx);
+/* The simulated core the block runs on (sim.h's numbering: AICs first, then the AIVs). */
 unsigned rt_core_idx(const rt_ctx *ctx);
 /* The chip the kernel runs on (buffer sizes for tiling decisions). */
 const sim_config *rt_config(const rt_ctx *ctx);

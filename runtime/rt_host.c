@@ -35,7 +35,7 @@ void rt_device_destroy(rt_device *dev) {
 }
 
 const sim_config *rt_device_config(const rt_device *dev) { return sim_get_config(dev->s); }
-unsigned rt_device_cores(const rt_device *dev) { return sim_core_count(dev->s); }
+unsigned rt_device_cores(const rt_device *dev) { return sim_aic_count(dev->s); }
 bool rt_device_timing_only(const rt_device *dev) { return sim_is_timing_only(dev->s); }
 sim *rt_device_sim(rt_device *dev) { return dev->s; }
 
@@ -81,8 +81,15 @@ cs_status rt_gm_read(rt_device *dev, rt_gtensor t, void *dst, cs_err *err) {
 /* ---- launch and run ---------------------------------------------------------------------- */
 
 cs_status rt_launch(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err) {
-  return rt_run_blocks(dev->s, block_dim, fn, args, err);
+  return rt_run_blocks(dev->s, RT_LAUNCH_AIC, block_dim, fn, args, err);
 }
+
+cs_status rt_launch_kind(rt_device *dev, rt_launch_mode mode, unsigned block_dim, rt_kernel_fn fn, void *args,
+                         cs_err *err) {
+  return rt_run_blocks(dev->s, mode, block_dim, fn, args, err);
+}
+
+unsigned rt_device_aiv_cores(const rt_device *dev) { return sim_core_count(dev->s) - sim_aic_count(dev->s); }
 
 cs_status rt_device_run(rt_device *dev, const sim_run_options *opt, cs_err *err) {
   if (dev->has_result) sim_result_free(&dev->result);

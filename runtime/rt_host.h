@@ -69,6 +69,15 @@ cs_status rt_gm_read(rt_device *dev, rt_gtensor t, void *dst, cs_err *err);
  * fault described in err, if a core faulted. Several launches on one device append to the
  * cores' streams. */
 cs_status rt_launch(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
+/* The same for any kind of kernel (rt.h, rt_launch_mode): AIC-only is rt_launch; AIV-only runs
+ * block b on AIV b % (chip.aic_cores x chip.aiv_per_aic); MIX runs block b on AI core
+ * b % chip.aic_cores, its AIC and then its one or two AIVs, each with Ascend C's block index
+ * (rt_block_idx). The first vector launch makes the device's AIV cores (sim_aiv_enable); a chip
+ * with chip.aiv_per_aic = 0 refuses it (CS_EINVAL), and MIX 1:2 needs two AIVs per AI core. */
+cs_status rt_launch_kind(rt_device *dev, rt_launch_mode mode, unsigned block_dim, rt_kernel_fn fn, void *args,
+                         cs_err *err);
+/* The AIV cores the device has (0 before its first vector launch). */
+unsigned rt_device_aiv_cores(const rt_device *dev);
 
 /* Replays every core's stream through the timing engine. CS_EDEADLOCK, CS_EHAZARD (unless
  * opt->allow_hazards) or CS_OK; the result is kept in every case, until the next run or the

@@ -29,6 +29,8 @@ struct rt_ctx {
   sim *s;
   sim_core *core;
   unsigned block_idx, block_num;
+  rt_launch_mode mode;   /* how the kernel was launched */
+  unsigned sub_block;    /* an AIV's sub-block index in its AI core (0 on an AIC) */
   uint64_t buf_used[ISA_MEM_COUNT];            /* bump allocator per memory */
   uint8_t ev_used[ISA_PIPE_COUNT][ISA_PIPE_COUNT]; /* bit i: event id i taken */
   rt_queue queues[RT_MAX_QUEUES];
@@ -38,7 +40,7 @@ struct rt_ctx {
 };
 
 /* Runs fn once per block on the simulator's cores (rt_launch's work, rt_host.h). */
-cs_status rt_run_blocks(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
+cs_status rt_run_blocks(sim *s, rt_launch_mode mode, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
 
 /* Zeroed host memory that lives until the end of the block (NULL and a fault if none). */
 void *rt_ctx_alloc(rt_ctx *ctx, size_t bytes);

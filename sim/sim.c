@@ -105,6 +105,30 @@ cs_status sim_host_status(const sim *s, cs_err *err) {
   return CS_ENOMEM;
 }
 
+/* An AIV's buffers: its UB (docs/DESIGN.md §4: the vector core's only on-chip memory). */
+static uint64_t aiv_buffer_bytes(const sim_config *c) { return c->aiv_ub_bytes; }
+
+/* Core `index` of the kind: its buffers (an AIV has a UB only; its other buffers are empty, so
+ * any access to them faults) and its functional workspace. */
+static cs_status init_core(sim *s, sim_core *c, unsigned index, sim_core_kind kind, unsigned group, unsigned sub,
+                           cs_err *err) {
+  c->owner = s;
+  c->index = index;
+  c->kind = kind;
+  c->group = group;
+  c->sub = sub;
+  for (int m = 0; m < ISA_MEM_COUNT; m++) {
+    if (m == ISA_MEM_GM) continue;
+    uint64_t bytes, align;
+    onchip_geometry(&s->cfg, (isa_mem)m, &bytes, &align);
+    if (kind == SIM_CORE_AIV) bytes = m == ISA_MEM_UB ? s->cfg.aiv_ub_bytes : 0;
+    cs_status st = sim_buf_init_onchip(&c->bufs[m], (isa_mem)m, bytes, align, !s->timing_only, err);
+    if (st != CS_OK) return st;
+  }
+  if (!s->timing_only) return isa_host_create(s->kernel, &c->host, err);
+  return CS_OK;
+}
+
 cs_status sim_create(const sim_config *cfg, const sim_options *opt, sim **out, cs_err *err) {
   *out = NULL;
   cs_status st = sim_config_validate(cfg, err);
@@ -131,38 +155,65 @@ cs_status sim_create(const sim_config *cfg, const sim_options *opt, sim **out, c
   if (!timing_only) s->host_bytes = mul_sat(core_buffer_bytes(cfg), cfg->chip_aic_cores);
   s->progress = opt ? opt->progress : NULL;
   sim_buf_init_gm(&s->gm, cfg->buffers_gm_capacity_bytes, cfg->buffers_gm_align_bytes, !s->timing_only);
-  s->ncores = (unsigned)cfg->chip_aic_cores;
-  s->cores = calloc(s->ncores, sizeof *s->cores);
+  s->naic = s->ncores = (unsigned)cfg->chip_aic_cores;
+  s->naiv = s->naic * (unsigned)cfg->chip_aiv_per_aic;
+  s->kernel = opt ? opt->kernel : ISA_KERNEL_AUTO;
+  s->cores = calloc(s->naic + s->naiv, sizeof *s->cores);
   if (!s->cores) {
     sim_destroy(s);
     return cs_err_set(err, CS_ENOMEM, "no host memory for %u cores", (unsigned)cfg->chip_aic_cores);
   }
-  for (unsigned i = 0; i < s->ncores; i++) {
-    sim_core *c = &s->cores[i];
-    c->owner = s;
-    c->index = i;
-    for (int m = 0; m < ISA_MEM_COUNT; m++) {
-      if (m == ISA_MEM_GM) continue;
-      uint64_t bytes, align;
-      onchip_geometry(cfg, (isa_mem)m, &bytes, &align);
-      st = sim_buf_init_onchip(&c->bufs[m], (isa_mem)m, bytes, align, !s->timing_only, err);
-      if (st != CS_OK) {
-        sim_destroy(s);
-        return st;
-      }
-    }
-    if (!s->timing_only && (st = isa_host_create(opt ? opt->kernel : ISA_KERNEL_AUTO, &c->host, err)) != CS_OK) {
+  for (unsigned i = 0; i < s->ncores; i++)
+    if ((st = init_core(s, &s->cores[i], i, SIM_CORE_AIC, i, 0, err)) != CS_OK) {
       sim_destroy(s);
       return st;
     }
-  }
   *out = s;
   return CS_OK;
 }
 
+cs_status sim_aiv_enable(sim *s, cs_err *err) {
+  if (s->aiv_enabled) return CS_OK;
+  if (!s->naiv) return cs_err_set(err, CS_EINVAL, "the chip has no AIV cores (chip.aiv_per_aic = 0)");
+  if (!s->timing_only) {
+    cs_status st = take_host(s, (uint64_t)s->naiv * aiv_buffer_bytes(&s->cfg), "the AIV cores' UB", err);
+    if (st != CS_OK) return st;
+  }
+  unsigned per = (unsigned)s->cfg.chip_aiv_per_aic;
+  for (unsigned v = 0; v < s->naiv; v++) {
+    cs_status st = init_core(s, &s->cores[s->naic + v], s->naic + v, SIM_CORE_AIV, v / per, v % per, err);
+    if (st != CS_OK) { /* the cores made so far are freed with the simulator */
+      for (unsigned w = 0; w <= v; w++) {
+        sim_core *c = &s->cores[s->naic + w];
+        for (int m = 0; m < ISA_MEM_COUNT; m++) sim_buf_free(&c->bufs[m]);
+        isa_host_destroy(c->host);
+        memset(c, 0, sizeof *c);
+      }
+      return st;
+    }
+  }
+  s->ncores = s->naic + s->naiv;
+  s->aiv_enabled = true;
+  return CS_OK;
+}
+
+unsigned sim_aic_count(const sim *s) { return s->naic; }
+unsigned sim_aiv_count(const sim *s) { return s->naiv; }
+sim_core *sim_get_aiv(sim *s, unsigned v) { return s->aiv_enabled && v < s->naiv ? &s->cores[s->naic + v] : NULL; }
+sim_core_kind sim_core_kind_of(const sim_core *c) { return c->kind; }
+unsigned sim_core_group(const sim_core *c) { return c->group; }
+unsigned sim_core_sub(const sim_core *c) { return c->sub; }
+
+void sim_core_name(const sim *s, unsigned core, char *out, size_t out_bytes) {
+  if (core < s->ncores && s->cores[core].kind == SIM_CORE_AIV)
+    snprintf(out, out_bytes, "AIV %u.%u", s->cores[core].group, s->cores[core].sub);
+  else
+    snprintf(out, out_bytes, "core %u", core);
+}
+
 void sim_destroy(sim *s) {
   if (!s) return;
-  for (unsigned i = 0; s->cores && i < s->ncores; i++) {
+  for (unsigned i = 0; s->cores && i < s->naic + s->naiv; i++) { /* cores never made are zero */
     for (int m = 0; m < ISA_MEM_COUNT; m++) sim_buf_free(&s->cores[i].bufs[m]);
     isa_host_destroy(s->cores[i].host);
     free(s->cores[i].stream);
@@ -243,6 +294,16 @@ static bool check_alignment(sim_core *c, const isa_insn *in, isa_fault *f) {
   return true;
 }
 
+/* An AIV has a scalar unit, MTE2, V and MTE3 and a UB (docs/DESIGN.md §4): the cube's pipes
+ * (MTE1, M, FIX) are not there. */
+static bool check_core_kind(const sim_core *c, const isa_insn *in, isa_fault *f) {
+  if (c->kind != SIM_CORE_AIV) return true;
+  isa_pipe p = isa_insn_pipe(in);
+  if (p != ISA_PIPE_MTE1 && p != ISA_PIPE_M && p != ISA_PIPE_FIX) return true;
+  return isa_fault_set(f, ISA_FAULT_CORE_KIND, "", (uint64_t)p, 0, "%s: AIV %u.%u has no %s pipe (it has S, MTE2, V and MTE3)",
+                       isa_op_info((isa_op)in->op)->mnemonic, c->group, c->sub, isa_pipe_name(p));
+}
+
 /* Appends to the stream, growing it by half (the memory is counted against the limit). */
 static cs_status append(sim_core *c, const isa_insn *in) {
   if (c->len == c->cap) {
@@ -276,7 +337,7 @@ cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
   if (c->owner->host_failed) return CS_ENOMEM;
   isa_fault f;
   memset(&f, 0, sizeof f);
-  bool ok = isa_insn_check(in, &f) && check_alignment(c, in, &f);
+  bool ok = isa_insn_check(in, &f) && check_core_kind(c, in, &f) && check_alignment(c, in, &f);
   if (ok) {
     isa_range r[ISA_MAX_RANGES];
     size_t n = isa_insn_ranges(in, r);

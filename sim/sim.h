@@ -88,8 +88,30 @@ void sim_destroy(sim *s);
 const sim_config *sim_get_config(const sim *s);
 const sim_config_derived *sim_get_derived(const sim *s);
 bool sim_is_timing_only(const sim *s);
+/* The cores that exist: chip.aic_cores cube cores (AIC, indices 0 .. aic - 1), then, once
+ * sim_aiv_enable made them, the vector cores (AIV): AIV v of AI core g is core
+ * aic + g * chip.aiv_per_aic + v. A simulator that never ran a vector kernel has AICs only, so
+ * its statistics and traces are those of a chip without AIVs. */
 unsigned sim_core_count(const sim *s);
 sim_core *sim_get_core(sim *s, unsigned index);
+
+typedef enum sim_core_kind { SIM_CORE_AIC, SIM_CORE_AIV } sim_core_kind;
+
+unsigned sim_aic_count(const sim *s); /* chip.aic_cores */
+/* chip.aic_cores x chip.aiv_per_aic: the AIVs sim_aiv_enable makes (0 before, and on a chip
+ * without AIVs). */
+unsigned sim_aiv_count(const sim *s);
+/* Makes the AIV cores (once; each with its UB of aiv.ub_bytes and no other on-chip buffer).
+ * CS_EINVAL on a chip with chip.aiv_per_aic = 0, CS_ENOMEM. */
+cs_status sim_aiv_enable(sim *s, cs_err *err);
+/* AIV number v (0 .. sim_aiv_count - 1, = group * aiv_per_aic + sub), or NULL. */
+sim_core *sim_get_aiv(sim *s, unsigned v);
+sim_core_kind sim_core_kind_of(const sim_core *c);
+unsigned sim_core_group(const sim_core *c); /* an AIC's own index; an AIV's AIC */
+unsigned sim_core_sub(const sim_core *c);   /* an AIV's sub-block index; 0 for an AIC */
+/* "core 3" for an AIC (the name traces and reports always gave), "AIV 3.1" for sub-block 1 of
+ * AI core 3. */
+void sim_core_name(const sim *s, unsigned core, char *out, size_t out_bytes);
 
 /* ---- GM --------------------------------------------------------------------------------- */
 

@@ -48,6 +48,7 @@
   X(fixpipe, "the fixpipe (FIX pipe): L0C -> GM or L1, with quantization")                  \
   X(mte3, "MTE3: transfers UB -> GM")                                                       \
   X(vector, "the vector unit (V pipe), working on UB")                                      \
+  X(aiv, "the AI vector cores (AIV): their UB, scalar entry and GM engines, and cross-core flags") \
   X(gm, "global memory: the HBM all cores share")                                           \
   X(l2, "the chip-wide L2 cache in front of HBM")
 
@@ -72,6 +73,11 @@
   X(chip, aic_cores, U64, 24, 1, 1024, ANY, "cores", DOC,                                        \
     "910B: 24 AI cube cores (docs/DESIGN.md §6)",                                            \
     "AI cube cores; each runs its own instruction stream, all share L2 and HBM")             \
+  X(chip, aiv_per_aic, U64, 2, 0, 4, ANY, "cores", DOC,                                    \
+    "Atlas A2: each AI core pairs one cube core with two vector cores (Ascend C's "           \
+    "KERNEL_TYPE_MIX_AIC_1_2; GetSubBlockIdx 0 and 1)",                                       \
+    "AI vector cores per cube core: each has its own scalar unit, MTE2, V, MTE3 and UB and "  \
+    "reaches the cube core only through GM and cross-core flags (0: none)")                  \
   X(chip, clock_mhz, U64, 1850, 1, 100000, ANY, "MHz", DOC,                                  \
     "910B: 1.85 GHz (docs/DESIGN.md §6)",                                                    \
     "core clock: converts cycles to time and GB/s to bytes per cycle")                       \
@@ -296,6 +302,27 @@
     "not published; deep enough for double-buffered loops to run ahead of a slow pipe, "     \
     "shallow enough that a stalled pipe soon stalls dispatch",                               \
     "V's instruction queue: dispatched, not started; dispatch stalls while it is full")  \
+  /* ---- aiv ---- */                                                                        \
+  X(aiv, ub_bytes, U64, 196608, 32, 67108864, ANY, "bytes", DOC,                             \
+    "Atlas A2: each AIV has a 192 KiB UB (48 banks in 16 groups, Huawei's bank-conflict sample)", \
+    "unified buffer of each AIV (its only on-chip buffer)")                                  \
+  X(aiv, kernel_init_cycles, U64, 2000, 0, 100000000, ANY, "cycles", ASSUMED,                 \
+    "not published; taken equal to the cube core's scalar.kernel_init_cycles",               \
+    "scalar work at the entry of each AIV's kernel before its first instruction")            \
+  X(aiv, mte2_outstanding_bytes, U64, 8640, 1, 1073741824, ANY, "bytes", ASSUMED,            \
+    "Huawei's CATLASS tiling model takes 30 GB/s for one AIV reading GM (aBandwidthAiv); at "   \
+    "the HBM latency (l2.miss_latency_cycles + mte2.latency_cycles = 532 cycles) that is "     \
+    "16.2 B/cycle x 532",                                                                    \
+    "bytes of reads an AIV's MTE2 keeps in flight (its other costs are the mte2 section's)") \
+  X(aiv, mte3_outstanding_bytes, U64, 8640, 1, 1073741824, ANY, "bytes", ASSUMED,            \
+    "not published; taken equal to aiv.mte2_outstanding_bytes",                              \
+    "bytes of writes an AIV's MTE3 keeps in flight (its other costs are the mte3 section's)") \
+  X(aiv, vector_bytes_per_cycle, U64, 256, 1, 65536, ANY, "B/cycle", DOC,                    \
+    "Huawei's add_high_performance sample: an A2 AIV adds 128 halves (256 B) a cycle",       \
+    "bytes of UB operands an AIV's vector unit processes per cycle (the rest: vector section)") \
+  X(aiv, cross_flag_cycles, U64, 100, 0, 1000000, ANY, "cycles", ASSUMED,                    \
+    "not published; a message between cores of one AI core through the chip's interconnect", \
+    "from a cross-core set_flag firing to the waiting cores' counters (CrossCoreSetFlag)")    \
   /* ---- gm ---- */                                                                         \
   X(gm, hbm_gb_per_s, F64, 1800.0, 1.0, 1000000.0, ANY, "GB/s", DOC,                         \
     "910B: HBM about 1.8 TB/s (docs/DESIGN.md §6)",                                          \

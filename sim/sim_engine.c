@@ -75,6 +75,7 @@ typedef struct eng_flag {
 
 typedef struct eng_core {
   sim_core *c;
+  const sim_config *cfg; /* the chip's, or for an AIV the chip's with the aiv section's values */
   const isa_insn *s;
   size_t n, pc, completed;
   eng_insn *st;
@@ -137,6 +138,7 @@ typedef struct engine {
   uint64_t gm_queueing; /* cycles every GM transfer's data lands later: l2.queue_cycles per other running core */
   sim_l2 l2;
   cs_status oom;
+  sim_config aiv_cfg; /* what an AIV's pipes read: the chip's, with the aiv section's values */
 } engine;
 
 /* ---- event heap ------------------------------------------------------------------------- */
@@ -210,8 +212,7 @@ static uint64_t vector_cycles_per_repeat(const sim_config *c, uint32_t vclass) {
 }
 
 /* Occupancy and latency of an on-chip instruction (GM transfers are flows: flow_begin). */
-static void insn_timing(const engine *e, const isa_work *w, uint64_t *occ, uint64_t *lat) {
-  const sim_config *c = e->cfg;
+static void insn_timing(const engine *e, const sim_config *c, const isa_work *w, uint64_t *occ, uint64_t *lat) {
   *occ = 0;
   *lat = 0;
   switch ((isa_path)w->path) {
@@ -584,7 +585,7 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
   eng_insn *st = &k->st[idx];
   isa_pipe pipe = isa_insn_pipe(in);
   const eng_out *me = find_out(k, idx);
-  const sim_config *c = e->cfg;
+  const sim_config *c = k->cfg;
   isa_work w;
   isa_insn_work(in, &w);
   bool write = path_writes_gm((isa_path)w.path);
@@ -724,14 +725,14 @@ static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
   isa_insn_work(in, &w);
   if (path_is_gm((isa_path)w.path)) {
     sim_xfer_engine eng;
-    sim_xfer_engine_of(e->cfg, (isa_path)w.path, 1.0, &eng);
+    sim_xfer_engine_of(k->cfg, (isa_path)w.path, 1.0, &eng);
     uint64_t b = work_begin(e, k, idx, e->now + eng.setup_cycles);
     if (b > e->now) heap_push(e, b, EV_FLOW, k->c->index, idx);
     else flow_begin(e, k, idx);
     return;
   }
   uint64_t occ, lat;
-  insn_timing(e, &w, &occ, &lat);
+  insn_timing(e, k->cfg, &w, &occ, &lat);
   if (pipe == ISA_PIPE_M && (pp->idle_from == NEVER || e->now > pp->idle_from)) occ += e->cfg->cube_restart_cycles;
   st->busy_end = work_end(e, k, idx, work_begin(e, k, idx, e->now) + occ);
   st->end = st->busy_end + lat;
@@ -1231,9 +1232,17 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
   }
   e->cores = calloc(s->ncores, sizeof *e->cores);
   if (!e->cores) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
+  /* an AIV's MTE2, MTE3 and vector unit are the cube core's engines with their own widths and
+   * bytes in flight, and its kernel entry its own (docs/TIMING.md, "AIV cores") */
+  e->aiv_cfg = s->cfg;
+  e->aiv_cfg.mte2_outstanding_bytes = s->cfg.aiv_mte2_outstanding_bytes;
+  e->aiv_cfg.mte3_outstanding_bytes = s->cfg.aiv_mte3_outstanding_bytes;
+  e->aiv_cfg.vector_bytes_per_cycle = s->cfg.aiv_vector_bytes_per_cycle;
+  e->aiv_cfg.scalar_kernel_init_cycles = s->cfg.aiv_kernel_init_cycles;
   for (unsigned c = 0; c < s->ncores; c++) {
     eng_core *k = &e->cores[c];
     k->c = &s->cores[c];
+    k->cfg = k->c->kind == SIM_CORE_AIV ? &e->aiv_cfg : &s->cfg;
     k->s = k->c->stream;
     k->n = k->c->len;
     k->stats = &res->stats.core[c];
@@ -1245,10 +1254,11 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
       k->pipes[p].q = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].q);
       if (!k->pipes[p].q) return cs_err_set(err, CS_ENOMEM, "no host memory for pipe queues");
     }
-    /* the launch: block c starts launch + c * skew after the task (docs/TIMING.md, Launch) */
-    k->stats->start_cycles = s->d.launch_cycles + (uint64_t)c * s->cfg.chip_core_start_skew_cycles;
+    /* the launch: AI core g starts launch + g * skew after the task, its AIVs with it
+     * (docs/TIMING.md, Launch) */
+    k->stats->start_cycles = s->d.launch_cycles + (uint64_t)k->c->group * s->cfg.chip_core_start_skew_cycles;
     /* the kernel's entry (arguments, tiling data, set-up) occupies the scalar unit first */
-    k->scalar_free = k->stats->start_cycles + s->cfg.scalar_kernel_init_cycles;
+    k->scalar_free = k->stats->start_cycles + k->cfg->scalar_kernel_init_cycles;
     k->dispatch_t = k->n ? k->scalar_free + scalar_cost(e, &k->s[0]) : NEVER;
     k->wake_t = NEVER;
     k->stall_since = NEVER;
@@ -1281,7 +1291,10 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
     running += s->cores[c].len > 0;
   }
   e.gm_queueing = running > 1 ? (running - 1) * e.cfg->l2_queue_cycles : 0;
-  if (trace) sim_trace_begin(trace, s->ncores, e.insns);
+  if (trace) {
+    sim_trace_set_topology(trace, s->naic, (unsigned)s->cfg.chip_aiv_per_aic);
+    sim_trace_begin(trace, s->ncores, e.insns);
+  }
   for (;;) {
     /* everything that can happen now */
     bool any = true;

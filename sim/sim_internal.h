@@ -8,6 +8,9 @@
 struct sim_core {
   sim *owner;
   unsigned index;
+  sim_core_kind kind;
+  unsigned group, sub;         /* the AI core it belongs to (an AIC's own index) and, for an AIV,
+                                * its sub-block 0 .. chip.aiv_per_aic - 1 */
   sim_buf bufs[ISA_MEM_COUNT]; /* on-chip buffers; bufs[ISA_MEM_GM] is unused (chip GM) */
   isa_host *host;              /* the functional model's workspace (NULL when timing-only) */
   isa_insn *stream;
@@ -25,8 +28,11 @@ struct sim {
   bool host_failed;        /* out of host memory: no core takes instructions any more */
   cs_err host_err;
   sim_buf gm;
-  unsigned ncores;
-  sim_core *cores;
+  unsigned ncores;             /* cores that exist: the AICs, then the AIVs once enabled */
+  unsigned naic, naiv;         /* chip.aic_cores; aic_cores x aiv_per_aic (made by sim_aiv_enable) */
+  bool aiv_enabled;
+  isa_kernel kernel;           /* the functional model's hot loops, for cores made later */
+  sim_core *cores;             /* room for naic + naiv from the start: pointers stay valid */
   const sim_progress_hook *progress; /* NULL: none */
   uint64_t recorded;                 /* instructions recorded, all cores (for progress) */
 };

@@ -210,6 +210,23 @@ static void flush_flow(sim_trace *t) {
   t->w->flow(t, &t->flow);
 }
 
+void sim_trace_set_topology(sim_trace *t, unsigned aic_cores, unsigned aiv_per_aic) {
+  t->aic_cores = aic_cores;
+  t->aiv_per_aic = aiv_per_aic;
+}
+
+void sim_trace_core_name(const sim_trace *t, unsigned core, char *out, size_t out_bytes) {
+  if (t->aiv_per_aic && core >= t->aic_cores)
+    snprintf(out, out_bytes, "AIV %u.%u", (core - t->aic_cores) / t->aiv_per_aic, (core - t->aic_cores) % t->aiv_per_aic);
+  else
+    snprintf(out, out_bytes, "core %u", core);
+}
+
+bool sim_trace_core_has_pipe(const sim_trace *t, unsigned core, isa_pipe p) {
+  if (!t->aiv_per_aic || core < t->aic_cores) return true;
+  return p == ISA_PIPE_S || p == ISA_PIPE_MTE2 || p == ISA_PIPE_V || p == ISA_PIPE_MTE3;
+}
+
 void sim_trace_begin(sim_trace *t, unsigned cores, uint64_t instructions) {
   flush_flow(t);
   unsigned kept = 0;

@@ -103,6 +103,10 @@ sim_trace_format sim_trace_get_format(const sim_trace *t);
 /* Names the processes and tracks of `cores` cores, which will replay `instructions`
  * instructions in all (0: unknown; used to project the trace's size). Called once by the
  * engine before any event. */
+/* Cores from aic_cores on are AIV cores, aiv_per_aic of them per AI core (sim.h's numbering):
+ * their processes are named "AIV g.v" and have the vector core's tracks only. Before
+ * sim_trace_begin; without it every core is a cube core. */
+void sim_trace_set_topology(sim_trace *t, unsigned aic_cores, unsigned aiv_per_aic);
 void sim_trace_begin(sim_trace *t, unsigned cores, uint64_t instructions);
 void sim_trace_insn(sim_trace *t, const sim_trace_insn_event *e);
 /* The start (set_flag, on its pipe) or the end (the wait_flag it released) of a flag's arrow.

@@ -61,11 +61,16 @@ struct sim_trace {
   void *state;    /* the writer's */
   bool flow_pending;
   sim_trace_flow_end flow; /* an arrow end waiting for its slice */
+  unsigned aic_cores, aiv_per_aic; /* the cores from aic_cores on are AIVs (sim_trace_set_topology) */
 };
 
 /* Remembers the first failed write (rc < 0); later writes are skipped cheaply by stdio's error
  * flag. */
 void sim_trace_note(sim_trace *t, int rc);
 bool sim_trace_core_kept(const sim_trace *t, unsigned core);
+/* The process name of a core: "core 3" for a cube core, "AIV 3.1" for sub-block 1 of AI core 3. */
+void sim_trace_core_name(const sim_trace *t, unsigned core, char *out, size_t out_bytes);
+/* Whether a core has pipe p's track: an AIV has SCALAR, MTE2, VECTOR and MTE3 only. */
+bool sim_trace_core_has_pipe(const sim_trace *t, unsigned core, isa_pipe p);
 
 #endif

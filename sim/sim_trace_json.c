@@ -134,11 +134,12 @@ static void json_begin(sim_trace *t, unsigned cores) {
   for (unsigned c = 0; c < cores; c++) {
     if (!sim_trace_core_kept(t, c)) continue;
     char name[32];
-    snprintf(name, sizeof name, "core %u", c);
+    sim_trace_core_name(t, c, name, sizeof name);
     unsigned pid = sim_trace_core_pid(c);
     meta_name(t, "process_name", pid, pid, name);
     meta_sort(t, "process_sort_index", pid, pid, c + 1);
     for (int p = 0; p < ISA_PIPE_COUNT; p++) {
+      if (!sim_trace_core_has_pipe(t, c, (isa_pipe)p)) continue;
       unsigned tid = sim_trace_pipe_tid(c, (isa_pipe)p);
       meta_name(t, "thread_name", pid, tid, isa_pipe_track_name((isa_pipe)p));
       meta_sort(t, "thread_sort_index", pid, tid, (unsigned)p);

@@ -324,9 +324,10 @@ static void pf_begin(sim_trace *t, unsigned cores) {
   for (unsigned c = 0; c < cores; c++) {
     if (!sim_trace_core_kept(t, c)) continue;
     char name[32];
-    snprintf(name, sizeof name, "core %u", c);
+    sim_trace_core_name(t, c, name, sizeof name);
     describe_process(t, core_uuid(c), sim_trace_core_pid(c), name, (int)c + 1);
     for (int p = 0; p < ISA_PIPE_COUNT; p++) {
+      if (!sim_trace_core_has_pipe(t, c, (isa_pipe)p)) continue;
       cs_pb *b = &s->out;
       size_t mark = packet_open(t);
       cs_pb_uint(b, TP_SEQUENCE_ID, PF_META_SEQ);

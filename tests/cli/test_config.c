@@ -66,7 +66,7 @@ static void test_cli_config_show_json(void **state) {
   assert_string_equal(r.err, "");
   cr_assert_prefix(r.out, "{\n  \"source\": \"built-in defaults\",\n  \"config\": {\n"
                    "    \"chip\": {\n      \"name\": \"ascend910b\",\n"
-                   "      \"aic_cores\": 24,\n      \"clock_mhz\": 1850,\n");
+                   "      \"aic_cores\": 24,\n      \"aiv_per_aic\": 2,\n      \"clock_mhz\": 1850,\n");
   cr_assert_contains(r.out, "\"hbm_gb_per_s\": 1800,\n");
   cr_assert_contains(r.out, "\"l2_sets\": 24576,\n");
   cr_assert_contains(r.out, "\"cube_k0_int8\": 32,\n");
@@ -83,7 +83,7 @@ static void test_cli_config_show_json(void **state) {
   assert_int_equal(r.status, 0);
   cr_assert_contains(r.out, "\"source\": \"" SRC "configs/teaching.yaml\",\n");
   cr_assert_contains(r.out,
-                     "\"name\": \"teaching\",\n      \"aic_cores\": 2,\n      \"clock_mhz\": 1000,");
+                     "\"name\": \"teaching\",\n      \"aic_cores\": 2,\n      \"aiv_per_aic\": 2,\n      \"clock_mhz\": 1000,");
   cr_assert_contains(r.out, "\"hbm_bytes_per_cycle\": 64,\n");
   cr_assert_contains(r.out, "\"l2_sets\": 128,\n");
   /* The parameter table still lists the built-in defaults. */

@@ -345,7 +345,7 @@ static void test_sim_config_write_json(void **state) {
   cs_json_init(&j, f, false);
   sim_config_write_json(&c, &j);
   fclose(f);
-  assert_non_null(strstr(buf, "{\"chip\":{\"name\":\"teaching\",\"aic_cores\":2,\"clock_mhz\":1000,"
+  assert_non_null(strstr(buf, "{\"chip\":{\"name\":\"teaching\",\"aic_cores\":2,\"aiv_per_aic\":2,\"clock_mhz\":1000,"
                               "\"fixpipe_saturation\":true,\"launch_us\":0,\"core_start_skew_cycles\":0},"
                               "\"buffers\":{\"l1_bytes\":65536,"));
   assert_non_null(strstr(buf, "\"gm\":{\"hbm_gb_per_s\":64,\"hbm_burst_bytes\":1,\"hbm_efficiency\":1,"));
@@ -458,11 +458,11 @@ static void test_sim_config_error_unknown_section(void **state) {
                     "t.yaml:3:1: unknown section 'bufers' (did you mean 'buffers'?)");
   expect_load_error("cache:\n  ways: 8\n", CS_ECONFIG,
                     "t.yaml:1:1: unknown section 'cache' (the sections are: chip, buffers, "
-                    "scalar, mte2, mte1, cube, fixpipe, mte3, vector, gm, l2)");
+                    "scalar, mte2, mte1, cube, fixpipe, mte3, vector, aiv, gm, l2)");
   /* Two letters off a two-letter name is not "close". */
   expect_load_error("xy:\n", CS_ECONFIG,
                     "t.yaml:1:1: unknown section 'xy' (the sections are: chip, buffers, "
-                    "scalar, mte2, mte1, cube, fixpipe, mte3, vector, gm, l2)");
+                    "scalar, mte2, mte1, cube, fixpipe, mte3, vector, aiv, gm, l2)");
 }
 
 static void test_sim_config_error_unknown_key(void **state) {
