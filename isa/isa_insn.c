@@ -158,6 +158,8 @@ bool isa_fault_set(isa_fault *f, isa_fault_cause cause, const char *operand, uin
 #define ISA_FIELD_DESC_flag(...) ISA_FIELD_DESC(flag, __VA_ARGS__)
 #define ISA_FIELD_DESC_barrier(...) ISA_FIELD_DESC(barrier, __VA_ARGS__)
 #define ISA_FIELD_DESC_scalar(...) ISA_FIELD_DESC(scalar, __VA_ARGS__)
+#define ISA_FIELD_DESC_xflag(...) ISA_FIELD_DESC(xflag, __VA_ARGS__)
+#define ISA_FIELD_DESC_syncall(...) ISA_FIELD_DESC(syncall, __VA_ARGS__)
 #define ISA_FIELD_DESC_vdeq(...) ISA_FIELD_DESC(vdeq, __VA_ARGS__)
 #define ISA_FIELD_DESC_vbinary(...) ISA_FIELD_DESC(vbinary, __VA_ARGS__)
 #define ISA_FIELD_DESC_vunary(...) ISA_FIELD_DESC(vunary, __VA_ARGS__)
@@ -203,6 +205,8 @@ isa_pipe isa_insn_pipe(const isa_insn *in) {
   switch ((isa_op)in->op) {
     case ISA_OP_SET_FLAG: return (isa_pipe)in->u.flag.src_pipe;
     case ISA_OP_WAIT_FLAG: return (isa_pipe)in->u.flag.dst_pipe;
+    case ISA_OP_CROSS_SET_FLAG: case ISA_OP_CROSS_WAIT_FLAG: return (isa_pipe)in->u.xflag.pipe;
+    case ISA_OP_SYNC_ALL: return ISA_PIPE_ALL;
     default: return (isa_pipe)in->u.barrier.pipe;
   }
 }

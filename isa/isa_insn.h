@@ -324,6 +324,18 @@ const char *isa_field_enum_name(isa_field_kind k, uint32_t v);
   F(PIPE, dst_pipe, 0, ISA_PIPE_COUNT - 1, "", "pipe that waits") \
   F(U32, event_id, 0, 7, "", "event id")
 
+/* cross_set_flag / cross_wait_flag: Ascend C's CrossCoreSetFlag<mode, pipe>(flag_id) and
+ * CrossCoreWaitFlag(flag_id), between the cores of a chip (docs/ISA.md, "Cross-core flags").
+ * Each core has a counter per flag id; a set raises the counters of the cores its mode names,
+ * a wait on `pipe` passes when its own counter is above 0 and takes one. */
+#define ISA_FMT_xflag(F)                                                                         \
+  F(U32, mode, 0, 2, "", "set: 0 all cores of its kind, 1 the AIVs of its AI core, 2 AIC <-> AIVs; wait: unused") \
+  F(PIPE, pipe, 0, ISA_PIPE_COUNT - 1, "", "set: the pipe whose earlier work it waits for (not S); wait: the pipe it holds") \
+  F(U32, flag_id, 0, 10, "", "flag id (A2: 0 to 10)")
+
+/* sync_all: Ascend C's SyncAll, a barrier of the launch's cores (every pipe drained first). */
+#define ISA_FMT_syncall(F) F(U32, aiv_only, 0, 1, "", "1: the AIVs only (SyncAll<true>); 0: every core")
+
 /* scalar: work of the scalar unit itself (loop control, address arithmetic, reading tiling
  * data) that occupies it, and so the dispatch of what follows, for `cycles`. */
 #define ISA_FMT_scalar(F) F(U32, cycles, 1, 100000000, "cycles", "cycles of scalar work")
@@ -466,7 +478,7 @@ const char *isa_field_enum_name(isa_field_kind k, uint32_t v);
   F(U32, src_rep_stride, 0, 65535, "32B blocks", "src: distance between repeats")
 
 /* The list of formats, for generic expansion. */
-#define ISA_FORMAT_LIST(X) X(copy) X(nd2nz) X(load2d) X(load3d) X(mmad) X(fixpipe) X(flag) X(barrier) X(scalar) \
+#define ISA_FORMAT_LIST(X) X(copy) X(nd2nz) X(load2d) X(load3d) X(mmad) X(fixpipe) X(flag) X(barrier) X(scalar) X(xflag) X(syncall) \
   X(vdeq) X(vbinary) X(vunary) X(vscalar) X(vdup) X(vbrcb) X(vcmp) X(vsel) X(vcast) X(vreduce)
 
 #define ISA_FIELD_MEMBER(kind, name, min, max, unit, desc) ISA_CTYPE_##kind name;
@@ -556,7 +568,10 @@ ISA_FORMAT_LIST(ISA_FMT_STRUCT)
   X(SET_FLAG, set_flag, DYN, flag, 0, 0, "set an event flag when the source pipe drains") \
   X(WAIT_FLAG, wait_flag, DYN, flag, 0, 0, "block the destination pipe until the flag")  \
   X(PIPE_BARRIER, pipe_barrier, DYN, barrier, 0, 0, "wait for all earlier work of a pipe") \
-  X(SCALAR, scalar, S, scalar, 0, 0, "scalar work: loop control, address arithmetic, tiling reads")
+  X(SCALAR, scalar, S, scalar, 0, 0, "scalar work: loop control, address arithmetic, tiling reads") \
+  X(CROSS_SET_FLAG, cross_set_flag, DYN, xflag, 0, 0, "CrossCoreSetFlag: raise other cores' counters when the pipe drains") \
+  X(CROSS_WAIT_FLAG, cross_wait_flag, DYN, xflag, 0, 0, "CrossCoreWaitFlag: hold the pipe until the core's counter is above 0") \
+  X(SYNC_ALL, sync_all, DYN, syncall, 0, 0, "SyncAll: every core of the launch (or every AIV) meets here")
 
 typedef enum isa_op {
 #define ISA_OP_ENUM(op, mn, pipe, fmt, dstm, srcm, desc) ISA_OP_##op,

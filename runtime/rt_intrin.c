@@ -306,6 +306,46 @@ void rt_pipe_barrier(rt_ctx *ctx, isa_pipe pipe) {
   rt_issue(ctx, &in);
 }
 
+void rt_cross_set_flag(rt_ctx *ctx, unsigned mode, isa_pipe pipe, unsigned flag_id) {
+  if (!rt_ok(ctx)) return;
+  bool aiv = rt_core_kind_of(ctx) == RT_CORE_AIV;
+  bool mix = ctx->mode == RT_LAUNCH_MIX_1_1 || ctx->mode == RT_LAUNCH_MIX_1_2;
+  if (mode == 1 && !aiv) {
+    rt_fail(ctx, "cross_set_flag mode 1 (the AIVs of an AI core) on an AIC");
+    return;
+  }
+  if (mode == 2 && !mix) {
+    rt_fail(ctx, "cross_set_flag mode 2 (AIC <-> AIV) outside a MIX launch");
+    return;
+  }
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_CROSS_SET_FLAG;
+  in.u.xflag.mode = mode;
+  in.u.xflag.pipe = pipe;
+  in.u.xflag.flag_id = flag_id;
+  rt_issue(ctx, &in);
+}
+
+void rt_cross_wait_flag_pipe(rt_ctx *ctx, isa_pipe pipe, unsigned flag_id) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_CROSS_WAIT_FLAG;
+  in.u.xflag.pipe = pipe;
+  in.u.xflag.flag_id = flag_id;
+  rt_issue(ctx, &in);
+}
+
+void rt_cross_wait_flag(rt_ctx *ctx, unsigned flag_id) { rt_cross_wait_flag_pipe(ctx, ISA_PIPE_S, flag_id); }
+
+void rt_sync_all(rt_ctx *ctx, bool aiv_only) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_SYNC_ALL;
+  in.u.syncall.aiv_only = aiv_only;
+  rt_issue(ctx, &in);
+}
+
 void rt_scalar(rt_ctx *ctx, uint32_t cycles) {
   if (!cycles) return;
   isa_insn in;

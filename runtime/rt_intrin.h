@@ -76,6 +76,20 @@ uint64_t rt_scalar_bits(rt_ctx *ctx, isa_dtype t, double v);
 void rt_set_flag(rt_ctx *ctx, isa_pipe src, isa_pipe dst, int event_id);
 void rt_wait_flag(rt_ctx *ctx, isa_pipe src, isa_pipe dst, int event_id);
 void rt_pipe_barrier(rt_ctx *ctx, isa_pipe pipe);
+/* CrossCoreSetFlag<mode, pipe>(flag_id) (docs/ISA.md, "Cross-core flags"): once every earlier
+ * instruction of `pipe` has completed, raises the counters of the cores `mode` names — 0: every
+ * core of this kind in the launch, once all of them have set it; 1 (on an AIV): the AIVs of
+ * this AI core, once all of them have set it; 2: an AIC raises its AIVs', the AIVs of a MIX
+ * launch raise their AIC's once all of them have set it. Mode 1 on an AIC, and mode 2 outside a
+ * MIX launch, are runtime faults. */
+void rt_cross_set_flag(rt_ctx *ctx, unsigned mode, isa_pipe pipe, unsigned flag_id);
+/* CrossCoreWaitFlag(flag_id) with Ascend C's default pipe S (the scalar unit stops issuing)
+ * until this core's counter of flag_id is above 0, then takes one; _pipe holds `pipe` only. */
+void rt_cross_wait_flag(rt_ctx *ctx, unsigned flag_id);
+void rt_cross_wait_flag_pipe(rt_ctx *ctx, isa_pipe pipe, unsigned flag_id);
+/* SyncAll: every pipe of this core drains, then it waits until every core of the launch (with
+ * aiv_only, every AIV: SyncAll<true>) has reached its SyncAll. */
+void rt_sync_all(rt_ctx *ctx, bool aiv_only);
 /* Scalar work of `cycles` (loop control, address arithmetic, tiling reads): the scalar unit is
  * busy, and dispatches nothing else, for that long. 0 issues nothing. */
 void rt_scalar(rt_ctx *ctx, uint32_t cycles);

@@ -13,13 +13,16 @@
 #include "sim/sim_internal.h"
 #include "sim/sim_l2.h"
 #include "sim/sim_trace.h"
+#include "sim/sim_xcore.h"
 
 #define NEVER UINT64_MAX
 #define EVENT_IDS 8
 #define FLAG_FIFO 64 /* set_flag arrows remembered per flag for the trace */
 #define MAX_PARTNERS 63 /* reads of other cores one read shares lines with (more: not counted) */
 
-typedef enum { EV_COMPLETE = 0, EV_FLOW = 1, EV_WAKE = 2 } ev_kind;
+/* EV_XFLAG: a cross-core flag reaches a core's counter (idx: the flag id); EV_SYNC: a SyncAll
+ * round is released (idx: 1 for the AIVs' round) */
+typedef enum { EV_COMPLETE = 0, EV_FLOW = 1, EV_WAKE = 2, EV_XFLAG = 3, EV_SYNC = 4 } ev_kind;
 
 typedef struct ev {
   uint64_t time;
@@ -139,6 +142,9 @@ typedef struct engine {
   sim_l2 l2;
   cs_status oom;
   sim_config aiv_cfg; /* what an AIV's pipes read: the chip's, with the aiv section's values */
+  sim_xcore xc;       /* cross-core flag counters and SyncAll rounds */
+  uint64_t *xids;     /* [core][flag id][SIM_XFLAG_MAX_PENDING + 1]: trace arrows of the sets on their way */
+  uint8_t *nxids;     /* [core][flag id] */
 } engine;
 
 /* ---- event heap ------------------------------------------------------------------------- */
@@ -504,7 +510,13 @@ static eng_flag *flag_of(eng_core *k, const isa_insn *in) {
   return &k->flags[f->src_pipe][f->dst_pipe][f->event_id];
 }
 
+static void xflag_fire(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe);
+
 static void flag_set(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe) {
+  if (in->op == ISA_OP_CROSS_SET_FLAG) {
+    xflag_fire(e, k, in, pipe);
+    return;
+  }
   eng_flag *fl = flag_of(k, in);
   fl->count++;
   uint64_t id = ++e->next_flow_id;
@@ -522,6 +534,68 @@ static void flag_wait(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe)
     fl->nids--;
   }
   if (e->trace && id) sim_trace_flow(e->trace, k->c->index, pipe, e->now, id, false);
+}
+
+/* ---- cross-core flags (sim_xcore.h; docs/TIMING.md, "Cross-core flags") ------------------ */
+
+#define XIDS (SIM_XFLAG_MAX_PENDING + 1)
+
+/* Every core may go on: a counter was taken (a set held at the limit may leave its queue) or a
+ * SyncAll round was released. */
+static void wake_all(engine *e) {
+  for (unsigned c = 0; c < e->s->ncores; c++) e->cores[c].dirty = true;
+}
+
+/* A cross-core set fires: the counters it raises get +1 aiv.cross_flag_cycles later, each with
+ * a trace arrow from the set. */
+static void xflag_fire(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe) {
+  const isa_fmt_xflag *f = &in->u.xflag;
+  unsigned t[SIM_XCORE_MAX_TARGETS];
+  unsigned n = sim_xcore_set(&e->xc, k->c->index, f->mode, f->flag_id, t);
+  for (unsigned i = 0; i < n; i++) {
+    size_t slot = (size_t)t[i] * SIM_XFLAG_IDS + f->flag_id;
+    uint64_t id = ++e->next_flow_id;
+    if (e->nxids[slot] < XIDS) e->xids[slot * XIDS + e->nxids[slot]++] = id;
+    if (e->trace) sim_trace_flow(e->trace, k->c->index, pipe, e->now, id, true);
+    uint64_t when = e->now + e->cfg->aiv_cross_flag_cycles;
+    if (when == e->now) {
+      sim_xcore_deliver(&e->xc, t[i], f->flag_id);
+      e->cores[t[i]].dirty = true;
+    } else {
+      heap_push(e, when, EV_XFLAG, t[i], f->flag_id);
+    }
+  }
+}
+
+/* A cross-core wait of core k on `pipe` takes one from its counter, or returns false. */
+static bool xflag_take(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe) {
+  unsigned id = in->u.xflag.flag_id;
+  if (!sim_xcore_take(&e->xc, k->c->index, id)) return false;
+  size_t slot = (size_t)k->c->index * SIM_XFLAG_IDS + id;
+  if (e->nxids[slot]) {
+    uint64_t arrow = e->xids[slot * XIDS];
+    memmove(&e->xids[slot * XIDS], &e->xids[slot * XIDS + 1], (e->nxids[slot] - 1u) * sizeof *e->xids);
+    e->nxids[slot]--;
+    if (e->trace) sim_trace_flow(e->trace, k->c->index, pipe, e->now, arrow, false);
+  }
+  wake_all(e);
+  return true;
+}
+
+/* SyncAll at dispatch, the core drained: arrives, and passes once its round is released
+ * (aiv.cross_flag_cycles after the last core arrived). */
+static bool sync_all_passes(engine *e, eng_core *k, const isa_insn *in) {
+  bool aiv_only = in->u.syncall.aiv_only;
+  if (sim_xcore_sync_arrive(&e->xc, k->c->index, aiv_only)) {
+    uint64_t when = e->now + e->cfg->aiv_cross_flag_cycles;
+    if (when == e->now) {
+      sim_xcore_sync_release(&e->xc, aiv_only);
+      wake_all(e);
+    } else {
+      heap_push(e, when, EV_SYNC, k->c->index, aiv_only);
+    }
+  }
+  return sim_xcore_sync_passed(&e->xc, k->c->index, aiv_only);
 }
 
 /* Zero-time instructions (flags, barriers) complete the moment they start. */
@@ -789,6 +863,12 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
       if (!flag_of(k, in)->count) return false;
       flag_wait(e, k, in, p);
       break;
+    case ISA_OP_CROSS_SET_FLAG: /* a counter it could raise is at the limit: it stays queued */
+      if (sim_xcore_set_full(&e->xc, k->c->index, in->u.xflag.mode, in->u.xflag.flag_id)) return false;
+      break;
+    case ISA_OP_CROSS_WAIT_FLAG:
+      if (!xflag_take(e, k, in, p)) return false;
+      break;
     case ISA_OP_PIPE_BARRIER:
       if (pp->nrun || pp->npend) return false;
       break;
@@ -799,9 +879,9 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
   }
   pp->qhead = (pp->qhead + 1) % pp->qcap;
   pp->qlen--;
-  if (in->op == ISA_OP_SET_FLAG)
+  if (in->op == ISA_OP_SET_FLAG || in->op == ISA_OP_CROSS_SET_FLAG)
     set_flag_start(e, k, pp, p, idx);
-  else if (in->op == ISA_OP_WAIT_FLAG || in->op == ISA_OP_PIPE_BARRIER)
+  else if (in->op == ISA_OP_WAIT_FLAG || in->op == ISA_OP_PIPE_BARRIER || in->op == ISA_OP_CROSS_WAIT_FLAG)
     finish_now(e, k, idx);
   else
     start_insn(e, k, pp, p, idx);
@@ -828,8 +908,9 @@ static bool try_dispatch(engine *e, eng_core *k) {
   const isa_insn *in = &k->s[idx];
   isa_pipe p = isa_insn_pipe(in);
   bool blocked = false;
-  if (p == ISA_PIPE_ALL) blocked = !core_drained(k);
+  if (p == ISA_PIPE_ALL) blocked = !core_drained(k) || (in->op == ISA_OP_SYNC_ALL && !sync_all_passes(e, k, in));
   else if (p == ISA_PIPE_S && in->op == ISA_OP_WAIT_FLAG) blocked = !flag_of(k, in)->count;
+  else if (p == ISA_PIPE_S && in->op == ISA_OP_CROSS_WAIT_FLAG) blocked = !xflag_take(e, k, in, ISA_PIPE_S);
   else if (p != ISA_PIPE_S) blocked = k->pipes[p].qlen == k->pipes[p].qcap;
   if (blocked) {
     if (k->stall_since == NEVER) k->stall_since = e->now;
@@ -1027,13 +1108,50 @@ static int dl_wait(const eng_core *k, const char *who, uint64_t idx, dl_node *d)
   return dl_locate(k, set, d->text + w, sizeof d->text - (size_t)w, 0);
 }
 
+/* "MTE2 waits at instruction 3 (cross_wait_flag #1) for a cross_set_flag of AIV 0.1, instruction
+ * 7, not yet dispatched ...": the first set of another core (in core order) not yet fired that
+ * can raise this counter, or a root cause when there is none. The wait-for graph is a core's:
+ * a set on another core ends the chain there (that core's own report says why it is stuck). */
+static int dl_xwait(const engine *e, const eng_core *k, const char *who, uint64_t idx, dl_node *d) {
+  unsigned id = k->s[idx].u.xflag.flag_id;
+  char name[32];
+  int w = snprintf(d->text, sizeof d->text, "%s waits at instruction %" PRIu64 " (cross_wait_flag #%u, counter 0)", who,
+                   idx, id);
+  for (unsigned c = 0; c < e->s->ncores; c++) {
+    const eng_core *o = &e->cores[c];
+    for (uint64_t j = 0; j < o->n; j++) {
+      const isa_insn *in = &o->s[j];
+      if (in->op != ISA_OP_CROSS_SET_FLAG || in->u.xflag.flag_id != id || o->st[j].state == ST_DONE) continue;
+      unsigned t[SIM_XCORE_MAX_TARGETS];
+      unsigned n = sim_xcore_targets(&e->xc, c, in->u.xflag.mode, t), i = 0;
+      while (i < n && t[i] != k->c->index) i++;
+      if (i == n) continue;
+      sim_core_name(e->s, c, name, sizeof name);
+      w += snprintf(d->text + w, sizeof d->text - (size_t)w, " for a cross_set_flag of %s, instruction %" PRIu64 ", ", name, j);
+      if ((size_t)w >= sizeof d->text) return DL_NONE;
+      dl_locate(o, j, d->text + w, sizeof d->text - (size_t)w, 0);
+      return DL_NONE;
+    }
+  }
+  snprintf(d->text + w, sizeof d->text - (size_t)w, " and no core has a cross_set_flag #%u left that raises it", id);
+  return DL_ROOT;
+}
+
 /* The node of pipe p's head (qlen > 0), which cannot start. */
-static int dl_pipe_node(const eng_core *k, int p, dl_node *d) {
+static int dl_pipe_node(const engine *e, const eng_core *k, int p, dl_node *d) {
   const eng_pipe *pp = &k->pipes[p];
   uint64_t h = pp->q[pp->qhead];
   const char *pn = isa_pipe_name((isa_pipe)p);
   d->idx = h;
   if (k->s[h].op == ISA_OP_WAIT_FLAG) return dl_wait(k, pn, h, d);
+  if (k->s[h].op == ISA_OP_CROSS_WAIT_FLAG) return dl_xwait(e, k, pn, h, d);
+  if (k->s[h].op == ISA_OP_CROSS_SET_FLAG) {
+    snprintf(d->text, sizeof d->text,
+             "%s is held at instruction %" PRIu64 " (cross_set_flag #%u): a counter it raises already holds %d sets, "
+             "the most Ascend allows, and no wait is left to take one",
+             pn, h, (unsigned)k->s[h].u.xflag.flag_id, SIM_XFLAG_MAX_PENDING);
+    return DL_ROOT;
+  }
   int w;
   uint64_t x;
   if (k->s[h].op == ISA_OP_MMAD && k->st[h].uf_dep != NEVER && k->st[k->st[h].uf_dep].state < ST_RUNNING) {
@@ -1056,12 +1174,27 @@ static int dl_pipe_node(const eng_core *k, int p, dl_node *d) {
 }
 
 /* The dispatcher's node (pc < n): why it cannot dispatch instruction pc. */
-static int dl_dispatch_node(const eng_core *k, dl_node *d) {
+static int dl_dispatch_node(const engine *e, const eng_core *k, dl_node *d) {
   uint64_t i = k->pc;
   const isa_insn *in = &k->s[i];
   isa_pipe p = isa_insn_pipe(in);
   d->idx = i;
   if (p == ISA_PIPE_S && in->op == ISA_OP_WAIT_FLAG) return dl_wait(k, "dispatch", i, d);
+  if (p == ISA_PIPE_S && in->op == ISA_OP_CROSS_WAIT_FLAG) return dl_xwait(e, k, "dispatch", i, d);
+  if (in->op == ISA_OP_SYNC_ALL && core_drained(k)) {
+    int w = snprintf(d->text, sizeof d->text, "dispatch is held at instruction %" PRIu64 " (sync_all) for", i);
+    unsigned missing = 0;
+    for (unsigned c = 0; c < e->s->ncores && (size_t)w < sizeof d->text; c++) {
+      const eng_core *o = &e->cores[c];
+      if (!o->n || e->xc.sync_wait[c] || (in->u.syncall.aiv_only && o->c->kind != SIM_CORE_AIV)) continue;
+      char name[32];
+      sim_core_name(e->s, c, name, sizeof name);
+      w += snprintf(d->text + w, sizeof d->text - (size_t)w, "%s %s", missing++ ? "," : "", name);
+    }
+    if ((size_t)w < sizeof d->text)
+      snprintf(d->text + w, sizeof d->text - (size_t)w, ", which %s not reached it", missing == 1 ? "has" : "have");
+    return missing ? DL_NONE : DL_ROOT;
+  }
   if (p == ISA_PIPE_ALL) {
     for (int q = 0; q < ISA_PIPE_COUNT; q++) {
       const eng_pipe *pp = &k->pipes[q];
@@ -1126,7 +1259,7 @@ static void describe_deadlock(engine *e) {
     for (int p = 0; p < DL_NODES; p++) {
       d[p].live = p == DL_DISPATCH ? k->pc < k->n : k->pipes[p].qlen > 0;
       d[p].next = DL_NONE;
-      if (d[p].live) d[p].next = p == DL_DISPATCH ? dl_dispatch_node(k, &d[p]) : dl_pipe_node(k, p, &d[p]);
+      if (d[p].live) d[p].next = p == DL_DISPATCH ? dl_dispatch_node(e, k, &d[p]) : dl_pipe_node(e, k, p, &d[p]);
     }
     /* the first root cause in program order, the first cycle */
     int root = -1, cyc = -1;
@@ -1139,8 +1272,9 @@ static void describe_deadlock(engine *e) {
       if (x >= 0 && d[x].live) cyc = x; /* still inside the graph after every step: on a cycle */
     }
     bool said[DL_NODES] = {false};
-    char line[64];
-    snprintf(line, sizeof line, " core %u:", c);
+    char line[64], name[32];
+    sim_core_name(e->s, c, name, sizeof name);
+    snprintf(line, sizeof line, " %s:", name);
     dl_put(m, cap, &used, line);
     if (root >= 0) {
       dl_put(m, cap, &used, " the root cause: ");
@@ -1212,6 +1346,9 @@ static void engine_free(engine *e) {
   free(e->heap);
   free(e->flows);
   free(e->shares);
+  free(e->xids);
+  free(e->nxids);
+  sim_xcore_free(&e->xc);
   if (e->l2_on) sim_l2_free(&e->l2);
 }
 
@@ -1267,6 +1404,15 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     for (int p = 0; p < ISA_PIPE_COUNT; p++) k->pipes[p].idle_from = NEVER;
     k->dirty = true;
   }
+  bool *active = calloc(s->ncores ? s->ncores : 1, sizeof *active);
+  if (!active) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
+  for (unsigned c = 0; c < s->ncores; c++) active[c] = s->cores[c].len > 0;
+  cs_status st = sim_xcore_init(&e->xc, s->ncores, s->naic, (unsigned)s->cfg.chip_aiv_per_aic, active, err);
+  free(active);
+  if (st != CS_OK) return st;
+  e->xids = calloc((size_t)s->ncores * SIM_XFLAG_IDS * XIDS + 1, sizeof *e->xids);
+  e->nxids = calloc((size_t)s->ncores * SIM_XFLAG_IDS + 1, sizeof *e->nxids);
+  if (!e->xids || !e->nxids) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
   return CS_OK;
 }
 
@@ -1328,7 +1474,13 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
       eng_core *k = &e.cores[x.core];
       if (x.kind == EV_COMPLETE) complete(&e, k, x.idx);
       else if (x.kind == EV_FLOW) flow_begin(&e, k, x.idx);
-      else {
+      else if (x.kind == EV_XFLAG) {
+        sim_xcore_deliver(&e.xc, x.core, (unsigned)x.idx);
+        k->dirty = true;
+      } else if (x.kind == EV_SYNC) {
+        sim_xcore_sync_release(&e.xc, x.idx != 0);
+        wake_all(&e);
+      } else {
         if (k->wake_t == t) k->wake_t = NEVER;
         k->dirty = true;
       }

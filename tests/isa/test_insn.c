@@ -45,7 +45,8 @@ static const struct {
     {"vreduce_sum", ISA_PIPE_V, "vreduce"},     {"vreduce_max", ISA_PIPE_V, "vreduce"},
     {"vreduce_min", ISA_PIPE_V, "vreduce"},     {"set_flag", ISA_PIPE_DYN, "flag"},
     {"wait_flag", ISA_PIPE_DYN, "flag"},        {"pipe_barrier", ISA_PIPE_DYN, "barrier"},
-    {"scalar", ISA_PIPE_S, "scalar"},
+    {"scalar", ISA_PIPE_S, "scalar"},           {"cross_set_flag", ISA_PIPE_DYN, "xflag"},
+    {"cross_wait_flag", ISA_PIPE_DYN, "xflag"}, {"sync_all", ISA_PIPE_DYN, "syncall"},
 };
 
 /* sizeof of each format's operand struct, by name. */

@@ -1,0 +1,255 @@
+/* Tests of cross-core synchronisation in the timing replay (sim/sim_xcore.h, docs/TIMING.md
+ * "Cross-core flags"): CrossCoreSetFlag's three modes and CrossCoreWaitFlag in exact cycles, the
+ * 15 pending sets a counter holds (the 16th stalls), SyncAll, and deadlocks across cores named
+ * core by core.
+ *
+ * The round configuration (tests/support/sim_build.h) with no costs beyond bytes over bandwidth:
+ * a copy GM -> UB of B bytes is dispatched at 1 and completes at 1 + B / 64 + 10 + 100; a vadd of
+ * one repeat occupies V for 1 cycle and completes 4 later. A cross-core flag takes
+ * aiv.cross_flag_cycles = 50 from its set firing to the counters; HBM is wide enough for every
+ * core's copy to stream at its port. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "runtime/rt_host.h"
+#include "runtime/rt_intrin.h"
+#include "support/sim_build.h"
+
+enum { FLAG = 3, LAT = 50 };
+
+typedef struct job {
+  int scenario;
+  rt_gtensor g;
+  unsigned sets; /* the limit scenario: how many sets the AIC makes */
+} job;
+
+/* A copy of `bytes` GM -> UB on MTE2 (at a fresh UB offset). */
+static void copy_in(rt_ctx *ctx, const job *j, uint32_t bytes) {
+  rt_ltensor t = rt_buf_alloc(ctx, RT_POS_VECIN, bytes, ISA_INT8, "in");
+  rt_copy_gm_to_local(ctx, t, j->g, rt_copy_params(bytes));
+}
+
+static void vadd1(rt_ctx *ctx) {
+  rt_ltensor a = rt_buf_alloc(ctx, RT_POS_VECCALC, 256, ISA_FP16, "a");
+  rt_vbinary_n(ctx, ISA_OP_VADD, a, a, a, 128);
+}
+
+static void kernel(rt_ctx *ctx, void *arg) {
+  const job *j = arg;
+  bool aic = rt_core_kind_of(ctx) == RT_CORE_AIC;
+  unsigned sub = rt_sub_block_idx(ctx);
+  switch (j->scenario) {
+    case 0: /* mode 2, AIC -> its AIVs */
+      if (aic) {
+        copy_in(ctx, j, 1024);
+        rt_cross_set_flag(ctx, 2, ISA_PIPE_MTE2, FLAG);
+      } else {
+        rt_cross_wait_flag(ctx, FLAG);
+        vadd1(ctx);
+      }
+      break;
+    case 1: /* mode 2, both AIVs -> their AIC */
+      if (aic) {
+        rt_cross_wait_flag(ctx, FLAG);
+        vadd1(ctx);
+      } else {
+        copy_in(ctx, j, sub ? 2048 : 1024);
+        rt_cross_set_flag(ctx, 2, ISA_PIPE_MTE2, FLAG);
+      }
+      break;
+    case 2: /* mode 1 between the AIVs; mode 0 among the AICs */
+      copy_in(ctx, j, (aic ? rt_block_idx(ctx) : sub) ? 2048 : 1024);
+      rt_cross_set_flag(ctx, aic ? 0 : 1, ISA_PIPE_MTE2, FLAG);
+      rt_cross_wait_flag(ctx, FLAG);
+      vadd1(ctx);
+      break;
+    case 3: /* the limit: the AIC sets j->sets times, the AIV never waits */
+      if (aic)
+        for (unsigned i = 0; i < j->sets; i++) rt_cross_set_flag(ctx, 2, ISA_PIPE_V, FLAG);
+      else
+        vadd1(ctx);
+      break;
+    case 4: /* each waits for the other first */
+      if (aic) {
+        rt_cross_wait_flag(ctx, 1);
+        rt_cross_set_flag(ctx, 2, ISA_PIPE_MTE2, 2);
+      } else {
+        rt_cross_wait_flag(ctx, 2);
+        rt_cross_set_flag(ctx, 2, ISA_PIPE_MTE2, 1);
+      }
+      break;
+    case 5: /* SyncAll of the AIVs */
+      copy_in(ctx, j, rt_block_idx(ctx) ? 2048 : 1024);
+      rt_sync_all(ctx, true);
+      vadd1(ctx);
+      break;
+    case 6: /* a SyncAll one AIV never reaches */
+      if (rt_block_idx(ctx) == 0) rt_sync_all(ctx, true);
+      vadd1(ctx);
+      break;
+    default: break;
+  }
+}
+
+typedef struct run {
+  rt_device *dev;
+  cs_status st;
+  cs_err err;
+  const sim_result *r;
+} run;
+
+static run launch(int scenario, rt_launch_mode mode, unsigned blocks, unsigned sets) {
+  sim_config c;
+  sb_round_config(&c, 2);
+  sb_neutral_costs(&c);
+  c.aiv_kernel_init_cycles = 0;
+  c.aiv_mte2_outstanding_bytes = c.mte2_outstanding_bytes;
+  c.aiv_cross_flag_cycles = LAT;
+  c.gm_hbm_gb_per_s = 100000; /* cores copying at once do not share HBM: each streams at its port */
+  run r;
+  memset(&r, 0, sizeof r);
+  assert_int_equal(rt_device_create(&c, NULL, &r.dev, &r.err), CS_OK);
+  job j = {scenario, {0}, sets};
+  assert_int_equal(rt_gm_alloc(r.dev, "g", ISA_INT8, 4096, &j.g, &r.err), CS_OK);
+  assert_int_equal(rt_launch_kind(r.dev, mode, blocks, kernel, &j, &r.err), CS_OK);
+  r.st = rt_device_run(r.dev, NULL, &r.err);
+  r.r = rt_device_result(r.dev);
+  return r;
+}
+
+/* Core indices on 2 AI cores of 1 AIC + 2 AIVs: AIC 0, 1; AIV g.v = 2 + 2g + v. */
+static uint64_t finish(const run *r, unsigned core) { return r->r->stats.core[core].finish_cycles; }
+
+/* The AIC's copy completes at 1 + 16 + 110 = 127, its set fires then and reaches both AIVs at
+ * 177; each AIV's wait (held in dispatch since cycle 1) passes at 177, its vadd is dispatched at
+ * 178 and completes at 178 + 1 + 4 = 183. */
+static void test_xcore_mode2_aic_to_its_aivs(void **state) {
+  (void)state;
+  run r = launch(0, RT_LAUNCH_MIX_1_2, 1, 0);
+  assert_int_equal(r.st, CS_OK);
+  assert_int_equal(finish(&r, 0), 127);
+  assert_int_equal(finish(&r, 2), 183);
+  assert_int_equal(finish(&r, 3), 183);
+  assert_int_equal(r.r->total_cycles, 183);
+  rt_device_destroy(r.dev);
+}
+
+/* The AIVs' copies complete at 127 (1024 B) and 143 (2048 B: 1 + 32 + 110); the AIC's counter
+ * is raised once both have set, at 143 + 50 = 193: its vadd completes at 194 + 5 = 199. With
+ * MIX 1:1 only AIV 0.0 runs (it copies 1024 B): 127 + 50 + 1 + 5 = 183. */
+static void test_xcore_mode2_aivs_to_their_aic(void **state) {
+  (void)state;
+  run r = launch(1, RT_LAUNCH_MIX_1_2, 1, 0);
+  assert_int_equal(r.st, CS_OK);
+  assert_int_equal(finish(&r, 0), 199);
+  rt_device_destroy(r.dev);
+  r = launch(1, RT_LAUNCH_MIX_1_1, 1, 0);
+  assert_int_equal(r.st, CS_OK);
+  assert_int_equal(finish(&r, 0), 183);
+  rt_device_destroy(r.dev);
+}
+
+/* Mode 1: AIV 0.0 (1024 B, set at 127) waits until AIV 0.1 (2048 B) has set too, at 143: both
+ * are released at 193 and finish at 199. Mode 0 among the two AICs alike: block 0 copies
+ * 1024 B, block 1 2048 B; both finish at 199. (Blocks of AI core 1 are laid out the same.) */
+static void test_xcore_modes_0_and_1_wait_for_every_setter(void **state) {
+  (void)state;
+  run r = launch(2, RT_LAUNCH_MIX_1_2, 2, 0);
+  assert_int_equal(r.st, CS_OK);
+  for (unsigned c = 0; c < 6; c++) assert_int_equal(finish(&r, c), 199);
+  rt_device_destroy(r.dev);
+}
+
+/* 15 sets wait in the AIV's counter; the 16th stays in the AIC's V queue: a deadlock whose root
+ * is that set. */
+static void test_xcore_sixteenth_pending_set_stalls(void **state) {
+  (void)state;
+  run r = launch(3, RT_LAUNCH_MIX_1_1, 1, 15);
+  assert_int_equal(r.st, CS_OK);
+  rt_device_destroy(r.dev);
+  r = launch(3, RT_LAUNCH_MIX_1_1, 1, 16);
+  assert_int_equal(r.st, CS_EDEADLOCK);
+  assert_true(r.r->deadlocked);
+  assert_int_equal(r.r->deadlock.core, 0);
+  assert_int_equal(r.r->deadlock.index, 15);
+  assert_non_null(strstr(r.err.msg, " core 0: the root cause: V is held at instruction 15 (cross_set_flag #3): a counter "
+                                    "it raises already holds 15 sets, the most Ascend allows, and no wait is left to "
+                                    "take one."));
+  rt_device_destroy(r.dev);
+}
+
+/* The AIC waits for its AIV's flag 1, the AIV for the AIC's flag 2, each before setting its own:
+ * both cores are named, each with the other's set it waits for. */
+static void test_xcore_deadlock_across_cores(void **state) {
+  (void)state;
+  run r = launch(4, RT_LAUNCH_MIX_1_1, 1, 0);
+  assert_int_equal(r.st, CS_EDEADLOCK);
+  assert_string_equal(r.err.msg,
+                      "deadlock at cycle 1: core 0: blocked: dispatch waits at instruction 0 (cross_wait_flag #1, "
+                      "counter 0) for a cross_set_flag of AIV 0.0, instruction 1, not yet dispatched (dispatch is "
+                      "held at instruction 0). AIV 0.0: blocked: dispatch waits at instruction 0 (cross_wait_flag #2, "
+                      "counter 0) for a cross_set_flag of core 0, instruction 1, not yet dispatched (dispatch is held "
+                      "at instruction 0).");
+  rt_device_destroy(r.dev);
+}
+
+/* SyncAll<true> of two AIVs: AIV 0 drains at 127, AIV 1 at 143; released at 193, each vadd
+ * completes at 199. One AIV that never reaches it: a deadlock naming it. */
+static void test_xcore_sync_all(void **state) {
+  (void)state;
+  run r = launch(5, RT_LAUNCH_AIV, 2, 0);
+  assert_int_equal(r.st, CS_OK);
+  assert_int_equal(finish(&r, 2), 199);
+  assert_int_equal(finish(&r, 3), 199);
+  rt_device_destroy(r.dev);
+  r = launch(6, RT_LAUNCH_AIV, 2, 0);
+  assert_int_equal(r.st, CS_EDEADLOCK);
+  assert_non_null(strstr(r.err.msg, "AIV 0.0: blocked: dispatch is held at instruction 0 (sync_all) for AIV 0.1, which "
+                                    "has not reached it."));
+  rt_device_destroy(r.dev);
+}
+
+/* The runtime refuses what Ascend's modes do not mean. */
+static void misuse(rt_ctx *ctx, void *arg) {
+  (void)arg;
+  rt_cross_set_flag(ctx, *(const unsigned *)arg, ISA_PIPE_MTE2, 0);
+}
+
+static void test_xcore_runtime_refuses_modes_out_of_place(void **state) {
+  (void)state;
+  sim_config c;
+  sim_config_defaults(&c);
+  c.chip_aic_cores = 1;
+  rt_device *dev;
+  cs_err err;
+  assert_int_equal(rt_device_create(&c, NULL, &dev, &err), CS_OK);
+  unsigned mode = 1;
+  assert_int_equal(rt_launch(dev, 1, misuse, &mode, &err), CS_EFAULT);
+  assert_string_equal(err.msg, "core 0, before its first instruction: cross_set_flag mode 1 (the AIVs of an AI core) on "
+                               "an AIC [runtime]");
+  rt_device_destroy(dev);
+  assert_int_equal(rt_device_create(&c, NULL, &dev, &err), CS_OK);
+  mode = 2;
+  assert_int_equal(rt_launch_kind(dev, RT_LAUNCH_AIV, 1, misuse, &mode, &err), CS_EFAULT);
+  assert_string_equal(err.msg, "core 1, before its first instruction: cross_set_flag mode 2 (AIC <-> AIV) outside a MIX "
+                               "launch [runtime]");
+  rt_device_destroy(dev);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_xcore_mode2_aic_to_its_aivs),
+      cmocka_unit_test(test_xcore_mode2_aivs_to_their_aic),
+      cmocka_unit_test(test_xcore_modes_0_and_1_wait_for_every_setter),
+      cmocka_unit_test(test_xcore_sixteenth_pending_set_stalls),
+      cmocka_unit_test(test_xcore_deadlock_across_cores),
+      cmocka_unit_test(test_xcore_sync_all),
+      cmocka_unit_test(test_xcore_runtime_refuses_modes_out_of_place),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
