@@ -161,7 +161,11 @@ typedef enum sim_hazard_kind { SIM_HAZARD_RAW, SIM_HAZARD_WAR, SIM_HAZARD_WAW } 
  * two writing, and nothing the program guarantees orders them (sim_hb.h). */
 typedef struct sim_hazard {
   sim_hazard_kind kind;
-  unsigned core;
+  unsigned core;                     /* the later instruction's core */
+  unsigned earlier_core;             /* the earlier one's: another core for a hazard across cores
+                                      * through GM (sim_xhb.h; `earlier` is then the writer) */
+  bool cross_core;
+  char core_name[16], earlier_core_name[16]; /* "core 0", "AIV 0.1" (sim_core_name) */
   uint64_t earlier, later;           /* instruction indices */
   uint32_t earlier_op, later_op;     /* isa_op */
   isa_pipe earlier_pipe, later_pipe;

@@ -14,6 +14,7 @@
 #include "sim/sim_l2.h"
 #include "sim/sim_trace.h"
 #include "sim/sim_xcore.h"
+#include "sim/sim_xhb.h"
 
 #define NEVER UINT64_MAX
 #define EVENT_IDS 8
@@ -143,6 +144,8 @@ typedef struct engine {
   cs_status oom;
   sim_config aiv_cfg; /* what an AIV's pipes read: the chip's, with the aiv section's values */
   sim_xcore xc;       /* cross-core flag counters and SyncAll rounds */
+  sim_xhb_event *xlog; /* what the cross-core instructions did, in order (the check across cores) */
+  size_t nxlog, capxlog;
   uint64_t *xids;     /* [core][flag id][SIM_XFLAG_MAX_PENDING + 1]: trace arrows of the sets on their way */
   uint8_t *nxids;     /* [core][flag id] */
 } engine;
@@ -325,7 +328,18 @@ void sim_hazard_describe_lines(const sim_hazard *h, unsigned later_line, unsigne
   static const char *const what[] = {"reads bytes that", "writes bytes that", "writes bytes that"};
   static const char *const verb[] = {"writes", "reads", "writes"};
   char later[96], earlier[96];
-  int n = snprintf(out, out_bytes,
+  int n;
+  if (h->cross_core)
+    n = snprintf(out, out_bytes,
+                 "%s hazard across cores: %s %s %s %s %s %s, and no cross-core flag orders them: GM [0x%" PRIx64
+                 ", 0x%" PRIx64 ") (missing cross_set_flag/cross_wait_flag or sync_all)",
+                 sim_hazard_kind_name(h->kind), h->core_name,
+                 insn_name(later, sizeof later, h->later, h->later_op, h->later_pipe, later_line), what[h->kind],
+                 h->earlier_core_name,
+                 insn_name(earlier, sizeof earlier, h->earlier, h->earlier_op, h->earlier_pipe, earlier_line),
+                 verb[h->kind], h->lo, h->hi);
+  else
+    n = snprintf(out, out_bytes,
                    "%s hazard on core %u: %s %s %s %s, and no flag or barrier orders them: %s [0x%" PRIx64
                    ", 0x%" PRIx64 ") (missing set_flag/wait_flag or pipe_barrier)",
                    sim_hazard_kind_name(h->kind), h->core,
@@ -367,8 +381,9 @@ static void hb_hazard(void *arg, const sim_hb_hazard *z) {
   res->hazard_count++;
   if (res->hazards_kept >= SIM_MAX_HAZARDS_KEPT) return;
   sim_hazard *h = &res->hazards[res->hazards_kept++];
+  memset(h, 0, sizeof *h);
   h->kind = z->kind;
-  h->core = a->core;
+  h->core = h->earlier_core = a->core;
   h->earlier = z->earlier;
   h->later = z->later;
   h->earlier_op = a->s[z->earlier].op;
@@ -385,11 +400,45 @@ static void hb_hazard(void *arg, const sim_hb_hazard *z) {
 static cs_status check_happens_before(sim *s, sim_result *res, cs_err *err) {
   for (unsigned c = 0; c < s->ncores; c++) {
     hb_sink_arg a = {res, s->cores[c].stream, c};
-    sim_hb_sink sink = {hb_hazard, &a};
+    sim_hb_sink sink = {hb_hazard, &a, NULL};
     cs_status st = sim_hb_check(s->cores[c].stream, s->cores[c].len, &sink, err);
     if (st != CS_OK) return st;
   }
   return CS_OK;
+}
+
+/* A hazard across cores (sim_xhb.h): kept like the others, with both cores and this run's cycles. */
+static void xhb_hazard(void *arg, const sim_xhb_hazard *z) {
+  engine *e = arg;
+  sim_result *res = e->res;
+  res->hazard_count++;
+  if (res->hazards_kept >= SIM_MAX_HAZARDS_KEPT) return;
+  sim_hazard *h = &res->hazards[res->hazards_kept++];
+  memset(h, 0, sizeof *h);
+  const isa_insn *a = &e->s->cores[z->core_a].stream[z->a], *b = &e->s->cores[z->core_b].stream[z->b];
+  h->kind = z->kind;
+  h->cross_core = true;
+  h->core = z->core_b;
+  h->earlier_core = z->core_a;
+  sim_core_name(e->s, z->core_b, h->core_name, sizeof h->core_name);
+  sim_core_name(e->s, z->core_a, h->earlier_core_name, sizeof h->earlier_core_name);
+  h->earlier = z->a;
+  h->later = z->b;
+  h->earlier_op = a->op;
+  h->later_op = b->op;
+  h->earlier_pipe = isa_insn_pipe(a);
+  h->later_pipe = isa_insn_pipe(b);
+  h->mem = ISA_MEM_GM;
+  h->lo = z->lo;
+  h->hi = z->hi;
+  const eng_insn *ei = &e->cores[z->core_a].st[z->a], *li = &e->cores[z->core_b].st[z->b];
+  h->earlier_done = ei->state == ST_DONE ? ei->end : NEVER;
+  h->time = li->state >= ST_RUNNING ? li->start : NEVER;
+}
+
+static cs_status check_across_cores(engine *e, cs_err *err) {
+  sim_xhb_sink sink = {xhb_hazard, e};
+  return sim_xhb_check(e->s, e->xlog, e->nxlog, &sink, err);
 }
 
 /* The second opinion (docs/TIMING.md, "Hazards"): instruction idx starts at the current time;
@@ -546,12 +595,20 @@ static void wake_all(engine *e) {
   for (unsigned c = 0; c < e->s->ncores; c++) e->cores[c].dirty = true;
 }
 
+static bool grow(engine *e, void **p, size_t *cap, size_t n, size_t elem);
+
+static void xlog_add(engine *e, const eng_core *k, const isa_insn *in, sim_xhb_what what) {
+  if (!grow(e, (void **)&e->xlog, &e->capxlog, e->nxlog, sizeof *e->xlog)) return;
+  e->xlog[e->nxlog++] = (sim_xhb_event){(uint64_t)(in - k->s), k->c->index, what};
+}
+
 /* A cross-core set fires: the counters it raises get +1 aiv.cross_flag_cycles later, each with
  * a trace arrow from the set. */
 static void xflag_fire(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe) {
   const isa_fmt_xflag *f = &in->u.xflag;
   unsigned t[SIM_XCORE_MAX_TARGETS];
   unsigned n = sim_xcore_set(&e->xc, k->c->index, f->mode, f->flag_id, t);
+  xlog_add(e, k, in, SIM_XHB_SET);
   for (unsigned i = 0; i < n; i++) {
     size_t slot = (size_t)t[i] * SIM_XFLAG_IDS + f->flag_id;
     uint64_t id = ++e->next_flow_id;
@@ -571,6 +628,7 @@ static void xflag_fire(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe
 static bool xflag_take(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe) {
   unsigned id = in->u.xflag.flag_id;
   if (!sim_xcore_take(&e->xc, k->c->index, id)) return false;
+  xlog_add(e, k, in, SIM_XHB_WAIT);
   size_t slot = (size_t)k->c->index * SIM_XFLAG_IDS + id;
   if (e->nxids[slot]) {
     uint64_t arrow = e->xids[slot * XIDS];
@@ -586,6 +644,7 @@ static bool xflag_take(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe
  * (aiv.cross_flag_cycles after the last core arrived). */
 static bool sync_all_passes(engine *e, eng_core *k, const isa_insn *in) {
   bool aiv_only = in->u.syncall.aiv_only;
+  if (!e->xc.sync_wait[k->c->index]) xlog_add(e, k, in, SIM_XHB_SYNC_ARRIVE);
   if (sim_xcore_sync_arrive(&e->xc, k->c->index, aiv_only)) {
     uint64_t when = e->now + e->cfg->aiv_cross_flag_cycles;
     if (when == e->now) {
@@ -595,7 +654,9 @@ static bool sync_all_passes(engine *e, eng_core *k, const isa_insn *in) {
       heap_push(e, when, EV_SYNC, k->c->index, aiv_only);
     }
   }
-  return sim_xcore_sync_passed(&e->xc, k->c->index, aiv_only);
+  if (!sim_xcore_sync_passed(&e->xc, k->c->index, aiv_only)) return false;
+  xlog_add(e, k, in, SIM_XHB_SYNC_PASS);
+  return true;
 }
 
 /* Zero-time instructions (flags, barriers) complete the moment they start. */
@@ -1348,6 +1409,7 @@ static void engine_free(engine *e) {
   free(e->shares);
   free(e->xids);
   free(e->nxids);
+  free(e->xlog);
   sim_xcore_free(&e->xc);
   if (e->l2_on) sim_l2_free(&e->l2);
 }
@@ -1508,12 +1570,14 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   if (e.l2_on) res->stats.l2_dirty_bytes = e.l2.dirty_lines * s->cfg.l2_line_bytes;
   for (unsigned i = 0; i < res->hazards_kept; i++) { /* what this run's timing did with each pair */
     sim_hazard *h = &res->hazards[i];
-    const eng_insn *ei = &e.cores[h->core].st[h->earlier], *li = &e.cores[h->core].st[h->later];
+    const eng_insn *ei = &e.cores[h->earlier_core].st[h->earlier], *li = &e.cores[h->core].st[h->later];
     if (ei->state == ST_DONE) h->earlier_done = ei->end;
     if (li->state >= ST_RUNNING) h->time = li->start;
   }
   if (stuck) describe_deadlock(&e);
+  else if (s->aiv_enabled || e.nxlog) st = check_across_cores(&e, err);
   engine_free(&e);
+  if (st != CS_OK) return st;
   if (stuck) return cs_err_set(err, CS_EDEADLOCK, "%s", res->deadlock_msg);
   if (res->hazard_count && !(opt && opt->allow_hazards)) {
     char first[512];

@@ -359,6 +359,7 @@ static bool dispatch_one(hb *h) {
     }
     return true;
   }
+  if (h->sink->visit) h->sink->visit(h->sink->arg, i, h->kd.at);
   if (in->op == ISA_OP_WAIT_FLAG || p == ISA_PIPE_ALL) { /* later instructions know more */
     checkpoint *c = vec_push(&h->cps);
     if (!c) h->oom = true;
@@ -411,6 +412,7 @@ static bool run_one(hb *h, int p) {
         vec_drop_front(pend, 1);
         vc_join(k, &partner->d);
       }
+      if (h->sink->visit) h->sink->visit(h->sink->arg, i, k->at);
       check_and_add(h, i, p, k);
       if (isa_insn_unit_flag(in) && (in->op == ISA_OP_FIXPIPE || isa_insn_unit_flag(in) == 3)) {
         uf_done *d = vec_push(&h->uf_done[p]);

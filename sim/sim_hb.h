@@ -72,6 +72,10 @@ typedef struct sim_hb_hazard {
 typedef struct sim_hb_sink {
   void (*hazard)(void *arg, const sim_hb_hazard *h);
   void *arg;
+  /* Optional (NULL: none): told what each instruction knows when it starts — frontier[P]: every
+   * instruction of pipe P before that stream index has completed — for every instruction a pipe
+   * runs and every one of S or ALL the dispatcher passes (the cross-core check, sim_xhb.h). */
+  void (*visit)(void *arg, uint64_t idx, const uint64_t frontier[ISA_PIPE_COUNT]);
 } sim_hb_sink;
 
 /* Checks one core's stream of n instructions (each valid: isa_insn_check passed), giving every

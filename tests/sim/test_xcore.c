@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/rt_host.h"
@@ -92,6 +94,39 @@ static void kernel(rt_ctx *ctx, void *arg) {
       if (rt_block_idx(ctx) == 0) rt_sync_all(ctx, true);
       vadd1(ctx);
       break;
+    case 7: /* the AIC writes X through MTE3, the AIV reads it: with the flag on MTE3 */
+    case 8: /* ... without any flag */
+    case 9: /* ... with the flag set on MTE2, which does not wait for MTE3's write */
+      if (aic) {
+        rt_ltensor t = rt_buf_alloc(ctx, RT_POS_VECOUT, 1024, ISA_INT8, "out");
+        rt_copy_local_to_gm(ctx, j->g, t, rt_copy_params(1024));
+        if (j->scenario != 8) rt_cross_set_flag(ctx, 2, j->scenario == 7 ? ISA_PIPE_MTE3 : ISA_PIPE_MTE2, 1);
+      } else {
+        if (j->scenario != 8) rt_cross_wait_flag(ctx, 1);
+        copy_in(ctx, j, 1024);
+      }
+      break;
+    case 10: /* AIV 0.1 learns of the AIC's write only through AIV 0.0 (mode 2, then mode 1) */
+      if (aic) {
+        rt_ltensor t = rt_buf_alloc(ctx, RT_POS_VECOUT, 1024, ISA_INT8, "out");
+        rt_copy_local_to_gm(ctx, j->g, t, rt_copy_params(1024));
+        rt_cross_set_flag(ctx, 2, ISA_PIPE_MTE3, 1);
+      } else {
+        if (sub == 0) rt_cross_wait_flag(ctx, 1);
+        rt_cross_set_flag(ctx, 1, ISA_PIPE_MTE2, 2);
+        rt_cross_wait_flag(ctx, 2);
+        if (sub == 1) copy_in(ctx, j, 1024);
+      }
+      break;
+    case 11: /* AIV 0 writes, AIV 1 reads after a SyncAll (12: without) */
+    case 12:
+      if (rt_block_idx(ctx) == 0) {
+        rt_ltensor t = rt_buf_alloc(ctx, RT_POS_VECOUT, 1024, ISA_INT8, "out");
+        rt_copy_local_to_gm(ctx, j->g, t, rt_copy_params(1024));
+      }
+      if (j->scenario == 11) rt_sync_all(ctx, true);
+      if (rt_block_idx(ctx) == 1) copy_in(ctx, j, 1024);
+      break;
     default: break;
   }
 }
@@ -103,14 +138,8 @@ typedef struct run {
   const sim_result *r;
 } run;
 
-static run launch(int scenario, rt_launch_mode mode, unsigned blocks, unsigned sets) {
-  sim_config c;
-  sb_round_config(&c, 2);
-  sb_neutral_costs(&c);
-  c.aiv_kernel_init_cycles = 0;
-  c.aiv_mte2_outstanding_bytes = c.mte2_outstanding_bytes;
-  c.aiv_cross_flag_cycles = LAT;
-  c.gm_hbm_gb_per_s = 100000; /* cores copying at once do not share HBM: each streams at its port */
+static run launch_with(int scenario, rt_launch_mode mode, unsigned blocks, unsigned sets, const sim_config *cfg) {
+  sim_config c = *cfg;
   run r;
   memset(&r, 0, sizeof r);
   assert_int_equal(rt_device_create(&c, NULL, &r.dev, &r.err), CS_OK);
@@ -120,6 +149,22 @@ static run launch(int scenario, rt_launch_mode mode, unsigned blocks, unsigned s
   r.st = rt_device_run(r.dev, NULL, &r.err);
   r.r = rt_device_result(r.dev);
   return r;
+}
+
+static sim_config round_config(void) {
+  sim_config c;
+  sb_round_config(&c, 2);
+  sb_neutral_costs(&c);
+  c.aiv_kernel_init_cycles = 0;
+  c.aiv_mte2_outstanding_bytes = c.mte2_outstanding_bytes;
+  c.aiv_cross_flag_cycles = LAT;
+  c.gm_hbm_gb_per_s = 100000; /* cores copying at once do not share HBM: each streams at its port */
+  return c;
+}
+
+static run launch(int scenario, rt_launch_mode mode, unsigned blocks, unsigned sets) {
+  sim_config c = round_config();
+  return launch_with(scenario, mode, blocks, sets, &c);
 }
 
 /* Core indices on 2 AI cores of 1 AIC + 2 AIVs: AIC 0, 1; AIV g.v = 2 + 2g + v. */
@@ -214,6 +259,60 @@ static void test_xcore_sync_all(void **state) {
   rt_device_destroy(r.dev);
 }
 
+/* The AIC's MTE3 write and the AIV's MTE2 read of the same GM bytes: ordered by a flag set on
+ * MTE3; a race without the flag, or with the flag set on MTE2 (it does not wait for MTE3), under
+ * any timing: a flag that takes 0 or 5000 cycles, a slow or a fast GM. */
+static void test_xcore_race_through_gm(void **state) {
+  (void)state;
+  run r = launch(7, RT_LAUNCH_MIX_1_1, 1, 0);
+  assert_int_equal(r.st, CS_OK);
+  assert_int_equal(r.r->hazard_count, 0);
+  rt_device_destroy(r.dev);
+  for (int cfg = 0; cfg < 4; cfg++)
+    for (int scenario = 8; scenario <= 9; scenario++) {
+      sim_config c = round_config();
+      c.aiv_cross_flag_cycles = cfg & 1 ? 5000 : 0;
+      if (cfg & 2) c.gm_hbm_gb_per_s = 1, c.mte3_gm_bytes_per_cycle = 1;
+      r = launch_with(scenario, RT_LAUNCH_MIX_1_1, 1, 0, &c);
+      assert_int_equal(r.st, CS_EHAZARD);
+      assert_int_equal(r.r->hazard_count, 1);
+      const sim_hazard *h = &r.r->hazards[0];
+      assert_true(h->cross_core);
+      assert_int_equal(h->kind, SIM_HAZARD_RAW);
+      assert_int_equal(h->core, 2); /* AIV 0.0 */
+      assert_int_equal(h->earlier_core, 0);
+      char msg[512];
+      sim_hazard_describe(h, msg, sizeof msg);
+      char want[512];
+      snprintf(want, sizeof want,
+               "RAW hazard across cores: AIV 0.0 instruction %d (copy_gm_ub, MTE2) reads bytes that core 0 instruction "
+               "0 (copy_ub_gm, MTE3) writes, and no cross-core flag orders them: GM [0x%" PRIx64 ", 0x%" PRIx64
+               ") (missing cross_set_flag/cross_wait_flag or sync_all)",
+               scenario == 8 ? 0 : 1, h->lo, h->lo + 1024);
+      assert_memory_equal(msg, want, strlen(want));
+      rt_device_destroy(r.dev);
+    }
+}
+
+/* Knowledge passes through cores: AIV 0.1 reads after a mode-1 round whose other setter, AIV 0.0,
+ * waited for the AIC's flag. A SyncAll orders AIV 0's write before AIV 1's read; without it they
+ * race. */
+static void test_xcore_order_through_rounds_and_sync_all(void **state) {
+  (void)state;
+  run r = launch(10, RT_LAUNCH_MIX_1_2, 1, 0);
+  assert_int_equal(r.st, CS_OK);
+  assert_int_equal(r.r->hazard_count, 0);
+  rt_device_destroy(r.dev);
+  r = launch(11, RT_LAUNCH_AIV, 2, 0);
+  assert_int_equal(r.st, CS_OK);
+  assert_int_equal(r.r->hazard_count, 0);
+  rt_device_destroy(r.dev);
+  r = launch(12, RT_LAUNCH_AIV, 2, 0);
+  assert_int_equal(r.st, CS_EHAZARD);
+  assert_int_equal(r.r->hazard_count, 1);
+  rt_device_destroy(r.dev);
+}
+
 /* The runtime refuses what Ascend's modes do not mean. */
 static void misuse(rt_ctx *ctx, void *arg) {
   (void)arg;
@@ -249,6 +348,8 @@ int main(void) {
       cmocka_unit_test(test_xcore_sixteenth_pending_set_stalls),
       cmocka_unit_test(test_xcore_deadlock_across_cores),
       cmocka_unit_test(test_xcore_sync_all),
+      cmocka_unit_test(test_xcore_race_through_gm),
+      cmocka_unit_test(test_xcore_order_through_rounds_and_sync_all),
       cmocka_unit_test(test_xcore_runtime_refuses_modes_out_of_place),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
