@@ -28,7 +28,11 @@
   X(scalar, "scalar_us", "scalar", "aic_scalar_time")        \
   X(mte1, "mte1_us", "mte1", "aic_mte1_time")                \
   X(mte2, "mte2_us", "mte2", "aic_mte2_time")                \
-  X(fixpipe, "fixpipe_us", "fixpipe", "aic_fixpipe_time")
+  X(fixpipe, "fixpipe_us", "fixpipe", "aic_fixpipe_time")   \
+  X(aiv_scalar, "aiv_scalar_us", "aiv scalar", "aiv_scalar_time") \
+  X(aiv_mte2, "aiv_mte2_us", "aiv mte2", "aiv_mte2_time")     \
+  X(vec, "vec_us", "aiv vec", "aiv_vec_time")                \
+  X(mte3, "mte3_us", "aiv mte3", "aiv_mte3_time")
 
 typedef enum metric {
 #define METRIC_ENUM(name, key, col, desc) M_##name,
@@ -48,7 +52,11 @@ static const char *const metric_col[M_COUNT] = {
 #undef METRIC_COL
 };
 static const isa_pipe metric_pipe[M_COUNT] = {ISA_PIPE_COUNT, ISA_PIPE_COUNT, ISA_PIPE_M, ISA_PIPE_S,
-                                              ISA_PIPE_MTE1, ISA_PIPE_MTE2, ISA_PIPE_FIX};
+                                              ISA_PIPE_MTE1, ISA_PIPE_MTE2, ISA_PIPE_FIX, ISA_PIPE_S,
+                                              ISA_PIPE_MTE2, ISA_PIPE_V, ISA_PIPE_MTE3};
+/* The metrics from M_aiv_scalar on are means over the AIV blocks (msprof's aiv_* columns); the
+ * others over the AIC blocks, or over every block of a run without AIVs, or of AIVs alone. */
+#define M_FIRST_AIV M_aiv_scalar
 
 #define MAX_ATTRS 48
 #define MAX_SETS 16
@@ -225,7 +233,25 @@ static void run_case(vcase *vc, const sim_config *base) {
   trc_summary_compute(rt_device_sim(dev), rt_device_result(dev), &sm);
   vc->model[M_task] = sm.time_us;
   vc->model[M_aicore] = sm.aicore_time_us;
-  for (int i = M_mac; i < M_COUNT; i++) vc->model[i] = trc_cycles_us(sm.pipes[metric_pipe[i]].avg_busy_cycles, sm.clock_mhz);
+  for (int i = M_mac; i < M_FIRST_AIV; i++) vc->model[i] = trc_cycles_us(sm.pipes[metric_pipe[i]].avg_busy_cycles, sm.clock_mhz);
+  /* runs with AIVs: each kind's blocks apart (msprof reports aic_* and aiv_* columns) */
+  const sim_result *r = rt_device_result(dev);
+  sim *s = rt_device_sim(dev);
+  double span[2] = {0, 0}, busy[2][ISA_PIPE_COUNT], n[2] = {0, 0};
+  memset(busy, 0, sizeof busy);
+  for (unsigned c = 0; c < r->stats.cores; c++) {
+    if (!r->stats.core[c].instructions) continue;
+    int k = sim_core_kind_of(sim_get_core(s, c)) == SIM_CORE_AIV;
+    n[k]++;
+    span[k] += (double)trc_core_span(r, c);
+    for (int p = 0; p < ISA_PIPE_COUNT; p++) busy[k][p] += (double)r->stats.core[c].pipe_busy_cycles[p];
+  }
+  if (n[1]) {
+    int k = n[0] ? 0 : 1; /* the time and the AIC pipes: the AICs', or an AIV-only run's */
+    vc->model[M_aicore] = trc_cycles_us(span[k] / n[k], sm.clock_mhz);
+    for (int i = M_mac; i < M_FIRST_AIV; i++) vc->model[i] = trc_cycles_us(busy[k][metric_pipe[i]] / n[k], sm.clock_mhz);
+    for (int i = M_FIRST_AIV; i < M_COUNT; i++) vc->model[i] = trc_cycles_us(busy[1][metric_pipe[i]] / n[1], sm.clock_mhz);
+  }
   vc->ran = true;
   kn_ctx_destroy(ctx);
 }

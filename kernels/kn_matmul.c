@@ -16,7 +16,7 @@
 #include "isa/isa_quant.h"
 #include "kernels/kn_mm.h"
 
-typedef enum mm_kind { MM_PLAIN, MM_QUANT, MM_REQUANT } mm_kind;
+typedef enum mm_kind { MM_PLAIN, MM_QUANT, MM_REQUANT, MM_GELU } mm_kind;
 
 #define COMMON_ATTRS                                                                                     \
   {"transpose_a", KN_ATTR_BOOL, "false", NULL, "a is stored K x M"},                                      \
@@ -42,6 +42,14 @@ static const kn_attr_desc plain_attrs[] = {
     {"out_dtype", KN_ATTR_ENUM, NULL, "fp32,fp16,bf16,int32", "type of c (default fp32, int32 for integers)"},
     COMMON_ATTRS,
 };
+static const kn_attr_desc gelu_attrs[] = {
+    {"in_dtype", KN_ATTR_ENUM, NULL, "fp16,bf16", "type of a and b (default: from a's .npy)"},
+    {"cross_sync", KN_ATTR_ENUM, "flags", KN_GELU_SYNC_NAMES,
+     "flags: each tile handed to the AIVs by a cross-core flag; no_wait: the AIVs do not wait (a race); "
+     "no_set: the AIC never sets it (a deadlock)"},
+    COMMON_ATTRS,
+};
+static const kn_io_desc gelu_output[] = {{"c", "fp32", false, "GELU(a x b (+ bias)), [m, n] or [batch, m, n]"}};
 static const kn_io_desc c_output[] = {{"c", "fp32,fp16,bf16,int32,int8,uint8", false, "[m, n] or [batch, m, n]"}};
 
 static const kn_io_desc quant_inputs[] = {
@@ -132,6 +140,8 @@ static cs_status stored_matrix(const kn_tensor *t, isa_dtype it, bool nz, const 
   return CS_OK;
 }
 
+static bool is_int_type(isa_dtype t) { return t == ISA_INT8 || t == ISA_INT4; }
+
 static cs_status build(kn_ctx *ctx, mm_kind kind, mm_setup *s, cs_err *err) {
   memset(s, 0, sizeof *s);
   kn_mm_job *j = &s->job;
@@ -170,8 +180,14 @@ static cs_status build(kn_ctx *ctx, mm_kind kind, mm_setup *s, cs_err *err) {
   j->relu = relu;
   bool is_int = it == ISA_INT8 || it == ISA_INT4;
   /* output type */
-  const char *ot = NULL;
-  if (kn_attr_given(ctx, "out_dtype") || kind != MM_PLAIN) {
+  const char *ot = kind == MM_GELU ? "fp32" : NULL;
+  if (kind == MM_GELU) {
+    const char *sync;
+    if (is_int_type(it)) return cs_err_set(err, CS_EINVAL, "matmul_gelu: in_dtype %s; fp16 or bf16 inputs", isa_dtype_name(it));
+    if ((st = kn_attr_str(ctx, "cross_sync", &sync, err)) != CS_OK) return st;
+    j->epilogue = KN_EPI_GELU_AIV;
+    j->gelu_sync = strcmp(sync, "no_wait") == 0 ? KN_GELU_NO_WAIT : strcmp(sync, "no_set") == 0 ? KN_GELU_NO_SET : KN_GELU_FLAGS;
+  } else if (kn_attr_given(ctx, "out_dtype") || kind != MM_PLAIN) { /* quant kinds: out_dtype has a default */
     if ((st = kn_attr_str(ctx, "out_dtype", &ot, err)) != CS_OK) return st;
   }
   j->ty.c = ot ? isa_dtype_from_name(ot) : (is_int ? ISA_INT32 : ISA_FP32);
@@ -196,7 +212,7 @@ static cs_status build(kn_ctx *ctx, mm_kind kind, mm_setup *s, cs_err *err) {
     j->bias = s->bias;
   }
   /* quant words */
-  if (kind != MM_PLAIN) {
+  if (kind == MM_QUANT || kind == MM_REQUANT) {
     const kn_tensor *q = kn_input(ctx, "quant"), *sc = kn_input(ctx, "scale"), *off = kn_input(ctx, "offset");
     if (!!q == !!sc) return cs_err_set(err, CS_EINVAL, "give either quant (packed words) or scale (floats), %s",
                                        q ? "not both" : "one of them is required");
@@ -345,7 +361,7 @@ static cs_status make_inputs_kind(kn_ctx *ctx, mm_kind kind, cs_err *err) {
     }
     if ((st = kn_set_input(ctx, "bias", &t, err)) != CS_OK) return st;
   }
-  if (kind != MM_PLAIN && !kn_input(ctx, "quant") && !kn_input(ctx, "scale")) {
+  if (kind != MM_PLAIN && kind != MM_GELU && !kn_input(ctx, "quant") && !kn_input(ctx, "scale")) {
     shape[0] = (uint64_t)n;
     if ((st = kn_tensor_alloc(&t, "scale", ISA_FP32, 1, shape, err)) != CS_OK) return st;
     /* the accumulator's spread: sqrt(k) x (value spread)^2 */
@@ -362,6 +378,9 @@ static cs_status plain_make(kn_ctx *c, cs_err *e) { return make_inputs_kind(c, M
 static cs_status quant_run(kn_ctx *c, cs_err *e) { return run_kind(c, MM_QUANT, false, e); }
 static cs_status quant_ref(kn_ctx *c, cs_err *e) { return run_kind(c, MM_QUANT, true, e); }
 static cs_status quant_make(kn_ctx *c, cs_err *e) { return make_inputs_kind(c, MM_QUANT, e); }
+static cs_status gelu_run(kn_ctx *c, cs_err *e) { return run_kind(c, MM_GELU, false, e); }
+static cs_status gelu_ref(kn_ctx *c, cs_err *e) { return run_kind(c, MM_GELU, true, e); }
+static cs_status gelu_make(kn_ctx *c, cs_err *e) { return make_inputs_kind(c, MM_GELU, e); }
 static cs_status requant_run(kn_ctx *c, cs_err *e) { return run_kind(c, MM_REQUANT, false, e); }
 static cs_status requant_ref(kn_ctx *c, cs_err *e) { return run_kind(c, MM_REQUANT, true, e); }
 static cs_status requant_make(kn_ctx *c, cs_err *e) { return make_inputs_kind(c, MM_REQUANT, e); }
@@ -385,4 +404,11 @@ const kn_op kn_op_matmul_requant = {
     "Ascend C Matmul::SetQuantScalar / SetQuantVector, int8 in and out (seed 003)", true,
     KN_LIST(requant_inputs), KN_LIST(requant_attrs), KN_LIST(c_output),
     requant_run, requant_ref, requant_make,
+};
+
+const kn_op kn_op_matmul_gelu = {
+    "matmul_gelu", "c = GELU(a x b (+ bias)): the cube's fp32 tiles, GELU on the AI core's two AIVs (MIX 1:2)",
+    "Huawei's Ascend C sample matmul_gelu_high_performance (CV fusion through GM, cross-core flags)", true,
+    KN_LIST(plain_inputs), KN_LIST(gelu_attrs), KN_LIST(gelu_output),
+    gelu_run, gelu_ref, gelu_make,
 };

@@ -11,6 +11,7 @@
 #include "isa/isa_mmad.h"
 #include "isa/isa_num.h"
 #include "runtime/rt_intrin.h"
+#include "runtime/rt_vec.h"
 
 static uint32_t cdiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 static uint32_t round_up(uint32_t a, uint32_t b) { return cdiv(a, b) * b; }
@@ -248,10 +249,65 @@ static void epilogue_tile(rt_ctx *ctx, const launch *L, rt_queue *qin, rt_queue 
   rt_free(qscale, sc);
 }
 
+/* KN_EPI_GELU_AIV on an AIV: the tiles its AIC computes, in the same order; for each, once the
+ * AIC's flag says the tile is in GM, its half of the rows through UB: fp32 in, GELU, fp32 back
+ * in place, in chunks of rows that fit two buffers of each queue. */
+static void gelu_aiv(rt_ctx *ctx, const launch *L) {
+  const kn_mm_job *j = L->job;
+  const rt_tiling *t = &L->tiling;
+  unsigned nv = rt_task_ratio(ctx), sub = rt_sub_block_idx(ctx), c = rt_block_idx(ctx) / nv;
+  uint32_t nl_max = umin(t->base_n, j->n), row_bytes = round_up(nl_max * 4, 32);
+  uint64_t room = rt_buf_free_bytes(ctx, RT_POS_VECIN);
+  uint32_t rows = (uint32_t)(room / (4 * (uint64_t)row_bytes)); /* two queues of two buffers */
+  if (rows > t->base_m) rows = t->base_m;
+  if (rows == 0) {
+    rt_fail(ctx, "matmul_gelu: UB cannot hold one row of %u columns", nl_max);
+    return;
+  }
+  rt_queue *qin = rt_queue_init(ctx, RT_POS_VECIN, 2, (uint64_t)rows * row_bytes, "gelu in");
+  rt_queue *qout = rt_queue_init(ctx, RT_POS_VECOUT, 2, (uint64_t)rows * row_bytes, "gelu out");
+  uint64_t g = 0, off = 0;
+  piece p;
+  while (rt_ok(ctx) && next_piece(L, c, &g, &off, &p))
+    for (uint64_t i = 0; i < p.count && rt_ok(ctx); i++) {
+      rt_rect r = rt_tiling_tile(t, p.blk.ml, p.blk.nl, p.first + i * p.stride);
+      if (j->gelu_sync != KN_GELU_NO_WAIT) rt_cross_wait_flag_pipe(ctx, ISA_PIPE_MTE2, KN_GELU_FLAG);
+      uint32_t half = (r.ml + nv - 1) / nv, r_lo = umin(sub * half, r.ml), r_hi = umin(r_lo + half, r.ml);
+      uint32_t stride = row_bytes / 4;
+      for (uint32_t r0 = r_lo; r0 < r_hi && rt_ok(ctx); r0 += rows) {
+        uint32_t rn = umin(rows, r_hi - r0);
+        uint64_t at = (uint64_t)p.batch * L->c_batch + (uint64_t)(p.blk.m0 + r.m0 + r0) * j->n + p.blk.n0 + r.n0;
+        isa_fmt_copy cp;
+        memset(&cp, 0, sizeof cp);
+        cp.block_count = rn;
+        cp.block_len_bytes = r.nl * 4;
+        cp.src_gap_bytes = (j->n - r.nl) * 4;
+        cp.dst_gap_bytes = (stride - r.nl) * 4;
+        rt_ltensor in = rt_alloc(qin, ISA_FP32);
+        rt_copy_gm_to_local(ctx, in, rt_gtensor_at(L->c, at), cp);
+        rt_enque(qin, in);
+        in = rt_deque(qin);
+        rt_ltensor out = rt_alloc(qout, ISA_FP32);
+        rt_gelu(ctx, out, in, rn * stride);
+        rt_free(qin, in);
+        rt_enque(qout, out);
+        out = rt_deque(qout);
+        cp.src_gap_bytes = (stride - r.nl) * 4;
+        cp.dst_gap_bytes = (j->n - r.nl) * 4;
+        rt_copy_local_to_gm(ctx, rt_gtensor_at(L->c, at), out, cp);
+        rt_free(qout, out);
+      }
+    }
+}
+
 static void mm_kernel(rt_ctx *ctx, void *arg) {
   const launch *L = arg;
   const kn_mm_job *j = L->job;
   const rt_tiling *t = &L->tiling;
+  if (rt_core_kind_of(ctx) == RT_CORE_AIV) {
+    gelu_aiv(ctx, L);
+    return;
+  }
   rt_matmul_types ty = j->ty;
   rt_matmul *mm = rt_matmul_init(ctx, &ty, t);
   if (!mm) return;
@@ -269,6 +325,14 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
     if (j->qvec) rt_matmul_set_quant_vector(mm, rt_gtensor_at(L->qvec, j->q_batched ? (uint64_t)b * j->n : 0));
     else if (j->has_qscalar) rt_matmul_set_quant_scalar(mm, j->qscalar);
     rt_matmul_set_block(mm, p.blk.m0, p.blk.n0, p.blk.ml, p.blk.nl);
+    if (j->epilogue == KN_EPI_GELU_AIV) { /* tile by tile, each handed to the AIVs once in GM */
+      for (uint64_t i = 0; i < p.count && rt_ok(ctx); i++) {
+        rt_matmul_set_tile_range(mm, p.first + i * p.stride, 1, 1);
+        rt_matmul_iterate_all(mm, rt_gtensor_at(out, b * L->c_batch));
+        if (j->gelu_sync != KN_GELU_NO_SET) rt_cross_set_flag(ctx, 2, ISA_PIPE_FIX, KN_GELU_FLAG);
+      }
+      continue;
+    }
     rt_matmul_set_tile_range(mm, p.first, p.count, p.stride);
     rt_matmul_iterate_all(mm, rt_gtensor_at(out, b * L->c_batch));
     any = true;
@@ -343,7 +407,11 @@ static cs_status record_job(rt_device *dev, const kn_mm_job *job, const rt_tilin
     return cs_err_set(err, CS_EINVAL, "tiling: used_core_num = %u but the split makes only %" PRIu64 " blocks (single_core_m "
                       "%u, single_core_n %u, l2_split %u, batch %u)", t->used_core_num, items, t->single_core_m,
                       t->single_core_n, t->l2_split, job->batch);
-  return rt_launch(dev, (unsigned)(items < L->cores ? items : L->cores), mm_kernel, L, err);
+  unsigned blocks = (unsigned)(items < L->cores ? items : L->cores);
+  if (job->epilogue == KN_EPI_GELU_AIV)
+    return rt_launch_kind(dev, rt_device_config(dev)->chip_aiv_per_aic >= 2 ? RT_LAUNCH_MIX_1_2 : RT_LAUNCH_MIX_1_1,
+                          blocks, mm_kernel, L, err);
+  return rt_launch(dev, blocks, mm_kernel, L, err);
 }
 
 /* The starting point of the search: the shape, and the fields the attributes gave. */
@@ -575,7 +643,12 @@ cs_status kn_mm_reference(const kn_mm_job *j, const sim_config *cfg, void *c, cs
         uint32_t out = isa_fixpipe_convert_elem(mode, is_int ? ISA_INT32 : ISA_FP32, word, j->relu, x_bits,
                                                 cfg->chip_fixpipe_saturation);
         uint64_t oi = (uint64_t)b * mn + (uint64_t)i * j->n + col;
-        if (j->epilogue == KN_EPI_DEQ_BF16) {
+        if (j->epilogue == KN_EPI_GELU_AIV) {
+          float v;
+          memcpy(&v, &out, sizeof v);
+          v = kn_gelu_f32(v);
+          memcpy((uint8_t *)c + oi * ob, &v, ob);
+        } else if (j->epilogue == KN_EPI_DEQ_BF16) {
           float scale = j->epi_scale[(j->q_batched ? (uint64_t)b * j->n : 0) + col];
           float y = isa_i32_to_f32((int32_t)out) * scale; /* int32 -> fp32 RNE, product fp32 RNE */
           ((uint16_t *)c)[oi] = isa_f32_to_bf16(y);

@@ -23,8 +23,17 @@
 
 typedef enum kn_epilogue {
   KN_EPI_NONE,     /* the fixpipe writes C */
-  KN_EPI_DEQ_BF16  /* fixpipe NoQuant int32 to a workspace; vector: bf16_rne(fp32(acc) * scale[j]) */
+  KN_EPI_DEQ_BF16, /* fixpipe NoQuant int32 to a workspace; vector: bf16_rne(fp32(acc) * scale[j]) */
+  KN_EPI_GELU_AIV  /* a MIX 1:2 launch: the fixpipe writes fp32 C tile by tile, each tile handed
+                    * to the AI core's two AIVs by a cross-core flag; they apply GELU in place,
+                    * half the tile's rows each (docs/KERNELS.md, "matmul_gelu") */
 } kn_epilogue;
+
+/* How KN_EPI_GELU_AIV synchronises (the last two are the seeded bugs of the tests and of
+ * docs/KERNELS.md: a race, a deadlock). */
+typedef enum kn_gelu_sync { KN_GELU_FLAGS, KN_GELU_NO_WAIT, KN_GELU_NO_SET } kn_gelu_sync;
+#define KN_GELU_SYNC_NAMES "flags,no_wait,no_set"
+#define KN_GELU_FLAG 0 /* the cross-core flag id of "tile t is in GM" */
 
 typedef struct kn_mm_job {
   rt_matmul_types ty;        /* ty.c: what the fixpipe writes (int32 under KN_EPI_DEQ_BF16) */
@@ -39,6 +48,7 @@ typedef struct kn_mm_job {
   bool relu;
   kn_epilogue epilogue;
   const float *epi_scale;    /* n (x batch) fp32 scales for KN_EPI_DEQ_BF16 */
+  kn_gelu_sync gelu_sync;    /* KN_EPI_GELU_AIV */
   rt_tiling tiling;          /* the fields of tiling_given (attributes or a --tiling file) */
   rt_tiling_mask tiling_given;
   bool tiling_analytic;      /* attribute tiling=analytic: the estimate alone completes it */
@@ -83,6 +93,10 @@ unsigned kn_mm_model_budget(const rt_tiling_choice *c, unsigned n);
 /* The same outputs on the host, from the definitions of docs/ISA.md (exact products, int32
  * wrap, the documented fp32 block order, the fixpipe's element rule, the epilogue's RNE). */
 cs_status kn_mm_reference(const kn_mm_job *job, const sim_config *cfg, void *c, cs_err *err);
+
+/* One fp32 GELU as rt_gelu computes it (kernels/kn_vec_ops.c): the host reference of the gelu
+ * and matmul_gelu operators. */
+float kn_gelu_f32(float x);
 
 /* Bytes of one element of the job's output in device form. */
 size_t kn_mm_out_elem_bytes(const kn_mm_job *job);

@@ -89,10 +89,13 @@ typedef struct kn_op {
 
 /* ---- the registry: one row per operator, each defined as `const kn_op kn_op_<name>` ---- */
 #define KN_OP_TABLE(X) \
+  X(add) \
   X(data_copy) \
   X(dml_quantized_linear_matmul) \
+  X(gelu) \
   X(linear) \
   X(matmul) \
+  X(matmul_gelu) \
   X(matmul_quant) \
   X(matmul_requant) \
   X(onnx_dequantize_linear) \

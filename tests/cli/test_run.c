@@ -555,7 +555,7 @@ static void check_kernels_json(const char *text) {
   cs_jdoc *doc = je_parse(text, strlen(text));
   const cs_jvalue *root = cs_jroot(doc);
   assert_true(cs_jis(root, CS_JARRAY));
-  assert_int_equal(cs_jcount(root), 12); /* these four, the seven quantization operators, data_copy */
+  assert_int_equal(cs_jcount(root), 15); /* these four, the seven quantization operators, data_copy, the three vector ones */
   for (int i = 0; i < 4; i++) {
     const cs_jvalue *k = NULL;
     for (size_t e = 0; e < cs_jcount(root) && !k; e++)
@@ -571,18 +571,19 @@ static void check_kernels_json(const char *text) {
     names_of(cs_jget(k, "outputs"), got, sizeof got);
     assert_string_equal(got, kernels[i].outputs);
   }
-  /* a few descriptors in full (index 0 is data_copy, 1 dml_quantized_linear_matmul) */
+  /* a few descriptors in full (alphabetical: 0 add, 1 data_copy, 2 dml_quantized_linear_matmul,
+   * 3 gelu, 4 linear, 5 matmul, 6 matmul_gelu, 7 matmul_quant, 8 matmul_requant) */
   bool opt = false;
-  assert_string_equal(cs_jget_string(root, "[2].inputs[3].dtypes"), "fp32,int64,uint64");
-  assert_true(cs_jbool(cs_jget(root, "[2].inputs[2].optional"), &opt) && opt);
-  assert_true(cs_jbool(cs_jget(root, "[2].inputs[0].optional"), &opt) && !opt);
-  assert_string_equal(cs_jget_string(root, "[2].attributes[3].kind"), "enum");
-  assert_string_equal(cs_jget_string(root, "[2].attributes[3].default"), "fp16");
-  assert_string_equal(cs_jget_string(root, "[2].attributes[3].choices"), "fp16,bf16,float16,bfloat16");
-  assert_true(cs_jis(cs_jget(root, "[2].attributes[11].default"), CS_JNULL)); /* used_core_num: searched */
-  assert_string_equal(cs_jget_string(root, "[3].attributes[7].kind"), "int"); /* m */
-  assert_string_equal(cs_jget_string(root, "[4].outputs[0].dtypes"), "fp32,fp16,bf16,int32,int8,uint8");
-  assert_string_equal(cs_jget_string(root, "[5].inputs[0].dtypes"), "int8");
+  assert_string_equal(cs_jget_string(root, "[4].inputs[3].dtypes"), "fp32,int64,uint64");
+  assert_true(cs_jbool(cs_jget(root, "[4].inputs[2].optional"), &opt) && opt);
+  assert_true(cs_jbool(cs_jget(root, "[4].inputs[0].optional"), &opt) && !opt);
+  assert_string_equal(cs_jget_string(root, "[4].attributes[3].kind"), "enum");
+  assert_string_equal(cs_jget_string(root, "[4].attributes[3].default"), "fp16");
+  assert_string_equal(cs_jget_string(root, "[4].attributes[3].choices"), "fp16,bf16,float16,bfloat16");
+  assert_true(cs_jis(cs_jget(root, "[4].attributes[11].default"), CS_JNULL)); /* used_core_num: searched */
+  assert_string_equal(cs_jget_string(root, "[5].attributes[7].kind"), "int"); /* m */
+  assert_string_equal(cs_jget_string(root, "[7].outputs[0].dtypes"), "fp32,fp16,bf16,int32,int8,uint8");
+  assert_string_equal(cs_jget_string(root, "[8].inputs[0].dtypes"), "int8");
   cs_jfree(doc);
 }
 
@@ -590,8 +591,9 @@ static void test_cli_kernels_lists_every_kernel(void **state) {
   (void)state;
   cr_result r = cr_run("kernels", NULL);
   cr_assert_ok(&r);
-  /* alphabetical: the copy benchmark comes first, then the DirectML operator */
-  assert_true(strncmp(r.out, "data_copy  (simulated)\n", 23) == 0);
+  /* alphabetical: the vector add comes first, then the copy benchmark, then the DirectML operator */
+  assert_true(strncmp(r.out, "add  (simulated)\n", 17) == 0);
+  assert_non_null(strstr(r.out, "\n\ndata_copy  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n\ndml_quantized_linear_matmul  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n\nlinear  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n\nmatmul  (simulated)\n"));

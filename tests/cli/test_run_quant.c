@@ -343,14 +343,17 @@ typedef struct op_expect {
 } op_expect;
 
 static const op_expect expected_ops[] = {
+    {"add", true, "x,y", "", "m,n,blocks,tile_len,buffer_num,l2_bypass", true, "z"},
     {"data_copy", true, "x", "", "path,m,n,tile_m,tile_n,pattern,passes,splits,l2_bypass", true, ""},
     {"dml_quantized_linear_matmul", true,
      "ATensor,AScaleTensor,AZeroPointTensor,BTensor,BScaleTensor,BZeroPointTensor,OutputScaleTensor,OutputZeroPointTensor",
      "AZeroPointTensor,BZeroPointTensor,OutputZeroPointTensor",
      "OutputDataType,precision,m,n,k,a_dtype,b_dtype,per_channel,used_core_num,base_m,step_ka,tiling", false, "OutputTensor"},
+    {"gelu", true, "x", "", "m,n,blocks,tile_len,buffer_num,l2_bypass", true, "y"},
     {"linear", true, "x,weight,bias,deq_scale", "bias", "transpose_a,transpose_b,weight_format,out_dtype,m,n,k", false,
      "output"},
     {"matmul", true, "a,b,bias", "bias", "in_dtype,out_dtype,transpose_a,transpose_b,relu,m,n,k", false, "c"},
+    {"matmul_gelu", true, "a,b,bias", "bias", "in_dtype,cross_sync,transpose_a,transpose_b,relu,m,n,k", false, "c"},
     {"matmul_quant", true, "a,b,bias,quant,scale,offset", "bias,quant,scale,offset", "in_dtype,out_dtype,m,n,k", false, "c"},
     {"matmul_requant", true, "a,b,bias,quant,scale,offset", "bias,quant,scale,offset", "out_dtype,m,n,k", false, "c"},
     {"onnx_dequantize_linear", false, "x,x_scale,x_zero_point", "x_zero_point", "axis,block_size", true, "y"},
@@ -432,10 +435,10 @@ static void test_cli_run_quant_kernels_lists_every_operator(void **state) {
     }
   }
   /* the matmuls' precision attribute */
-  assert_string_equal(cs_jget_string(root, "[8].attributes[0].name"), "precision");
-  assert_string_equal(cs_jget_string(root, "[8].attributes[0].default"), "exact");
-  assert_string_equal(cs_jget_string(root, "[8].attributes[0].choices"), "exact,fixpipe");
-  assert_string_equal(cs_jget_string(root, "[1].attributes[1].choices"), "exact,fixpipe");
+  assert_string_equal(cs_jget_string(root, "[11].attributes[0].name"), "precision");
+  assert_string_equal(cs_jget_string(root, "[11].attributes[0].default"), "exact");
+  assert_string_equal(cs_jget_string(root, "[11].attributes[0].choices"), "exact,fixpipe");
+  assert_string_equal(cs_jget_string(root, "[2].attributes[1].choices"), "exact,fixpipe");
   cs_jfree(doc);
   cr_free(&r);
 
