@@ -326,6 +326,8 @@ cs_status rt_run_blocks(sim *s, rt_launch_mode mode, unsigned block_dim, rt_kern
       return st;
     }
   }
+  cs_status marked = sim_mark_launch(s, err);
+  if (marked != CS_OK) return marked;
   rt_ctx *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return cs_err_set(err, CS_ENOMEM, "launch: no host memory");
   unsigned naic = sim_aic_count(s), naiv = sim_aiv_count(s);

@@ -197,6 +197,26 @@ cs_status sim_aiv_enable(sim *s, cs_err *err) {
   return CS_OK;
 }
 
+cs_status sim_mark_launch(sim *s, cs_err *err) {
+  size_t w = (size_t)s->naic + s->naiv;
+  if (s->nlaunch == s->caplaunch) {
+    size_t cap = s->caplaunch ? s->caplaunch * 2 : 4;
+    uint64_t *p = realloc(s->launch_at, cap * w * sizeof *p);
+    if (!p) return cs_err_set(err, CS_ENOMEM, "launch: no host memory");
+    s->launch_at = p;
+    s->caplaunch = cap;
+  }
+  for (size_t c = 0; c < w; c++) s->launch_at[s->nlaunch * w + c] = s->cores[c].len;
+  s->nlaunch++;
+  return CS_OK;
+}
+
+size_t sim_launch_of(const sim *s, unsigned core, uint64_t index) {
+  size_t w = (size_t)s->naic + s->naiv, l = 0;
+  while (l + 1 < s->nlaunch && s->launch_at[(l + 1) * w + core] <= index) l++;
+  return l;
+}
+
 unsigned sim_aic_count(const sim *s) { return s->naic; }
 unsigned sim_aiv_count(const sim *s) { return s->naiv; }
 sim_core *sim_get_aiv(sim *s, unsigned v) { return s->aiv_enabled && v < s->naiv ? &s->cores[s->naic + v] : NULL; }
@@ -219,6 +239,7 @@ void sim_destroy(sim *s) {
     free(s->cores[i].stream);
   }
   free(s->cores);
+  free(s->launch_at);
   sim_buf_free(&s->gm);
   free(s);
 }

@@ -104,6 +104,12 @@ unsigned sim_aiv_count(const sim *s);
 /* Makes the AIV cores (once; each with its UB of aiv.ub_bytes and no other on-chip buffer).
  * CS_EINVAL on a chip with chip.aiv_per_aic = 0, CS_ENOMEM. */
 cs_status sim_aiv_enable(sim *s, cs_err *err);
+/* Marks the start of a launch (rt_launch): every core's stream from here on belongs to it. The
+ * check across cores (sim_xhb.h) orders accesses of different launches (the host waits for one
+ * to end before the next). CS_ENOMEM. */
+cs_status sim_mark_launch(sim *s, cs_err *err);
+/* The launch (0 = the first marked; before any mark, 0) that instruction `index` of `core` belongs to. */
+size_t sim_launch_of(const sim *s, unsigned core, uint64_t index);
 /* AIV number v (0 .. sim_aiv_count - 1, = group * aiv_per_aic + sub), or NULL. */
 sim_core *sim_get_aiv(sim *s, unsigned v);
 sim_core_kind sim_core_kind_of(const sim_core *c);

@@ -32,6 +32,8 @@ struct sim {
   unsigned naic, naiv;         /* chip.aic_cores; aic_cores x aiv_per_aic (made by sim_aiv_enable) */
   bool aiv_enabled;
   isa_kernel kernel;           /* the functional model's hot loops, for cores made later */
+  uint64_t *launch_at;         /* [launch][core of naic + naiv]: stream length when it began */
+  size_t nlaunch, caplaunch;
   sim_core *cores;             /* room for naic + naiv from the start: pointers stay valid */
   const sim_progress_hook *progress; /* NULL: none */
   uint64_t recorded;                 /* instructions recorded, all cores (for progress) */

@@ -498,6 +498,7 @@ cs_status sim_xhb_check(sim *s, const sim_xhb_event *log, size_t nlog, const sim
   }
   for (size_t i = 0; i < conf.n; i++) {
     const conflict *c = arr_at(&conf, i);
+    if (sim_launch_of(s, c->ca, c->a) != sim_launch_of(s, c->cb, c->b)) continue; /* the host orders launches */
     if (ordered(&x, needs, c->ca, c->a, c->cb, c->b, scratch) || ordered(&x, needs, c->cb, c->b, c->ca, c->a, scratch))
       continue;
     sim_xhb_hazard h = {c->kind, c->ca, c->cb, c->a, c->b, c->lo, c->hi};

@@ -127,6 +127,13 @@ static void kernel(rt_ctx *ctx, void *arg) {
       if (j->scenario == 11) rt_sync_all(ctx, true);
       if (rt_block_idx(ctx) == 1) copy_in(ctx, j, 1024);
       break;
+    case 13: /* block 0 writes (sets = 0) or block 1 reads (sets = 1) */
+      if (rt_block_idx(ctx) == 0 && j->sets == 0) {
+        rt_ltensor t = rt_buf_alloc(ctx, RT_POS_VECOUT, 1024, ISA_INT8, "out");
+        rt_copy_local_to_gm(ctx, j->g, t, rt_copy_params(1024));
+      }
+      if (rt_block_idx(ctx) == 1 && j->sets == 1) copy_in(ctx, j, 1024);
+      break;
     default: break;
   }
 }
@@ -313,6 +320,26 @@ static void test_xcore_order_through_rounds_and_sync_all(void **state) {
   rt_device_destroy(r.dev);
 }
 
+/* Two launches: the first's write on AIV 0 and the second's read on AIV 1 are ordered by the
+ * host; in one launch (scenario 12) they race. */
+static void test_xcore_launches_are_ordered(void **state) {
+  (void)state;
+  sim_config c = round_config();
+  rt_device *dev;
+  cs_err err;
+  assert_int_equal(rt_device_create(&c, NULL, &dev, &err), CS_OK);
+  job w = {11, {0}, 0}, rd = {11, {0}, 0};
+  assert_int_equal(rt_gm_alloc(dev, "g", ISA_INT8, 4096, &w.g, &err), CS_OK);
+  rd.g = w.g;
+  w.scenario = rd.scenario = 13;
+  assert_int_equal(rt_launch_kind(dev, RT_LAUNCH_AIV, 1, kernel, &w, &err), CS_OK); /* block 0: writes */
+  rd.sets = 1;
+  assert_int_equal(rt_launch_kind(dev, RT_LAUNCH_AIV, 2, kernel, &rd, &err), CS_OK); /* block 1: reads */
+  assert_int_equal(rt_device_run(dev, NULL, &err), CS_OK);
+  assert_int_equal(rt_device_result(dev)->hazard_count, 0);
+  rt_device_destroy(dev);
+}
+
 /* The runtime refuses what Ascend's modes do not mean. */
 static void misuse(rt_ctx *ctx, void *arg) {
   (void)arg;
@@ -350,6 +377,7 @@ int main(void) {
       cmocka_unit_test(test_xcore_sync_all),
       cmocka_unit_test(test_xcore_race_through_gm),
       cmocka_unit_test(test_xcore_order_through_rounds_and_sync_all),
+      cmocka_unit_test(test_xcore_launches_are_ordered),
       cmocka_unit_test(test_xcore_runtime_refuses_modes_out_of_place),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
