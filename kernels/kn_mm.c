@@ -8,8 +8,10 @@
 
 #include "base/cs_host.h"
 #include "isa/isa_fixpipe.h"
+#include "isa/isa_fparith.h"
 #include "isa/isa_mmad.h"
 #include "isa/isa_num.h"
+#include "isa/isa_vmath.h"
 #include "runtime/rt_intrin.h"
 #include "runtime/rt_vec.h"
 
@@ -588,6 +590,24 @@ cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err) {
 }
 
 /* ---- the host reference ----------------------------------------------------------------- */
+
+/* One fp32 GELU step by step as rt_gelu computes it (docs/ISA.md: fp32 arithmetic rounded to
+ * nearest even, Exp correctly rounded with subnormal results flushed to +0, scalars rounded to
+ * fp32). */
+float kn_gelu_f32(float x) {
+  float t = isa_f32_mul(x, x);
+  t = isa_f32_mul(t, x);
+  t = isa_f32_mul(t, (float)0.044715);
+  t = isa_f32_add(x, t);
+  t = isa_f32_mul(t, (float)-1.595769);
+  uint32_t e = isa_vmath_exp((double)t, ISA_FLOAT_FP32);
+  if ((e & 0x7F800000u) == 0) e &= 0x80000000u; /* flush a subnormal result */
+  float ef;
+  memcpy(&ef, &e, sizeof ef);
+  t = isa_f32_add(ef, 1.0f);
+  return isa_f32_div(x, t);
+}
+
 
 /* Element (r, c) of a stored matrix in device form, as a double (ints exact, floats exact). */
 static double elem(const void *base, isa_dtype t, uint64_t idx) {

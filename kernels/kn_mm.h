@@ -94,8 +94,8 @@ unsigned kn_mm_model_budget(const rt_tiling_choice *c, unsigned n);
  * wrap, the documented fp32 block order, the fixpipe's element rule, the epilogue's RNE). */
 cs_status kn_mm_reference(const kn_mm_job *job, const sim_config *cfg, void *c, cs_err *err);
 
-/* One fp32 GELU as rt_gelu computes it (kernels/kn_vec_ops.c): the host reference of the gelu
- * and matmul_gelu operators. */
+/* One fp32 GELU as rt_gelu computes it: the host reference of the gelu and matmul_gelu
+ * operators. */
 float kn_gelu_f32(float x);
 
 /* Bytes of one element of the job's output in device form. */

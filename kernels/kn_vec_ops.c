@@ -14,7 +14,6 @@
 
 #include "isa/isa_fparith.h"
 #include "isa/isa_num.h"
-#include "isa/isa_vmath.h"
 #include "kernels/kn_mm.h"
 #include "kernels/kn_op.h"
 #include "runtime/rt_host.h"
@@ -169,23 +168,6 @@ static cs_status vec_run(kn_ctx *ctx, vop op, cs_err *err) {
   if ((st = kn_output_alloc(ctx, zn, j.dt, x->ndim, x->shape, &out, err)) != CS_OK) return st;
   if (kn_ctx_has_data(ctx)) return rt_gm_read(dev, j.z, out->data, err);
   return CS_OK;
-}
-
-/* One fp32 GELU step by step as rt_gelu computes it (docs/ISA.md: fp32 arithmetic rounded to
- * nearest even, Exp correctly rounded with subnormal results flushed to +0, scalars rounded to
- * fp32). */
-float kn_gelu_f32(float x) {
-  float t = isa_f32_mul(x, x);
-  t = isa_f32_mul(t, x);
-  t = isa_f32_mul(t, (float)0.044715);
-  t = isa_f32_add(x, t);
-  t = isa_f32_mul(t, (float)-1.595769);
-  uint32_t e = isa_vmath_exp((double)t, ISA_FLOAT_FP32);
-  if ((e & 0x7F800000u) == 0) e &= 0x80000000u; /* flush a subnormal result */
-  float ef;
-  memcpy(&ef, &e, sizeof ef);
-  t = isa_f32_add(ef, 1.0f);
-  return isa_f32_div(x, t);
 }
 
 static cs_status vec_reference(kn_ctx *ctx, vop op, cs_err *err) {

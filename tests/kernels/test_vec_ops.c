@@ -258,18 +258,6 @@ static void test_vec_ops_matmul_gelu_seeded_bugs(void **state) {
   }
 }
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = calloc(1, (size_t)n + 1);
-  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-  return buf;
-}
-
 /* A MIX run's trace: the AIC's FIXP track starts an arrow that ends on each of its AIVs' MTE2
  * tracks (pid 1: core 0; pids 5 and 6: AIV 0.0 and 0.1 on a 4-AI-core chip). */
 static void test_vec_ops_matmul_gelu_trace_arrows(void **state) {
@@ -293,7 +281,7 @@ static void test_vec_ops_matmul_gelu_trace_arrows(void **state) {
   assert_int_equal(kn_ctx_run(ctx, &err), CS_OK);
   kn_ctx_destroy(ctx);
   assert_int_equal(sim_trace_close(t, true, &err), CS_OK);
-  char *text = slurp(path);
+  char *text = tf_read(path, NULL);
   assert_non_null(strstr(text, "\"args\":{\"name\":\"AIV 0.1\"}"));
   /* an arrow starting on core 0's FIXP track (tid 105) and ending on AIV 0.0's MTE2 (pid 5, tid 502) */
   const char *s = strstr(text, "{\"ph\":\"s\",\"pid\":1,\"tid\":105,");

@@ -226,18 +226,6 @@ static void test_rt_mix_aiv_lacks_the_cube_side(void **state) {
   rt_device_destroy(dev);
 }
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = calloc(1, (size_t)n + 1);
-  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-  return buf;
-}
-
 /* A MIX run's JSON trace names the AIVs' processes and gives them their four tracks only. */
 static void test_rt_mix_trace_has_aiv_processes(void **state) {
   (void)state;
@@ -254,7 +242,7 @@ static void test_rt_mix_trace_has_aiv_processes(void **state) {
   sim_run_options o = {.trace = t};
   assert_int_equal(rt_device_run(dev, &o, &err), CS_OK);
   assert_int_equal(sim_trace_close(t, true, &err), CS_OK);
-  char *text = slurp(path);
+  char *text = tf_read(path, NULL);
   assert_non_null(strstr(text, "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"core 0\"}}"));
   assert_non_null(strstr(text, "{\"ph\":\"M\",\"pid\":2,\"tid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"AIV 0.0\"}}"));
   assert_non_null(strstr(text, "{\"ph\":\"M\",\"pid\":3,\"tid\":3,\"name\":\"process_name\",\"args\":{\"name\":\"AIV 0.1\"}}"));
