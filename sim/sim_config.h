@@ -309,12 +309,12 @@
   X(aiv, kernel_init_cycles, U64, 2000, 0, 100000000, ANY, "cycles", ASSUMED,                 \
     "not published; taken equal to the cube core's scalar.kernel_init_cycles",               \
     "scalar work at the entry of each AIV's kernel before its first instruction")            \
-  X(aiv, mte2_outstanding_bytes, U64, 29700, 1, 1073741824, ANY, "bytes", ASSUMED,           \
+  X(aiv, mte2_outstanding_bytes, U64, 8910, 1, 1073741824, ANY, "bytes", ASSUMED,           \
     "not published; taken equal to the cube core's mte2.outstanding_bytes (the same DMA engine). " \
     "Huawei's CATLASS tiling model assumes 30 GB/s for one AIV; the add sample's one-AIV case "    \
     "moves 58 GB/s with one buffer",                                                         \
     "bytes of reads an AIV's MTE2 keeps in flight (its other costs are the mte2 section's)") \
-  X(aiv, mte3_outstanding_bytes, U64, 29700, 1, 1073741824, ANY, "bytes", ASSUMED,           \
+  X(aiv, mte3_outstanding_bytes, U64, 8910, 1, 1073741824, ANY, "bytes", ASSUMED,           \
     "not published; taken equal to aiv.mte2_outstanding_bytes",                              \
     "bytes of writes an AIV's MTE3 keeps in flight (its other costs are the mte3 section's)") \
   X(aiv, vector_bytes_per_cycle, U64, 256, 1, 65536, ANY, "B/cycle", DOC,                    \

@@ -140,7 +140,6 @@ static void test_rt_mix_aiv_runs_with_its_own_entry(void **state) {
   (void)state;
   sim_config c;
   sb_round_config(&c, 2);
-  sb_neutral_costs(&c);
   c.aiv_kernel_init_cycles = 7;
   c.aiv_mte2_outstanding_bytes = c.mte2_outstanding_bytes;
   c.aiv_mte3_outstanding_bytes = c.mte3_outstanding_bytes;
@@ -183,7 +182,6 @@ static void test_rt_mix_aiv_vector_width(void **state) {
   (void)state;
   sim_config c;
   sb_round_config(&c, 1);
-  sb_neutral_costs(&c);
   c.aiv_kernel_init_cycles = 0;
   c.aiv_vector_bytes_per_cycle = 128;
   for (int kind = 0; kind < 2; kind++) {

@@ -161,7 +161,6 @@ static run launch_with(int scenario, rt_launch_mode mode, unsigned blocks, unsig
 static sim_config round_config(void) {
   sim_config c;
   sb_round_config(&c, 2);
-  sb_neutral_costs(&c);
   c.aiv_kernel_init_cycles = 0;
   c.aiv_mte2_outstanding_bytes = c.mte2_outstanding_bytes;
   c.aiv_cross_flag_cycles = LAT;
