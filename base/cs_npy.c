@@ -390,7 +390,11 @@ static cs_status read_open(FILE *f, const char *path, uint64_t max_data_bytes, c
                       hlen, NPY_MAX_HEADER_BYTES);
   char *text = malloc(hlen + 1);
   if (!text) return cs_err_set(err, CS_ENOMEM, "%s: no host memory for its header", path);
-  size_t have = got - pre; /* of the header, already read with the preamble */
+  /* what the preamble's read already took of the header: the 12 bytes of a 2.0 preamble hold
+   * two bytes after a 1.0 one, more than a header of 0 or 1 bytes (never a valid dict: refused
+   * below) */
+  size_t have = got > pre ? got - pre : 0;
+  if (have > hlen) have = hlen;
   memcpy(text, first + pre, have);
   have += read_some(f, text + have, hlen - have);
   header h;
