@@ -66,6 +66,9 @@ struct sim_trace {
 /* Remembers the first failed write (rc < 0); later writes are skipped cheaply by stdio's error
  * flag. */
 void sim_trace_note(sim_trace *t, int rc);
+/* Remembers that part of the trace could not be built for lack of host memory (the trace then
+ * fails as a host resource: exit 3). */
+void sim_trace_note_nomem(sim_trace *t);
 bool sim_trace_core_kept(const sim_trace *t, unsigned core);
 
 #endif
