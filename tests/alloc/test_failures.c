@@ -55,30 +55,33 @@ typedef struct af_state {
 } af_state;
 static af_state af;
 
-#define AF_SET_BYTES (1u << 20) /* entries of the live set (a power of 2) */
+#define AF_SET_BITS 17
+#define AF_SET_ENTRIES (1u << AF_SET_BITS) /* room in the live set */
 #define AF_EMPTY ((uintptr_t)0)
 #define AF_GONE ((uintptr_t)1)
-static uintptr_t af_set[AF_SET_BYTES];
+static uintptr_t af_set[AF_SET_ENTRIES];
 
-static size_t af_slot(uintptr_t p) { return (size_t)((p >> 4) * 0x9E3779B97F4A7C15ull) & (AF_SET_BYTES - 1); }
+/* Fibonacci hashing: the top bits of the product. */
+static size_t af_slot(uintptr_t p) { return (size_t)(((uint64_t)p * 0x9E3779B97F4A7C15ull) >> (64 - AF_SET_BITS)); }
 
 static void af_keep(const void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
-  for (size_t i = af_slot(p), k = 0; k < AF_SET_BYTES; i = (i + 1) & (AF_SET_BYTES - 1), k++)
+  for (size_t i = af_slot(p), k = 0; k < AF_SET_ENTRIES; i = (i + 1) & (AF_SET_ENTRIES - 1), k++)
     if (af_set[i] == AF_EMPTY || af_set[i] == AF_GONE) {
       af_set[i] = p;
       af.live++;
       return;
     }
-  abort(); /* more live blocks than the set holds */
+  fputs("test_failures: more live blocks than the set holds (AF_SET_BITS)\n", stderr);
+  abort();
 }
 
 /* Forgets ptr if it is kept (a block from before the path was armed is not). */
 static void af_drop(const void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
   if (!p || !af.live) return;
-  for (size_t i = af_slot(p), k = 0; k < AF_SET_BYTES && af_set[i] != AF_EMPTY;
-       i = (i + 1) & (AF_SET_BYTES - 1), k++)
+  for (size_t i = af_slot(p), k = 0; k < AF_SET_ENTRIES && af_set[i] != AF_EMPTY;
+       i = (i + 1) & (AF_SET_ENTRIES - 1), k++)
     if (af_set[i] == p) {
       af_set[i] = AF_GONE;
       af.live--;
@@ -516,7 +519,7 @@ static void json_read(const af_path *p, unsigned long n, af_outcome *o) {
   cs_status st = rt_tiling_read_json(text, len, "a1_c5.json", &t, &found, NULL, 0, &err);
   if (st == CS_OK) {
     cs_jdoc *doc = cs_jparse_file(fx_run, &je);
-    if (!doc) st = cs_err_set(&err, CS_ENOMEM, "%s", je.msg);
+    if (!doc) st = cs_err_set(&err, je.status, "%s", je.msg);
     cs_jfree(doc);
   }
   af_disarm();
