@@ -15,7 +15,7 @@ cs_status cs_file_read(const char *path, const char *what, uint64_t max_bytes, c
   *text = NULL;
   *len = 0;
   FILE *f = fopen(path, "rb");
-  if (!f) return cs_err_set(err, CS_EIO, "%s: cannot open: %s", path, strerror(errno));
+  if (!f) return cs_err_set(err, cs_errno_status(errno, CS_EIO), "%s: cannot open: %s", path, strerror(errno));
   char cap_text[32];
   cs_bytes_text(max_bytes, cap_text, sizeof cap_text);
   struct stat st;

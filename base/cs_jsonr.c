@@ -99,6 +99,7 @@ static bool fail(parser *p, size_t at, const char *fmt, ...) {
     }
     p->err->line = line;
     p->err->column = col;
+    p->err->status = CS_EFORMAT;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(p->err->msg, sizeof p->err->msg, fmt, ap);
@@ -107,7 +108,12 @@ static bool fail(parser *p, size_t at, const char *fmt, ...) {
   return false;
 }
 
-static bool oom(parser *p) { return fail(p, p->pos, "out of host memory"); }
+static bool oom(parser *p) {
+  bool first = !p->failed;
+  fail(p, p->pos, "no host memory");
+  if (first && p->err) p->err->status = CS_ENOMEM;
+  return false;
+}
 
 static void skip_ws(parser *p) {
   while (p->pos < p->len) {
@@ -528,6 +534,7 @@ cs_jdoc *cs_jparse_file(const char *path, cs_jerror *err) {
   if (cs_file_read(path, "a JSON document", CS_FILE_JSON_MAX_BYTES, &buf, &n, &e) != CS_OK) {
     if (err) {
       err->line = err->column = 1;
+      err->status = e.code;
       snprintf(err->msg, sizeof err->msg, "%.*s", (int)sizeof err->msg - 1, e.msg);
     }
     return NULL;

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/cs_status.h"
+
 typedef enum cs_jtype { CS_JNULL, CS_JBOOL, CS_JNUMBER, CS_JSTRING, CS_JARRAY, CS_JOBJECT } cs_jtype;
 
 typedef struct cs_jvalue cs_jvalue;
@@ -32,6 +34,7 @@ typedef struct cs_jerror {
   size_t offset;
   unsigned line, column;
   char msg[200];
+  cs_status status; /* CS_EFORMAT: the text; CS_ENOMEM: no host memory; CS_EIO..: the file */
 } cs_jerror;
 
 /* Parses len bytes of text. NULL on failure (err, if non-NULL, says where and why). */

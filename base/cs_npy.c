@@ -364,7 +364,7 @@ cs_status cs_npy_parse(const void *bytes, size_t n_bytes, const char *name, cs_n
   if (st != CS_OK) return st;
   void *data = malloc(h.data_bytes ? h.data_bytes : 1);
   if (!data)
-    return cs_err_set(err, CS_ENOMEM, "%s: out of memory for %zu bytes of data", name,
+    return cs_err_set(err, CS_ENOMEM, "%s: no host memory for %zu bytes of data", name,
                       h.data_bytes);
   if (h.data_bytes) memcpy(data, (const unsigned char *)bytes + h.data_offset, h.data_bytes);
   fill(out, &h, data);
@@ -390,7 +390,11 @@ static cs_status read_open(FILE *f, const char *path, uint64_t max_data_bytes, c
                       hlen, NPY_MAX_HEADER_BYTES);
   char *text = malloc(hlen + 1);
   if (!text) return cs_err_set(err, CS_ENOMEM, "%s: no host memory for its header", path);
-  size_t have = got - pre; /* of the header, already read with the preamble */
+  /* what the preamble's read already took of the header: the 12 bytes of a 2.0 preamble hold
+   * two bytes after a 1.0 one, more than a header of 0 or 1 bytes (never a valid dict: refused
+   * below) */
+  size_t have = got > pre ? got - pre : 0;
+  if (have > hlen) have = hlen;
   memcpy(text, first + pre, have);
   have += read_some(f, text + have, hlen - have);
   header h;
@@ -410,7 +414,7 @@ static cs_status read_open(FILE *f, const char *path, uint64_t max_data_bytes, c
                       size_text, max_text);
   }
   void *data = malloc(h.data_bytes ? h.data_bytes : 1);
-  if (!data) return cs_err_set(err, CS_ENOMEM, "%s: out of memory for %zu bytes of data", path, h.data_bytes);
+  if (!data) return cs_err_set(err, CS_ENOMEM, "%s: no host memory for %zu bytes of data", path, h.data_bytes);
   size_t n = read_some(f, data, h.data_bytes);
   if (ferror(f)) st = cs_err_set(err, CS_EIO, "%s: read error: %s", path, strerror(errno));
   else if (n < h.data_bytes) st = check_data_size(path, &h, n, err);
@@ -428,7 +432,7 @@ static cs_status read_open(FILE *f, const char *path, uint64_t max_data_bytes, c
 cs_status cs_npy_read_max(const char *path, uint64_t max_data_bytes, cs_npy *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   FILE *f = fopen(path, "rb");
-  if (!f) return cs_err_set(err, CS_EIO, "%s: cannot open: %s", path, strerror(errno));
+  if (!f) return cs_err_set(err, cs_errno_status(errno, CS_EIO), "%s: cannot open: %s", path, strerror(errno));
   cs_status st = read_open(f, path, max_data_bytes, out, err);
   fclose(f);
   return st;
@@ -463,7 +467,7 @@ static cs_status build_header(cs_npy_dtype dtype, int ndim, const size_t *shape,
     total = (pre + used + 1 + NPY_ALIGN_BYTES - 1) / NPY_ALIGN_BYTES * NPY_ALIGN_BYTES;
   }
   unsigned char *b = malloc(total);
-  if (!b) return cs_err_set(err, CS_ENOMEM, "out of memory for a %zu-byte .npy header", total);
+  if (!b) return cs_err_set(err, CS_ENOMEM, "no host memory for a %zu-byte .npy header", total);
   size_t hlen = total - pre;
   memcpy(b, npy_magic, sizeof npy_magic);
   b[6] = pre == NPY_PREAMBLE_V1_BYTES ? 1 : 2;

@@ -15,6 +15,7 @@
 #define OUT_MAX_LINK_HOPS 40
 /* Fresh temporary names tried before giving up (each taken one is skipped, never opened). */
 #define OUT_MAX_NAME_TRIES 1000
+#define BACKUP_SUFFIX_BYTES 64 /* ".PID-N.old" and its NUL */
 
 struct cs_out {
   cs_out_set *set;
@@ -23,7 +24,11 @@ struct cs_out {
   char *label;     /* what messages start with: "WHAT PATH", or "PATH" when what is empty */
   char *target;    /* symlinks resolved */
   char *temp;      /* regular target: the temporary file while it exists under that name */
-  char *backup;    /* during commit: a hard link to the old target, for putting it back */
+  char *dir;       /* regular target: its directory (fsync'd after the rename) */
+  char *backup;    /* existing regular target: room for the name of a hard link to it, made
+                    * during the commit for putting it back (allocated before: the commit
+                    * allocates nothing, so it cannot lose that link to a lack of memory) */
+  bool backed_up;  /* during commit: the link exists */
   bool special;    /* written in place */
   int alias_fd;    /* >= 0: the process's own descriptor (/dev/stdout, /dev/fd/N) */
   bool existed;    /* regular target: there was a file to replace */
@@ -195,6 +200,7 @@ static void free_out(cs_out *o) {
   free(o->path);
   free(o->label);
   free(o->target);
+  free(o->dir);
   free(o->backup);
   free(o);
 }
@@ -231,7 +237,8 @@ static cs_status check_dir(cs_out *o, cs_err *err) {
     o->dir_dev = st.st_dev;
     o->dir_ino = st.st_ino;
   }
-  free(dir);
+  if (r == CS_OK) o->dir = dir;
+  else free(dir);
   return r;
 }
 
@@ -239,11 +246,12 @@ static cs_status check_dir(cs_out *o, cs_err *err) {
  * when the target's name is too long to extend. O_EXCL|O_NOFOLLOW: a name that is taken (by a
  * file, or a symlink planted there) is skipped, never opened. */
 static cs_status create_temp(cs_out *o, const struct stat *old, cs_err *err) {
-  char *dir = dir_of(o->target);
+  const char *dir = o->dir;
   size_t n = strlen(o->target) + 64;
-  char *name = dir ? malloc(n) : NULL;
-  if (!name) {
-    free(dir);
+  char *name = malloc(n);
+  if (old && name) o->backup = malloc(strlen(o->target) + BACKUP_SUFFIX_BYTES);
+  if (!name || (old && !o->backup)) {
+    free(name);
     return cs_err_set(err, CS_ENOMEM, "%s: no host memory", o->label);
   }
   mode_t mode = old ? old->st_mode & 07777 : 0666;
@@ -270,7 +278,6 @@ static cs_status create_temp(cs_out *o, const struct stat *old, cs_err *err) {
     refused = true;
   }
   restore_signals(o->set, &sigs);
-  free(dir);
   if (fd < 0) {
     cs_status r = refused ? cs_err_set(err, CS_EINVAL, "%s: too many outputs at once", o->label)
                           : cs_err_set(err, CS_EIO, "%s: cannot create the temporary file %s: %s",
@@ -378,7 +385,7 @@ cs_status cs_out_stream(cs_out *o, FILE **f, cs_err *err) {
       if (o->alias_fd >= 0) o->fd = fcntl(o->alias_fd, F_DUPFD_CLOEXEC, 3);
       else o->fd = open(o->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
       if (o->fd < 0)
-        return cs_err_set(err, CS_EIO, "%s: cannot open: %s", o->label, strerror(errno));
+        return cs_err_set(err, cs_errno_status(errno, CS_EIO), "%s: cannot open: %s", o->label, strerror(errno));
     }
     o->f = fdopen(o->fd, "wb");
     if (!o->f) return cs_err_set(err, CS_ENOMEM, "%s: no host memory", o->label);
@@ -418,18 +425,15 @@ static cs_status finish(cs_out *o, cs_err *err) {
 /* A hard link to an existing target, so the rename over it can be undone ("TARGET.PID-N.old").
  * Without one (a file system without hard links) the rename is done all the same. */
 static void make_backup(cs_out *o) {
-  size_t n = strlen(o->target) + 64;
-  char *name = malloc(n);
-  if (!name) return;
+  size_t n = strlen(o->target) + BACKUP_SUFFIX_BYTES;
   for (int tries = 0; tries < OUT_MAX_NAME_TRIES; tries++) {
-    snprintf(name, n, "%s.%ld-%u.old", o->target, (long)getpid(), o->set->next_name++);
-    if (link(o->target, name) == 0) {
-      o->backup = name;
+    snprintf(o->backup, n, "%s.%ld-%u.old", o->target, (long)getpid(), o->set->next_name++);
+    if (link(o->target, o->backup) == 0) {
+      o->backed_up = true;
       return;
     }
     if (errno != EEXIST) break;
   }
-  free(name);
 }
 
 /* Puts back the targets renamed so far: the old content from its link, or no file at all. */
@@ -437,11 +441,10 @@ static void roll_back(cs_out_set *s) {
   for (size_t i = 0; i < s->n; i++) {
     cs_out *o = s->outs[i];
     if (!o->renamed) continue;
-    if (o->backup) {
+    if (o->backed_up) {
       /* should putting it back fail, the link stays on disk: the old content is not lost */
       (void)rename(o->backup, o->target);
-      free(o->backup);
-      o->backup = NULL;
+      o->backed_up = false;
     } else if (!o->existed) {
       unlink(o->target);
     }
@@ -449,15 +452,12 @@ static void roll_back(cs_out_set *s) {
   }
 }
 
-static void sync_dir_of(const char *path) {
-  char *dir = dir_of(path);
-  if (!dir) return;
+static void sync_dir(const char *dir) {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd >= 0) {
     (void)fsync(fd); /* durability only: the renames are done and cannot fail any more */
     close(fd);
   }
-  free(dir);
 }
 
 cs_status cs_out_set_commit(cs_out_set *s, cs_err *err) {
@@ -497,15 +497,14 @@ cs_status cs_out_set_commit(cs_out_set *s, cs_err *err) {
   if (r != CS_OK) roll_back(s);
   for (size_t i = 0; i < s->n; i++) {
     cs_out *o = s->outs[i];
-    if (o->backup) unlink(o->backup);
-    free(o->backup);
-    o->backup = NULL;
+    if (o->backed_up) unlink(o->backup);
+    o->backed_up = false;
   }
   restore_signals(s, &sigs);
   for (size_t i = 0; i < s->n; i++) remove_temp(s->outs[i]);
   if (r == CS_OK)
     for (size_t i = 0; i < s->n; i++)
-      if (s->outs[i]->renamed) sync_dir_of(s->outs[i]->target);
+      if (s->outs[i]->renamed) sync_dir(s->outs[i]->dir);
   return r;
 }
 

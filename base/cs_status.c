@@ -1,6 +1,7 @@
 /* cs_status — status names, exit codes and the error record. */
 #include "base/cs_status.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,3 +67,5 @@ void cs_err_clear(cs_err *err) {
 }
 
 const char *cs_version(void) { return CUBESIM_VERSION; }
+
+cs_status cs_errno_status(int e, cs_status otherwise) { return e == ENOMEM ? CS_ENOMEM : otherwise; }

@@ -50,6 +50,9 @@ cs_status cs_err_set(cs_err *err, cs_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Prefixes the message already in err with "prefix: " (for adding the file or operand). */
 void cs_err_prefix(cs_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The status of a system call that failed with errno e: CS_ENOMEM when e is ENOMEM (the host ran
+ * out of memory: exit 3, whatever the call was), otherwise `otherwise` (CS_EIO, usually). */
+cs_status cs_errno_status(int e, cs_status otherwise);
 /* Clears err to CS_OK with an empty message. */
 void cs_err_clear(cs_err *err);
 

@@ -244,7 +244,7 @@ cs_status cs_yaml_load_string(const char *text, size_t len, const char *name, cs
 cs_status cs_yaml_load_file(const char *path, cs_ydoc **out, cs_err *err) {
   *out = NULL;
   FILE *f = fopen(path, "rb");
-  if (!f) return cs_err_set(err, CS_EIO, "%s: cannot open: %s", path, strerror(errno));
+  if (!f) return cs_err_set(err, cs_errno_status(errno, CS_EIO), "%s: cannot open: %s", path, strerror(errno));
   size_t cap = 1 << 16, len = 0;
   char *buf = malloc(cap);
   cs_status st = CS_OK;

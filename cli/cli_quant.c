@@ -664,7 +664,7 @@ static int pack_files(cli_io *io, const pack_args *a, const isa_qw_pack_opts *o)
   words = malloc((n ? n : 1) * sizeof *words);
   details = malloc((n ? n : 1) * sizeof *details);
   if (!words || !details) {
-    cs_err_set(&e, CS_ENOMEM, "out of memory for %zu channels", n);
+    cs_err_set(&e, CS_ENOMEM, "no host memory for %zu channels", n);
     goto fail;
   }
   if (isa_qw_pack_array(scales.data, n, off, n_off, o, words, details, &e) != CS_OK) {

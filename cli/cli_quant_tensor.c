@@ -879,7 +879,7 @@ int cli_quant_diff(cli_io *io, int argc, char **argv) {
   }
   if (st == CS_OK) {
     per = malloc(wa.count * sizeof *per);
-    if (!per) st = cs_err_set(&e, CS_ENOMEM, "out of memory for %zu channels", wa.count);
+    if (!per) st = cs_err_set(&e, CS_ENOMEM, "no host memory for %zu channels", wa.count);
   }
   isa_qw_diff d;
   if (st == CS_OK) st = isa_qw_diff_words(words_of(&wa), words_of(&wb), wa.count, lo, hi, per,

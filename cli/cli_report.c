@@ -26,11 +26,15 @@ static const char report_usage[] =
 cs_status cli_read_run_json(const char *path, cs_jdoc **doc, cs_err *err) {
   *doc = NULL;
   FILE *probe = fopen(path, "rb");
-  if (!probe) return cs_err_set(err, CS_EIO, "%s: cannot open it: %s", path, strerror(errno));
+  if (!probe) return cs_err_set(err, cs_errno_status(errno, CS_EIO), "%s: cannot open it: %s", path, strerror(errno));
   fclose(probe);
   cs_jerror je;
   *doc = cs_jparse_file(path, &je);
   if (*doc) return CS_OK;
+  if (je.status != CS_EFORMAT) { /* host memory, or the file (whose message names it) */
+    bool named = strncmp(je.msg, path, strlen(path)) == 0;
+    return cs_err_set(err, je.status, "%s%s%s", named ? "" : path, named ? "" : ": ", je.msg);
+  }
   return cs_err_set(err, CS_EFORMAT, "%s:%u:%u: %s", path, je.line, je.column, je.msg);
 }
 

@@ -147,7 +147,7 @@ typedef struct tiling_attrs {
 static cs_status read_tiling_file(const char *path, tiling_attrs *out, char *ignored, size_t ignored_bytes, cs_err *err) {
   memset(out, 0, sizeof *out);
   FILE *f = fopen(path, "rb");
-  if (!f) return cs_err_set(err, CS_EIO, "--tiling %s: cannot open it", path);
+  if (!f) return cs_err_set(err, cs_errno_status(errno, CS_EIO), "--tiling %s: cannot open it: %s", path, strerror(errno));
   char buf[65536];
   size_t len = fread(buf, 1, sizeof buf, f);
   bool more = len == sizeof buf && fgetc(f) != EOF, bad = ferror(f) != 0;
@@ -430,7 +430,8 @@ static cs_status write_json_and_report(run_outputs *ro, const run_args *a, const
   if (st == CS_OK && ro->report && (st = cs_out_stream(ro->report, &f, err)) == CS_OK) {
     cs_jerror je;
     cs_jdoc *doc = cs_jparse(text, len, &je);
-    if (!doc) st = cs_err_set(err, CS_EINTERNAL, "--report: the run's own JSON does not parse: %s", je.msg);
+    if (!doc && je.status == CS_ENOMEM) st = cs_err_set(err, CS_ENOMEM, "--report: no host memory to read the run's JSON");
+    else if (!doc) st = cs_err_set(err, CS_EINTERNAL, "--report: the run's own JSON does not parse: %s", je.msg);
     else st = trc_report_html(cs_jroot(doc), f, err);
     cs_jfree(doc);
   }

@@ -176,7 +176,9 @@ cs_status rt_tiling_read_json(const char *text, size_t len, const char *where, r
   *found = 0;
   cs_jerror je;
   cs_jdoc *doc = cs_jparse(text, len, &je);
-  if (!doc) return cs_err_set(err, CS_EINVAL, "%s:%u:%u: %s", where, je.line, je.column, je.msg);
+  if (!doc)
+    return cs_err_set(err, je.status == CS_ENOMEM ? CS_ENOMEM : CS_EINVAL, "%s:%u:%u: %s", where, je.line, je.column,
+                      je.msg);
   const cs_jvalue *root = cs_jroot(doc);
   cs_status st = CS_OK;
   if (!cs_jis(root, CS_JOBJECT))

@@ -656,7 +656,7 @@ static cs_status syntax_error(loader *ld) {
   const char *problem = ps->problem ? ps->problem : "unknown problem";
   switch (ps->error) {
     case YAML_MEMORY_ERROR:
-      return cs_err_set(ld->err, CS_ENOMEM, "%s: out of memory while reading YAML", ld->name);
+      return cs_err_set(ld->err, CS_ENOMEM, "%s: no host memory while reading YAML", ld->name);
     case YAML_READER_ERROR:
       if (ps->problem_value >= 0)
         return fail_at(ld, mark_of_offset(ld, ps->problem_offset), CS_EFORMAT,
@@ -876,7 +876,7 @@ static cs_status check_syntax(loader *ld) {
   if (st != CS_OK) return st;
   yaml_parser_t *ps = &ld->parser;
   if (!yaml_parser_initialize(ps))
-    return cs_err_set(ld->err, CS_ENOMEM, "%s: out of memory", ld->name);
+    return cs_err_set(ld->err, CS_ENOMEM, "%s: no host memory", ld->name);
   yaml_parser_set_input_string(ps, (const unsigned char *)ld->text, ld->len);
   unsigned depth = 0;
   for (;;) {
@@ -900,7 +900,7 @@ static cs_status check_syntax(loader *ld) {
 cs_status sim_config_load_string(sim_config *c, const char *text, size_t len, const char *name,
                                  cs_err *err) {
   loader *ld = calloc(1, sizeof *ld);
-  if (!ld) return cs_err_set(err, CS_ENOMEM, "%s: out of memory", name ? name : "<string>");
+  if (!ld) return cs_err_set(err, CS_ENOMEM, "%s: no host memory", name ? name : "<string>");
   ld->name = name ? name : "<string>";
   ld->text = text ? text : "";
   ld->len = text ? len : 0;
@@ -913,7 +913,7 @@ cs_status sim_config_load_string(sim_config *c, const char *text, size_t len, co
       st = load_stream(ld);
       yaml_parser_delete(&ld->parser);
     } else {
-      st = cs_err_set(err, CS_ENOMEM, "%s: out of memory", ld->name);
+      st = cs_err_set(err, CS_ENOMEM, "%s: no host memory", ld->name);
     }
   }
   if (st == CS_OK) st = check_file_relations(ld);

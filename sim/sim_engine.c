@@ -1486,6 +1486,7 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   if (!res->stats.core) return cs_err_set(err, CS_ENOMEM, "no host memory for statistics");
   sim_trace *trace = opt ? opt->trace : NULL;
   engine e;
+  memset(&e, 0, sizeof e); /* engine_free's, should the check fail before engine_init */
   cs_status st = check_happens_before(s, res, err);
   if (st == CS_OK) st = engine_init(&e, s, res, trace, err);
   e.observer = opt ? opt->observer : NULL;

@@ -133,6 +133,10 @@ void sim_trace_note(sim_trace *t, int rc) {
   if (rc < 0 && !t->write_errno) t->write_errno = errno ? errno : EIO;
 }
 
+void sim_trace_note_nomem(sim_trace *t) {
+  if (!t->write_errno) t->write_errno = ENOMEM;
+}
+
 bool sim_trace_core_kept(const sim_trace *t, unsigned core) {
   return core < SIM_TRACE_MAX_CORES && (t->opt.cores[core / 64] >> (core % 64) & 1u);
 }
@@ -278,7 +282,7 @@ cs_status sim_trace_close(sim_trace *t, bool keep, cs_err *err) {
   if (cs_out_check(t->out, &e) != CS_OK) sim_trace_note(t, -1);
   cs_status st = CS_OK;
   if (t->write_errno)
-    st = cs_err_set(err, CS_EIO, "%s %s: write failed: %s; no trace was kept", cs_out_what(t->out),
+    st = cs_err_set(err, cs_errno_status(t->write_errno, CS_EIO), "%s %s: write failed: %s; no trace was kept", cs_out_what(t->out),
                     cs_out_path(t->out), strerror(t->write_errno));
   else if (keep && t->own)
     st = cs_out_set_commit(t->own, err);

@@ -67,6 +67,9 @@ struct sim_trace {
 /* Remembers the first failed write (rc < 0); later writes are skipped cheaply by stdio's error
  * flag. */
 void sim_trace_note(sim_trace *t, int rc);
+/* Remembers that part of the trace could not be built for lack of host memory (the trace then
+ * fails as a host resource: exit 3). */
+void sim_trace_note_nomem(sim_trace *t);
 bool sim_trace_core_kept(const sim_trace *t, unsigned core);
 /* The process name of a core: "core 3" for a cube core, "AIV 3.1" for sub-block 1 of AI core 3. */
 void sim_trace_core_name(const sim_trace *t, unsigned core, char *out, size_t out_bytes);

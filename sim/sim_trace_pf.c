@@ -174,7 +174,7 @@ static size_t packet_open(sim_trace *t) { return cs_pb_open(&state(t)->out, TRAC
 static void emit(sim_trace *t, size_t mark) {
   pf_state *s = state(t);
   cs_pb_close(&s->out, mark);
-  if (s->out.oom) sim_trace_note(t, -1);
+  if (s->out.oom) sim_trace_note_nomem(t);
   if (s->out.len >= PF_FLUSH_BYTES || s->out.oom) flush_out(t);
 }
 
@@ -279,12 +279,15 @@ static void write_metadata(sim_trace *t, const sim_config *cfg) {
   char *json = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&json, &len); /* the whole configuration, as in the JSON trace */
+  bool ok = mem != NULL;
   if (mem) {
     cs_json j;
     cs_json_init(&j, mem, false);
     sim_config_write_json(cfg, &j);
-    if (fclose(mem) == 0 && json) annotate_str(b, "config", json);
+    ok = fclose(mem) == 0 && json;
   }
+  if (ok) annotate_str(b, "config", json);
+  else sim_trace_note_nomem(t); /* a trace without its configuration is not kept */
   free(json);
   cs_pb_close(b, te);
   emit(t, mark);
@@ -317,7 +320,7 @@ static void pf_begin(sim_trace *t, unsigned cores) {
   if (s->tracks) return;
   s->tracks = calloc((size_t)cores * ISA_PIPE_COUNT, sizeof *s->tracks);
   if (!s->tracks) {
-    sim_trace_note(t, -1);
+    sim_trace_note_nomem(t);
     return;
   }
   s->cores = cores;
@@ -473,7 +476,7 @@ static void pf_insn(sim_trace *t, const sim_trace_insn_event *e, const sim_trace
                     flow && flow->is_start};
   pf_point end = {e->busy_end, 0, e->insn->op, POINT_END, false};
   if (!hold(tr, begin) || (!instant && !hold(tr, end))) {
-    sim_trace_note(t, -1);
+    sim_trace_note_nomem(t);
     return;
   }
   while (tr->n > PF_REORDER) {

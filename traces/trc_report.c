@@ -110,37 +110,43 @@ static const char timeline_script[] =
     "document.getElementById('tl-fit').onclick=function(){x0=0;w=T;draw();};"
     "window.addEventListener('resize',axis);draw();})();";
 
-/* The tracks of the timeline, critical core first, then by core; within a core in pipe order. */
-static size_t ordered_tracks(const cs_jvalue *tracks, unsigned critical, const cs_jvalue ***out) {
+/* The tracks of the timeline into out (room for all), critical core first, then by core; within
+ * a core in pipe order. */
+static size_t ordered_tracks(const cs_jvalue *tracks, unsigned critical, const cs_jvalue **out) {
   size_t n = cs_jcount(tracks), k = 0;
-  *out = calloc(n ? n : 1, sizeof **out);
-  if (!*out) return 0;
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < n; i++) {
       uint64_t core = 0;
       cs_jget_u64(cs_jat(tracks, i), "core", &core);
-      if ((pass == 0) == (core == critical)) (*out)[k++] = cs_jat(tracks, i);
+      if ((pass == 0) == (core == critical)) out[k++] = cs_jat(tracks, i);
     }
   return k;
 }
 
-static void timeline(FILE *f, const cs_jvalue *run) {
-  fputs("<h2>Timeline</h2>\n", f);
+static cs_status timeline(FILE *f, const cs_jvalue *run, cs_err *err) {
   const cs_jvalue *tracks = cs_jget(run, "timeline.tracks");
-  if (!tracks || !cs_jcount(tracks)) {
+  size_t ntracks = cs_jcount(tracks);
+  const cs_jvalue **order = calloc(ntracks ? ntracks : 1, sizeof *order);
+  double *y = calloc(ntracks ? ntracks : 1, sizeof *y), h = 0; /* lane positions: a gap between cores */
+  if (!order || !y) {
+    free(order);
+    free(y);
+    return cs_err_set(err, CS_ENOMEM, "the report's timeline: no host memory for %zu tracks", ntracks);
+  }
+  fputs("<h2>Timeline</h2>\n", f);
+  if (!ntracks) {
     fputs("<p class=\"note\">No timeline in this run's JSON: run with --report, or --timeline with --json-file.</p>\n",
           f);
-    return;
+    free(order);
+    free(y);
+    return CS_OK;
   }
   unsigned critical = (unsigned)num(run, "critical_core");
   double total = num(run, "total_cycles"), mhz = num(run, "clock_mhz");
   if (total < 1) total = 1;
-  const cs_jvalue **order;
-  size_t n = ordered_tracks(tracks, critical, &order);
-  /* lane positions: a gap between cores */
-  double *y = calloc(n ? n : 1, sizeof *y), h = 0;
+  size_t n = ordered_tracks(tracks, critical, order);
   uint64_t prev = UINT64_MAX;
-  for (size_t i = 0; y && i < n; i++) {
+  for (size_t i = 0; i < n; i++) {
     uint64_t core = 0;
     cs_jget_u64(order[i], "core", &core);
     if (i && core != prev) h += CORE_GAP;
@@ -156,7 +162,7 @@ static void timeline(FILE *f, const cs_jvalue *run) {
           "<div style=\"display:flex\"><svg id=\"tl-labels\" width=\"%d\" height=\"%.0f\">\n",
           critical, LABEL_W, h + 34);
   prev = UINT64_MAX;
-  for (size_t i = 0; y && i < n; i++) {
+  for (size_t i = 0; i < n; i++) {
     uint64_t core = 0;
     cs_jget_u64(order[i], "core", &core);
     const char *pipe = cs_jget_string(order[i], "pipe");
@@ -172,7 +178,7 @@ static void timeline(FILE *f, const cs_jvalue *run) {
           "%.0f\" preserveAspectRatio=\"none\" data-total=\"%.0f\" data-mhz=\"%.0f\" data-h=\"%.0f\" "
           "style=\"display:block;background:#fafafa;cursor:grab\">\n",
           h, total, h, total, mhz, h);
-  for (size_t i = 0; y && i < n; i++) {
+  for (size_t i = 0; i < n; i++) {
     const cs_jvalue *spans = cs_jget(order[i], "spans");
     fprintf(f, "<g fill=\"%s\" class=\"lane\" data-pipe=\"", trc_html_pipe_color(cs_jget_string(order[i], "pipe")));
     trc_html_esc(f, cs_jget_string(order[i], "pipe"));
@@ -190,6 +196,7 @@ static void timeline(FILE *f, const cs_jvalue *run) {
   fputs("</svg><svg id=\"tl-axis\" width=\"100%\" height=\"34\"></svg></div></div>\n", f);
   free(y);
   free(order);
+  return CS_OK;
 }
 
 /* ---- pipes ------------------------------------------------------------------------------ */
@@ -527,7 +534,7 @@ cs_status trc_report_html(const cs_jvalue *run, FILE *f, cs_err *err) {
   trc_html_esc(f, cs_jget_string(run, "cubesim_version"));
   fputs("</div>\n", f);
   cards(f, run);
-  timeline(f, run);
+  if ((st = timeline(f, run, err)) != CS_OK) return st;
   pipes(f, run);
   per_core(f, run);
   roofline(f, run);

@@ -395,7 +395,7 @@ static void test_cli_run_tiling_file(void **state) {
   assert_string_equal(r.err, want_bad);
   assert_string_equal(r.out, "");
   cr_free(&r);
-  snprintf(missing, sizeof missing, "cubesim run: error: --tiling %s/none.json: cannot open it\n", t.dir);
+  snprintf(missing, sizeof missing, "cubesim run: error: --tiling %s/none.json: cannot open it: No such file or directory\n", t.dir);
   char none[200];
   snprintf(none, sizeof none, "%s/none.json", t.dir);
   r = cr_run("run", "matmul", "--tiling", none, NULL);

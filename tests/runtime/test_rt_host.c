@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "runtime/rt_host.h"
-#include "runtime/rt_intrin.h"
+#include "support/rt_copy.h"
 
 enum { CORES = 3, SLICE = 64, TOTAL = CORES * SLICE }; /* int32 elements */
 
@@ -23,23 +23,6 @@ static sim_config three_cores(void) {
   sim_config_defaults(&c);
   c.chip_aic_cores = CORES;
   return c;
-}
-
-typedef struct copy_job {
-  rt_gtensor src, dst;
-} copy_job;
-
-/* Block b copies elements [b * SLICE, (b + 1) * SLICE) through UB, one queue slot. */
-static void slice_copy(rt_ctx *ctx, void *arg) {
-  const copy_job *j = arg;
-  uint64_t first = (uint64_t)rt_block_idx(ctx) * SLICE;
-  rt_queue *q = rt_queue_init_pipes(ctx, RT_POS_VECIN, 1, SLICE * 4, ISA_PIPE_MTE2, ISA_PIPE_MTE3, "slice");
-  rt_ltensor t = rt_alloc(q, ISA_INT32);
-  rt_copy_gm_to_local(ctx, t, rt_gtensor_at(j->src, first), rt_copy_params(SLICE * 4));
-  rt_enque(q, t);
-  t = rt_deque(q);
-  rt_copy_local_to_gm(ctx, rt_gtensor_at(j->dst, first), t, rt_copy_params(SLICE * 4));
-  rt_free(q, t);
 }
 
 static void test_rt_host_copy_kernel_on_every_core(void **state) {
@@ -53,7 +36,7 @@ static void test_rt_host_copy_kernel_on_every_core(void **state) {
   assert_int_equal(rt_device_config(dev)->chip_aic_cores, CORES);
   assert_false(rt_device_timing_only(dev));
 
-  copy_job j;
+  rc_copy_job j = {.slice = SLICE};
   assert_int_equal(rt_gm_alloc(dev, "src", ISA_INT32, TOTAL, &j.src, &err), CS_OK);
   assert_int_equal(rt_gm_alloc(dev, "dst", ISA_INT32, TOTAL, &j.dst, &err), CS_OK);
   assert_int_equal(j.src.dtype, ISA_INT32);
@@ -68,7 +51,7 @@ static void test_rt_host_copy_kernel_on_every_core(void **state) {
   assert_int_equal(rt_gm_read(dev, j.dst, out, &err), CS_OK);
   for (int i = 0; i < TOTAL; i++) assert_int_equal(out[i], 0);
 
-  assert_int_equal(rt_launch(dev, CORES, slice_copy, &j, &err), CS_OK);
+  assert_int_equal(rt_launch(dev, CORES, rc_slice_copy, &j, &err), CS_OK);
   assert_null(rt_device_result(dev));
   assert_int_equal(rt_device_run(dev, NULL, &err), CS_OK);
   const sim_result *r = rt_device_result(dev);
@@ -127,12 +110,12 @@ static void test_rt_host_timing_only_device_keeps_no_data(void **state) {
   cs_err err;
   assert_int_equal(rt_device_create(&cfg, &(sim_options){.timing_only = true}, &dev, &err), CS_OK);
   assert_true(rt_device_timing_only(dev));
-  copy_job j;
+  rc_copy_job j = {.slice = SLICE};
   assert_int_equal(rt_gm_alloc(dev, "src", ISA_INT32, TOTAL, &j.src, &err), CS_OK);
   assert_int_equal(rt_gm_alloc(dev, "dst", ISA_INT32, TOTAL, &j.dst, &err), CS_OK);
   int32_t data[TOTAL] = {1};
   assert_int_equal(rt_gm_write(dev, j.src, data, &err), CS_OK); /* accepted, ignored */
-  assert_int_equal(rt_launch(dev, CORES, slice_copy, &j, &err), CS_OK);
+  assert_int_equal(rt_launch(dev, CORES, rc_slice_copy, &j, &err), CS_OK);
   assert_int_equal(rt_device_run(dev, NULL, &err), CS_OK);
   assert_int_equal(rt_device_result(dev)->stats.gm_read_bytes, TOTAL * 4);
   assert_int_equal(rt_gm_read(dev, j.dst, data, &err), CS_EINVAL);

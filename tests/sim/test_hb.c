@@ -227,15 +227,19 @@ static void stretch(sim_config *c, isa_pipe p, unsigned f) {
       c->vector_latency_cycles *= f;
       c->vector_bytes_per_cycle = slower(c->vector_bytes_per_cycle, f);
       break;
+    case ISA_PIPE_S: /* the scalar unit: every dispatch and its own work */
+      c->scalar_dispatch_cycles *= f;
+      c->scalar_kernel_init_cycles *= f;
+      break;
     default: break;
   }
 }
 
 /* Configuration i: 0 the defaults, 1 every queue one deep, then each pipe 10x, then 100x. */
-#define NSTRETCHED 6
+#define NSTRETCHED 7
 #define NCONFIGS (2 + 2 * NSTRETCHED)
-static const isa_pipe stretched[NSTRETCHED] = {ISA_PIPE_MTE2, ISA_PIPE_MTE1, ISA_PIPE_M,
-                                               ISA_PIPE_FIX,  ISA_PIPE_MTE3, ISA_PIPE_V};
+static const isa_pipe stretched[NSTRETCHED] = {ISA_PIPE_MTE2, ISA_PIPE_MTE1, ISA_PIPE_M, ISA_PIPE_FIX,
+                                               ISA_PIPE_MTE3, ISA_PIPE_V,    ISA_PIPE_S};
 
 static void config_of(int i, sim_config *c, char *name, size_t n) {
   sim_config_defaults(c);
@@ -376,7 +380,7 @@ static void test_hb_every_seeded_bug_is_found_under_every_config(void **state) {
         for (unsigned i = 0; i < o.kept; i++) assert_true(same_pair(&o.h[i], &first.h[i]));
       }
   }
-  /* 4 programs: 14 + 9 + 6 + 6 seeded bugs, 14 configurations each */
+  /* 4 programs: 14 + 9 + 6 + 6 seeded bugs, 16 configurations each */
   assert_int_equal(bugs, 35);
   assert_int_equal(runs, 35 * NCONFIGS);
   print_message("seeded bugs: %u, runs %u: all found; the replay's overlap check alone found %u\n", bugs, runs,
