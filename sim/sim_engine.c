@@ -17,6 +17,7 @@
 #define NEVER UINT64_MAX
 #define EVENT_IDS 8
 #define FLAG_FIFO 64 /* set_flag arrows remembered per flag for the trace */
+#define DISPATCH_AHEAD 8 /* instructions whose stream and state are fetched ahead of dispatch */
 #define MAX_PARTNERS 63 /* reads of other cores one read shares lines with (more: not counted) */
 
 typedef enum { EV_COMPLETE = 0, EV_FLOW = 1, EV_WAKE = 2 } ev_kind;
@@ -43,8 +44,13 @@ typedef struct eng_insn {
 
 size_t sim_engine_insn_bytes(void) { return sizeof(eng_insn); }
 
+#define WINDOW_START 1024 /* instructions of replay state per core at first (a power of two) */
+
 typedef struct eng_pipe {
   uint64_t *q; /* ring of queued instruction indices */
+  uint32_t *qop; /* their opcodes, and a wait_flag's flag: a blocked head is checked again and
+                  * again without reading the stream */
+  struct eng_flag **qflag;
   size_t qhead, qlen, qcap;
   uint64_t free_t;  /* earliest start of the next instruction (previous start + occupancy) */
   uint64_t idle_from; /* end of the last occupancy, NEVER before the first (the cube's restart) */
@@ -77,7 +83,12 @@ typedef struct eng_core {
   sim_core *c;
   const isa_insn *s;
   size_t n, pc, completed;
+  /* The replay state of the instructions [st_lo, pc), a ring indexed by idx & st_mask: those
+   * not completed and those a later one may still read (UnitFlag partners), so that the
+   * replay's memory follows the instructions in flight, not the stream's length. */
   eng_insn *st;
+  uint64_t st_mask, st_lo;
+  uint64_t done_lo; /* every instruction before it has completed */
   eng_pipe pipes[ISA_PIPE_COUNT];
   uint64_t dispatch_t; /* when the next instruction may enter its queue */
   uint64_t scalar_free; /* the scalar unit finished issuing the last instruction */
@@ -94,6 +105,9 @@ typedef struct eng_core {
   uint64_t uf_last_fix; /* the last unit-flag fixpipe started, with an mmad (the hazard check) */
   bool dirty;
 } eng_core;
+
+/* The replay state of instruction idx, in [st_lo, pc). */
+static inline eng_insn *eng_st(const eng_core *k, uint64_t idx) { return &k->st[idx & k->st_mask]; }
 
 /* A GM transfer streaming under the fluid bandwidth model (docs/TIMING.md, "GM transfers"). */
 typedef struct eng_flow {
@@ -393,7 +407,7 @@ static cs_status check_happens_before(sim *s, sim_result *res, cs_err *err) {
  * and what the partner's pipe ran before it (a fixpipe holding FIX while it waits for its mmad
  * starts before it reads anything). */
 static void check_hazards(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe, const eng_out *me) {
-  uint64_t uf = k->st[idx].uf_dep;
+  uint64_t uf = eng_st(k, idx)->uf_dep;
   uint32_t uf_pipe = uf == NEVER ? ISA_PIPE_COUNT : (uint32_t)isa_insn_pipe(&k->s[uf]);
   for (size_t i = 0; i < k->nout; i++) {
     const eng_out *o = &k->out[i];
@@ -461,11 +475,12 @@ static void out_add(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe) {
 static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p);
 
 static void complete(engine *e, eng_core *k, uint64_t idx) {
-  eng_insn *st = &k->st[idx];
+  eng_insn *st = eng_st(k, idx);
   const isa_insn *in = &k->s[idx];
   isa_pipe p = isa_insn_pipe(in);
   st->state = ST_DONE;
   k->completed++;
+  while (k->done_lo < k->pc && eng_st(k, k->done_lo)->state == ST_DONE) k->done_lo++;
   if (e->s->progress && ++e->completed % SIM_PROGRESS_STEP == 0) {
     sim_progress pr = {.replaying = true, .recorded = e->s->recorded, .replayed = e->completed,
                        .total = e->insns, .cycles = e->now};
@@ -525,7 +540,7 @@ static void flag_wait(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe)
 
 /* Zero-time instructions (flags, barriers) complete the moment they start. */
 static void finish_now(engine *e, eng_core *k, uint64_t idx) {
-  eng_insn *st = &k->st[idx];
+  eng_insn *st = eng_st(k, idx);
   st->start = st->busy_end = st->end = e->now;
   st->seq = UINT64_MAX;
   complete(e, k, idx);
@@ -556,7 +571,7 @@ static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p) {
     memmove(pp->pend, pp->pend + 1, (pp->npend - 1) * sizeof *pp->pend);
     pp->npend--;
     flag_set(e, k, &k->s[idx], p);
-    eng_insn *st = &k->st[idx];
+    eng_insn *st = eng_st(k, idx);
     st->start = st->busy_end = st->end = e->now; /* the trace shows it where it fires */
     st->seq = UINT64_MAX;
     complete(e, k, idx);
@@ -573,7 +588,7 @@ static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uin
   pp->pend[pp->npend].idx = idx;
   pp->pend[pp->npend].seq = pp->seq_next;
   pp->npend++;
-  k->st[idx].state = ST_RUNNING;
+  eng_st(k, idx)->state = ST_RUNNING;
 }
 
 /* A GM transfer begins to stream (after its engine's setup): the L2 decides what it costs HBM,
@@ -581,7 +596,7 @@ static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uin
  * over the same bytes how much of a line set it gets. */
 static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
   const isa_insn *in = &k->s[idx];
-  eng_insn *st = &k->st[idx];
+  eng_insn *st = eng_st(k, idx);
   isa_pipe pipe = isa_insn_pipe(in);
   const eng_out *me = find_out(k, idx);
   const sim_config *c = e->cfg;
@@ -667,7 +682,7 @@ static void schedule_wake(engine *e, eng_core *k, uint64_t t);
  * it writes (each 512 B unit of L0C has one ready bit, docs/TIMING.md "UnitFlag"; the pairing
  * is sim_uf_track's, which the hazard check reads too). */
 static void uf_note_dispatch(eng_core *k, uint64_t idx) {
-  k->st[idx].uf_dep = sim_uf_track_next(&k->uf, &k->s[idx], idx);
+  eng_st(k, idx)->uf_dep = sim_uf_track_next(&k->uf, &k->s[idx], idx);
 }
 
 /* Cycles until an mmad has written its first 512 B unit of C: one output fractal's k-steps, then
@@ -683,9 +698,9 @@ static uint64_t uf_unit_cycles(const engine *e) { return ceil_div(128, e->cfg->f
 /* A unit-flag mmad may start once the fixpipe that reads its bytes has read them all (the
  * overlap of the reader's last units with the writer's first is not modelled). */
 static bool uf_mmad_ready(engine *e, eng_core *k, uint64_t idx) {
-  uint64_t f = k->st[idx].uf_dep;
+  uint64_t f = eng_st(k, idx)->uf_dep;
   if (f == NEVER) return true;
-  const eng_insn *fs = &k->st[f];
+  const eng_insn *fs = eng_st(k, f);
   if (fs->state < ST_RUNNING || fs->busy_end == 0) return false; /* not started, or streaming */
   if (fs->busy_end > e->now) {
     schedule_wake(e, k, fs->busy_end);
@@ -697,18 +712,18 @@ static bool uf_mmad_ready(engine *e, eng_core *k, uint64_t idx) {
 /* When a started instruction's work can begin: at once, or for a unit-flag fixpipe once its mmad
  * has written the first unit of C. */
 static uint64_t work_begin(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
-  uint64_t m = k->st[idx].uf_dep;
+  uint64_t m = eng_st(k, idx)->uf_dep;
   if (k->s[idx].op != ISA_OP_FIXPIPE || m == NEVER) return t;
-  uint64_t first = k->st[m].start + uf_first_unit_cycles(e, &k->s[m]);
+  uint64_t first = eng_st(k, m)->start + uf_first_unit_cycles(e, &k->s[m]);
   return first > t ? first : t;
 }
 
 /* A unit-flag fixpipe cannot finish before its mmad has written the last unit, plus the time to
  * move that unit. */
 static uint64_t work_end(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
-  uint64_t m = k->st[idx].uf_dep;
+  uint64_t m = eng_st(k, idx)->uf_dep;
   if (k->s[idx].op != ISA_OP_FIXPIPE || m == NEVER) return t;
-  uint64_t last = k->st[m].busy_end + uf_unit_cycles(e);
+  uint64_t last = eng_st(k, m)->busy_end + uf_unit_cycles(e);
   return last > t ? last : t;
 }
 
@@ -717,7 +732,7 @@ static uint64_t work_end(const engine *e, const eng_core *k, uint64_t idx, uint6
  * pipe for a fixed time. */
 static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
   const isa_insn *in = &k->s[idx];
-  eng_insn *st = &k->st[idx];
+  eng_insn *st = eng_st(k, idx);
   isa_pipe pipe = isa_insn_pipe(in);
   eng_pipe *pp = &k->pipes[pipe];
   isa_work w;
@@ -738,7 +753,7 @@ static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
   pp->free_t = pp->idle_from = st->busy_end;
   heap_push(e, st->end, EV_COMPLETE, k->c->index, idx);
   /* a unit-flag fixpipe that started before this mmad can now be timed */
-  if (in->op == ISA_OP_MMAD && k->uf_waiting_fix != NEVER && k->st[k->uf_waiting_fix].uf_dep == idx) {
+  if (in->op == ISA_OP_MMAD && k->uf_waiting_fix != NEVER && eng_st(k, k->uf_waiting_fix)->uf_dep == idx) {
     uint64_t f = k->uf_waiting_fix;
     k->uf_waiting_fix = NEVER;
     schedule_work(e, k, f);
@@ -747,12 +762,12 @@ static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
 
 static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint64_t idx) {
   const isa_insn *in = &k->s[idx];
-  eng_insn *st = &k->st[idx];
+  eng_insn *st = eng_st(k, idx);
   eng_out *me = find_out(k, idx);
   if (pipe == ISA_PIPE_FIX && k->uf_last_fix != NEVER) {
     /* the FIX instruction before this one has ended its occupancy: a unit-flag fixpipe has read
      * every unit of its mmad, whose writes are then complete for the hazard check */
-    out_done(k, k->st[k->uf_last_fix].uf_dep);
+    out_done(k, eng_st(k, k->uf_last_fix)->uf_dep);
     k->uf_last_fix = NEVER;
   }
   if (me) check_hazards(e, k, idx, pipe, me);
@@ -768,7 +783,7 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
   k->stats->path_bytes[w.path] += w.bytes;
   k->stats->macs += w.macs;
   pp->free_t = NEVER; /* busy until its work is timed */
-  if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER && k->st[st->uf_dep].state < ST_RUNNING) {
+  if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER && eng_st(k, st->uf_dep)->state < ST_RUNNING) {
     k->uf_waiting_fix = idx; /* it holds the FIX pipe, waiting for its mmad to start */
     return;
   }
@@ -780,13 +795,13 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
   eng_pipe *pp = &k->pipes[p];
   if (!pp->qlen || e->now < pp->free_t) return false;
   uint64_t idx = pp->q[pp->qhead];
-  const isa_insn *in = &k->s[idx];
-  switch ((isa_op)in->op) {
+  uint32_t op = pp->qop[pp->qhead];
+  switch ((isa_op)op) {
     case ISA_OP_SET_FLAG: /* leaves the queue at once; fires when the earlier work completes */
       break;
     case ISA_OP_WAIT_FLAG:
-      if (!flag_of(k, in)->count) return false;
-      flag_wait(e, k, in, p);
+      if (!pp->qflag[pp->qhead]->count) return false;
+      flag_wait(e, k, &k->s[idx], p);
       break;
     case ISA_OP_PIPE_BARRIER:
       if (pp->nrun || pp->npend) return false;
@@ -798,9 +813,9 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
   }
   pp->qhead = (pp->qhead + 1) % pp->qcap;
   pp->qlen--;
-  if (in->op == ISA_OP_SET_FLAG)
+  if (op == ISA_OP_SET_FLAG)
     set_flag_start(e, k, pp, p, idx);
-  else if (in->op == ISA_OP_WAIT_FLAG || in->op == ISA_OP_PIPE_BARRIER)
+  else if (op == ISA_OP_WAIT_FLAG || op == ISA_OP_PIPE_BARRIER)
     finish_now(e, k, idx);
   else
     start_insn(e, k, pp, p, idx);
@@ -810,6 +825,50 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
 static bool core_drained(const eng_core *k) {
   for (int p = 0; p < ISA_PIPE_COUNT; p++)
     if (k->pipes[p].qlen || k->pipes[p].nrun || k->pipes[p].npend) return false;
+  return true;
+}
+
+/* What the kept hazards (sim_result.hazards) need of instruction idx's final state, taken as it
+ * leaves the window or when the replay ends: when the earlier one completed, when the later one
+ * started. */
+static void note_hazard_times(engine *e, const eng_core *k, uint64_t idx) {
+  sim_result *res = e->res;
+  const eng_insn *x = eng_st(k, idx);
+  for (unsigned i = 0; i < res->hazards_kept; i++) {
+    sim_hazard *h = &res->hazards[i];
+    if (h->core != k->c->index) continue;
+    if (h->earlier == idx && x->state == ST_DONE) h->earlier_done = x->end;
+    if (h->later == idx && x->state >= ST_RUNNING) h->time = x->start;
+  }
+}
+
+/* Makes room in the window for instruction pc: leaves out what no instruction can read any more
+ * (completed, and no UnitFlag partner of one in flight or of one still to come), else doubles
+ * the ring. False when out of host memory. */
+static bool window_make_room(engine *e, eng_core *k) {
+  uint64_t lo = k->done_lo;
+  for (uint64_t i = k->done_lo; i < k->pc; i++) {
+    const eng_insn *x = eng_st(k, i);
+    if (x->state != ST_DONE && x->uf_dep != NEVER && x->uf_dep < lo) lo = x->uf_dep;
+  }
+  uint64_t keep[4] = {k->uf_last_fix, k->uf_waiting_fix, sim_uf_track_oldest(&k->uf, true),
+                      sim_uf_track_oldest(&k->uf, false)};
+  for (int i = 0; i < 4; i++)
+    if (keep[i] < lo) lo = keep[i];
+  if (e->res->hazards_kept)
+    for (uint64_t i = k->st_lo; i < lo; i++) note_hazard_times(e, k, i);
+  k->st_lo = lo;
+  if (k->pc - lo <= k->st_mask) return true;
+  uint64_t cap = (k->st_mask + 1) * 2;
+  eng_insn *st = malloc(cap * sizeof *st);
+  if (!st) {
+    e->oom = CS_ENOMEM;
+    return false;
+  }
+  for (uint64_t i = lo; i < k->pc; i++) st[i & (cap - 1)] = *eng_st(k, i);
+  free(k->st);
+  k->st = st;
+  k->st_mask = cap - 1;
   return true;
 }
 
@@ -838,7 +897,9 @@ static bool try_dispatch(engine *e, eng_core *k) {
     k->stats->stall_cycles += e->now - k->stall_since;
     k->stall_since = NEVER;
   }
-  eng_insn *st = &k->st[idx];
+  if (idx - k->st_lo > k->st_mask && !window_make_room(e, k)) return false;
+  eng_insn *st = eng_st(k, idx);
+  memset(st, 0, sizeof *st);
   st->dispatch = e->now;
   /* the scalar unit was busy issuing it (or doing the scalar work it is), and before the first
    * instruction with the kernel's entry */
@@ -847,6 +908,10 @@ static bool try_dispatch(engine *e, eng_core *k) {
   k->stats->pipe_busy_cycles[ISA_PIPE_S] += st->scalar_end - st->scalar_start;
   k->scalar_free = e->now;
   k->pc++;
+  if (k->pc + DISPATCH_AHEAD < k->n) { /* the streams are far larger than the host's caches */
+    const char *next = (const char *)&k->s[k->pc + DISPATCH_AHEAD];
+    for (size_t o = 0; o < sizeof *k->s; o += 64) __builtin_prefetch(next + o);
+  }
   k->dispatch_t = k->pc < k->n ? e->now + scalar_cost(e, &k->s[k->pc]) : NEVER;
   if (p == ISA_PIPE_ALL || p == ISA_PIPE_S) {
     if (in->op == ISA_OP_SET_FLAG) flag_set(e, k, in, ISA_PIPE_S);
@@ -856,7 +921,10 @@ static bool try_dispatch(engine *e, eng_core *k) {
     return true;
   }
   eng_pipe *pp = &k->pipes[p];
-  pp->q[(pp->qhead + pp->qlen) % pp->qcap] = idx;
+  size_t slot = (pp->qhead + pp->qlen) % pp->qcap;
+  pp->q[slot] = idx;
+  pp->qop[slot] = in->op;
+  pp->qflag[slot] = in->op == ISA_OP_WAIT_FLAG ? flag_of(k, in) : NULL;
   pp->qlen++;
   st->state = ST_QUEUED;
   out_add(e, k, idx, p);
@@ -922,7 +990,7 @@ static void end_flows(engine *e, uint64_t t) {
         break;
       }
     eng_core *k = &e->cores[f->core];
-    eng_insn *st = &k->st[f->idx];
+    eng_insn *st = eng_st(k, f->idx);
     st->busy_end = work_end(e, k, f->idx, t);
     st->end = st->busy_end + f->latency + e->gm_queueing;
     k->pipes[f->pipe].free_t = st->busy_end;
@@ -956,11 +1024,18 @@ typedef struct dl_node {
   char text[320];
 } dl_node;
 
+/* Instruction idx's state at a deadlock: the window's, or that of one completed long ago, or of
+ * one not yet dispatched. */
+static const eng_insn dl_retired = {.state = ST_DONE}, dl_undispatched = {.state = ST_NEW};
+static const eng_insn *dl_st(const eng_core *k, uint64_t idx) {
+  return idx >= k->pc ? &dl_undispatched : idx < k->st_lo ? &dl_retired : eng_st(k, idx);
+}
+
 /* An instruction running on pipe p (at a deadlock: a unit-flag fixpipe holding its pipe for its
  * mmad), or NEVER. */
 static uint64_t dl_running(const eng_core *k, int p) {
   for (uint64_t i = 0; i < k->n; i++)
-    if (k->st[i].tracked && isa_insn_pipe(&k->s[i]) == (isa_pipe)p) return i;
+    if (dl_st(k, i)->tracked && isa_insn_pipe(&k->s[i]) == (isa_pipe)p) return i;
   return NEVER;
 }
 
@@ -970,7 +1045,7 @@ static const char *dl_mn(const eng_core *k, uint64_t idx) { return isa_op_info((
  * instruction 4)", "queued in MTE2 behind instruction 7 (wait_flag)", ...): returns the node
  * whose progress it waits for. */
 static int dl_locate(const eng_core *k, uint64_t x, char *out, size_t n, int depth) {
-  const eng_insn *st = &k->st[x];
+  const eng_insn *st = dl_st(k, x);
   isa_pipe p = isa_insn_pipe(&k->s[x]);
   if (st->state == ST_NEW) {
     snprintf(out, n, "not yet dispatched (dispatch is held at instruction %" PRIu64 ")", k->pc);
@@ -984,11 +1059,11 @@ static int dl_locate(const eng_core *k, uint64_t x, char *out, size_t n, int dep
     return p;
   }
   uint64_t r = k->s[x].op == ISA_OP_SET_FLAG ? dl_running(k, p) : x; /* a set waits for its pipe */
-  if (r == NEVER || k->st[r].uf_dep == NEVER || depth > 2) {
+  if (r == NEVER || dl_st(k, r)->uf_dep == NEVER || depth > 2) {
     snprintf(out, n, "in %s", isa_pipe_name(p));
     return DL_NONE;
   }
-  uint64_t m = k->st[r].uf_dep; /* a unit-flag fixpipe holding FIX until its mmad starts */
+  uint64_t m = dl_st(k, r)->uf_dep; /* a unit-flag fixpipe holding FIX until its mmad starts */
   int w = r == x ? snprintf(out, n, "holding FIX until its mmad, instruction %" PRIu64 ", starts; that mmad is ", m)
                  : snprintf(out, n,
                             "in %s, firing once instruction %" PRIu64 " (fixpipe) completes, which waits for its "
@@ -1002,7 +1077,7 @@ static int dl_locate(const eng_core *k, uint64_t x, char *out, size_t n, int dep
 static uint64_t dl_set_of(const eng_core *k, const isa_insn *w) {
   for (uint64_t j = 0; j < k->n; j++) {
     const isa_insn *in = &k->s[j];
-    if (in->op == ISA_OP_SET_FLAG && k->st[j].state != ST_DONE && in->u.flag.src_pipe == w->u.flag.src_pipe &&
+    if (in->op == ISA_OP_SET_FLAG && dl_st(k, j)->state != ST_DONE && in->u.flag.src_pipe == w->u.flag.src_pipe &&
         in->u.flag.dst_pipe == w->u.flag.dst_pipe && in->u.flag.event_id == w->u.flag.event_id)
       return j;
   }
@@ -1035,8 +1110,8 @@ static int dl_pipe_node(const eng_core *k, int p, dl_node *d) {
   if (k->s[h].op == ISA_OP_WAIT_FLAG) return dl_wait(k, pn, h, d);
   int w;
   uint64_t x;
-  if (k->s[h].op == ISA_OP_MMAD && k->st[h].uf_dep != NEVER && k->st[k->st[h].uf_dep].state < ST_RUNNING) {
-    x = k->st[h].uf_dep;
+  if (k->s[h].op == ISA_OP_MMAD && dl_st(k, h)->uf_dep != NEVER && dl_st(k, dl_st(k, h)->uf_dep)->state < ST_RUNNING) {
+    x = dl_st(k, h)->uf_dep;
     w = snprintf(d->text, sizeof d->text,
                  "M waits at instruction %" PRIu64 " (mmad) for its unit-flag fixpipe, instruction %" PRIu64
                  ", to read L0C; that fixpipe is ",
@@ -1203,6 +1278,8 @@ static void engine_free(engine *e) {
       free(k->out);
       for (int p = 0; p < ISA_PIPE_COUNT; p++) {
         free(k->pipes[p].q);
+        free(k->pipes[p].qop);
+        free(k->pipes[p].qflag);
         free(k->pipes[p].run_seq);
         free(k->pipes[p].pend);
       }
@@ -1238,12 +1315,15 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->n = k->c->len;
     k->stats = &res->stats.core[c];
     k->stats->instructions = k->n;
-    k->st = calloc(k->n ? k->n : 1, sizeof *k->st);
+    k->st = calloc(WINDOW_START, sizeof *k->st);
+    k->st_mask = WINDOW_START - 1;
     if (!k->st) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay of core %u", c);
     for (int p = 0; p < ISA_PIPE_COUNT; p++) {
       k->pipes[p].qcap = queue_depth(&s->cfg, (isa_pipe)p);
       k->pipes[p].q = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].q);
-      if (!k->pipes[p].q) return cs_err_set(err, CS_ENOMEM, "no host memory for pipe queues");
+      k->pipes[p].qop = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].qop);
+      k->pipes[p].qflag = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].qflag);
+      if (!k->pipes[p].q || !k->pipes[p].qop || !k->pipes[p].qflag) return cs_err_set(err, CS_ENOMEM, "no host memory for pipe queues");
     }
     /* the launch: block c starts launch + c * skew after the task (docs/TIMING.md, Launch) */
     k->stats->start_cycles = s->d.launch_cycles + (uint64_t)c * s->cfg.chip_core_start_skew_cycles;
@@ -1341,12 +1421,9 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   res->stats.macs = macs;
   res->stats.hazards = res->hazard_count;
   if (e.l2_on) res->stats.l2_dirty_bytes = e.l2.dirty_lines * s->cfg.l2_line_bytes;
-  for (unsigned i = 0; i < res->hazards_kept; i++) { /* what this run's timing did with each pair */
-    sim_hazard *h = &res->hazards[i];
-    const eng_insn *ei = &e.cores[h->core].st[h->earlier], *li = &e.cores[h->core].st[h->later];
-    if (ei->state == ST_DONE) h->earlier_done = ei->end;
-    if (li->state >= ST_RUNNING) h->time = li->start;
-  }
+  if (res->hazards_kept) /* what this run's timing did with each pair (see window_make_room) */
+    for (unsigned c = 0; c < s->ncores; c++)
+      for (uint64_t i = e.cores[c].st_lo; i < e.cores[c].pc; i++) note_hazard_times(&e, &e.cores[c], i);
   if (stuck) describe_deadlock(&e);
   engine_free(&e);
   if (stuck) return cs_err_set(err, CS_EDEADLOCK, "%s", res->deadlock_msg);
