@@ -103,7 +103,6 @@ typedef struct eng_core {
   sim_uf_track uf;
   uint64_t uf_waiting_fix;
   uint64_t uf_last_fix; /* the last unit-flag fixpipe started, with an mmad (the hazard check) */
-  bool dirty;
 } eng_core;
 
 /* The replay state of instruction idx, in [st_lo, pc). */
@@ -127,6 +126,8 @@ typedef struct eng_flow {
   uint64_t partner[MAX_PARTNERS]; /* ids of its partners */
   bool write;
   bool ending;         /* end_flows: finishes now */
+  uint64_t finish;     /* flow_finish at its current rate, from the last change of the rates or
+                        * the last end_flows (neither the time nor its rate changed since) */
 } eng_flow;
 
 typedef struct engine {
@@ -145,6 +146,8 @@ typedef struct engine {
   sim_flow_share *shares; /* scratch of recompute_rates, capflows entries */
   size_t nflows, capflows;
   bool rates_dirty;
+  uint64_t *dirty; /* bit c: core c may make progress now (ncores bits) */
+  size_t dirty_words;
   double gm_rate; /* sum of flow rates, bytes/cycle */
   uint64_t gm_busy_since;
   bool l2_on;
@@ -152,6 +155,11 @@ typedef struct engine {
   sim_l2 l2;
   cs_status oom;
 } engine;
+
+static void mark_dirty(engine *e, const eng_core *k) {
+  unsigned c = k->c->index;
+  e->dirty[c / 64] |= UINT64_C(1) << (c % 64);
+}
 
 /* ---- event heap ------------------------------------------------------------------------- */
 
@@ -259,6 +267,14 @@ static bool path_writes_gm(isa_path p) { return p == ISA_PATH_UB_TO_GM || p == I
 
 /* ---- GM bandwidth: max-min fair sharing of L2 and HBM by the flows in flight ------------- */
 
+/* When the flow would finish at its current rate. */
+static uint64_t flow_finish(const engine *e, const eng_flow *f) {
+  if (f->remaining <= 1e-6) return e->now;
+  if (f->rate <= 0) return NEVER;
+  double t = ceil(f->remaining / f->rate - 1e-9);
+  return e->now + (t < 1 ? 1 : (uint64_t)t);
+}
+
 /* The rates of the flows in flight: max-min fair shares of the L2 port and HBM (sim_gm.h), each
  * flow capped by its engine and, while reads of other cores stream the same bytes, by its share
  * of what HBM serves to one set of lines (l2.same_line_gb_per_s) for the part that misses. */
@@ -283,6 +299,7 @@ static void recompute_rates(engine *e) {
   for (size_t i = 0; i < e->nflows; i++) {
     eng_flow *f = &e->flows[i];
     f->rate = e->shares[i].rate;
+    f->finish = flow_finish(e, f);
     hbm += f->rate * f->hbm_per_byte;
     l2 += f->rate;
     if (f->own_cap > 0 && f->rate / f->own_cap > a->flow_peak_util) a->flow_peak_util = f->rate / f->own_cap;
@@ -290,14 +307,6 @@ static void recompute_rates(engine *e) {
   if (hbm / e->d->hbm_sustained_bytes_per_cycle > a->hbm_peak_util) a->hbm_peak_util = hbm / e->d->hbm_sustained_bytes_per_cycle;
   if (e->l2_on && l2 / e->d->l2_bytes_per_cycle > a->l2_peak_util) a->l2_peak_util = l2 / e->d->l2_bytes_per_cycle;
   if (l2 > a->gm_peak_bytes_per_cycle) a->gm_peak_bytes_per_cycle = l2;
-}
-
-/* When the flow would finish at its current rate. */
-static uint64_t flow_finish(const engine *e, const eng_flow *f) {
-  if (f->remaining <= 1e-6) return e->now;
-  if (f->rate <= 0) return NEVER;
-  double t = ceil(f->remaining / f->rate - 1e-9);
-  return e->now + (t < 1 ? 1 : (uint64_t)t);
 }
 
 static void update_gm_counter(engine *e) {
@@ -509,7 +518,7 @@ static void complete(engine *e, eng_core *k, uint64_t idx) {
     if (e->trace) sim_trace_insn(e->trace, &te);
     if (e->observer) e->observer->insn(e->observer->arg, &te);
   }
-  k->dirty = true;
+  mark_dirty(e, k);
   if (st->seq != UINT64_MAX && p < ISA_PIPE_COUNT) fire_pending_sets(e, k, p);
 }
 
@@ -970,7 +979,8 @@ static void end_flows(engine *e, uint64_t t) {
   bool any = false;
   for (size_t i = 0; i < n; i++) {
     eng_flow *f = &e->flows[i];
-    f->ending = flow_finish(e, f) <= t;
+    f->finish = flow_finish(e, f);
+    f->ending = f->finish <= t;
     any = any || f->ending;
   }
   if (!any) return;
@@ -994,7 +1004,7 @@ static void end_flows(engine *e, uint64_t t) {
     st->busy_end = work_end(e, k, f->idx, t);
     st->end = st->busy_end + f->latency + e->gm_queueing;
     k->pipes[f->pipe].free_t = st->busy_end;
-    k->dirty = true;
+    mark_dirty(e, k);
     heap_push(e, st->end, EV_COMPLETE, f->core, f->idx);
   }
   for (size_t i = 0; i < n; i++)
@@ -1285,6 +1295,7 @@ static void engine_free(engine *e) {
       }
     }
   free(e->cores);
+  free(e->dirty);
   free(e->heap);
   free(e->flows);
   free(e->shares);
@@ -1307,7 +1318,9 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     }
   }
   e->cores = calloc(s->ncores, sizeof *e->cores);
-  if (!e->cores) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
+  e->dirty_words = (s->ncores + 63) / 64;
+  e->dirty = calloc(e->dirty_words, sizeof *e->dirty);
+  if (!e->cores || !e->dirty) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
   for (unsigned c = 0; c < s->ncores; c++) {
     eng_core *k = &e->cores[c];
     k->c = &s->cores[c];
@@ -1335,7 +1348,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     sim_uf_track_init(&k->uf);
     k->uf_waiting_fix = k->uf_last_fix = NEVER;
     for (int p = 0; p < ISA_PIPE_COUNT; p++) k->pipes[p].idle_from = NEVER;
-    k->dirty = true;
+    mark_dirty(e, k);
   }
   return CS_OK;
 }
@@ -1348,6 +1361,7 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   if (!res->stats.core) return cs_err_set(err, CS_ENOMEM, "no host memory for statistics");
   sim_trace *trace = opt ? opt->trace : NULL;
   engine e;
+  memset(&e, 0, sizeof e); /* engine_free is safe whatever fails first */
   cs_status st = check_happens_before(s, res, err);
   if (st == CS_OK) st = engine_init(&e, s, res, trace, err);
   e.observer = opt ? opt->observer : NULL;
@@ -1367,12 +1381,15 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
     bool any = true;
     while (any && !e.oom) {
       any = false;
-      for (unsigned c = 0; c < s->ncores; c++)
-        if (e.cores[c].dirty) {
-          e.cores[c].dirty = false;
-          progress(&e, &e.cores[c]);
+      /* the cores marked, in index order; one that marks itself again waits for the next pass */
+      for (size_t w = 0; w < e.dirty_words; w++) {
+        uint64_t bits = e.dirty[w];
+        e.dirty[w] = 0;
+        for (; bits; bits &= bits - 1) {
+          progress(&e, &e.cores[w * 64 + (unsigned)__builtin_ctzll(bits)]);
           any = true;
         }
+      }
     }
     if (e.oom) break;
     if (e.rates_dirty) {
@@ -1382,10 +1399,8 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
     }
     /* the next moment something happens */
     uint64_t t = e.nheap ? e.heap[0].time : NEVER;
-    for (size_t i = 0; i < e.nflows; i++) {
-      uint64_t f = flow_finish(&e, &e.flows[i]);
-      if (f < t) t = f;
-    }
+    for (size_t i = 0; i < e.nflows; i++)
+      if (e.flows[i].finish < t) t = e.flows[i].finish;
     if (t == NEVER) break;
     advance_flows(&e, t);
     e.now = t;
@@ -1397,7 +1412,7 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
       else if (x.kind == EV_FLOW) flow_begin(&e, k, x.idx);
       else {
         if (k->wake_t == t) k->wake_t = NEVER;
-        k->dirty = true;
+        mark_dirty(&e, k);
       }
     }
   }
