@@ -82,7 +82,7 @@ static void test_replay_memory_does_not_grow_with_instructions(void **state) {
   skip();
 #else
   uint64_t n_small, n_large;
-  uint64_t small = replay_growth(1024, &n_small), large = replay_growth(2048, &n_large);
+  uint64_t small = replay_growth(2048, &n_small), large = replay_growth(4096, &n_large);
   assert_true(n_large >= 2 * n_small - n_small / 16); /* about twice the instructions */
   assert_true(n_small >= 4 * SIM_PROGRESS_STEP);
   /* the L2's tags and the queues are the same in both; per-instruction replay state (once 80
