@@ -46,6 +46,8 @@ size_t sim_engine_insn_bytes(void) { return sizeof(eng_insn); }
 
 #define WINDOW_START 1024 /* instructions of replay state per core at first (a power of two) */
 
+size_t sim_engine_window_insns(void) { return WINDOW_START; }
+
 typedef struct eng_pipe {
   uint64_t *q; /* ring of queued instruction indices */
   uint32_t *qop; /* their opcodes, and a wait_flag's flag: a blocked head is checked again and
