@@ -40,6 +40,7 @@ typedef struct eng_insn {
   uint64_t uf_dep; /* UnitFlag partner: a fixpipe's mmad, an mmad's earlier fixpipe (NEVER: none) */
   uint8_t state;
   uint8_t tracked; /* counted among its pipe's running instructions */
+  uint8_t pipe;    /* isa_insn_pipe of the instruction, from its dispatch */
 } eng_insn;
 
 size_t sim_engine_insn_bytes(void) { return sizeof(eng_insn); }
@@ -419,7 +420,7 @@ static cs_status check_happens_before(sim *s, sim_result *res, cs_err *err) {
  * starts before it reads anything). */
 static void check_hazards(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe, const eng_out *me) {
   uint64_t uf = eng_st(k, idx)->uf_dep;
-  uint32_t uf_pipe = uf == NEVER ? ISA_PIPE_COUNT : (uint32_t)isa_insn_pipe(&k->s[uf]);
+  uint32_t uf_pipe = uf == NEVER ? ISA_PIPE_COUNT : eng_st(k, uf)->pipe;
   for (size_t i = 0; i < k->nout; i++) {
     const eng_out *o = &k->out[i];
     if (o->idx >= idx) break;
@@ -488,7 +489,7 @@ static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p);
 static void complete(engine *e, eng_core *k, uint64_t idx) {
   eng_insn *st = eng_st(k, idx);
   const isa_insn *in = &k->s[idx];
-  isa_pipe p = isa_insn_pipe(in);
+  isa_pipe p = (isa_pipe)st->pipe;
   st->state = ST_DONE;
   k->completed++;
   while (k->done_lo < k->pc && eng_st(k, k->done_lo)->state == ST_DONE) k->done_lo++;
@@ -608,7 +609,7 @@ static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uin
 static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
   const isa_insn *in = &k->s[idx];
   eng_insn *st = eng_st(k, idx);
-  isa_pipe pipe = isa_insn_pipe(in);
+  isa_pipe pipe = (isa_pipe)st->pipe;
   const eng_out *me = find_out(k, idx);
   const sim_config *c = e->cfg;
   isa_work w;
@@ -744,7 +745,7 @@ static uint64_t work_end(const engine *e, const eng_core *k, uint64_t idx, uint6
 static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
   const isa_insn *in = &k->s[idx];
   eng_insn *st = eng_st(k, idx);
-  isa_pipe pipe = isa_insn_pipe(in);
+  isa_pipe pipe = (isa_pipe)st->pipe;
   eng_pipe *pp = &k->pipes[pipe];
   isa_work w;
   isa_insn_work(in, &w);
@@ -911,6 +912,7 @@ static bool try_dispatch(engine *e, eng_core *k) {
   if (idx - k->st_lo > k->st_mask && !window_make_room(e, k)) return false;
   eng_insn *st = eng_st(k, idx);
   memset(st, 0, sizeof *st);
+  st->pipe = (uint8_t)p;
   st->dispatch = e->now;
   /* the scalar unit was busy issuing it (or doing the scalar work it is), and before the first
    * instruction with the kernel's entry */
