@@ -24,6 +24,7 @@
 #endif
 #endif
 
+#ifndef SANITIZED
 /* Bytes the program has allocated now (heap and mmapped blocks). */
 static uint64_t allocated_bytes(void) {
   struct mallinfo2 mi = mallinfo2();
@@ -75,6 +76,7 @@ static uint64_t replay_growth(unsigned m, uint64_t *instructions) {
   kn_ctx_destroy(ctx);
   return w.peak - before;
 }
+#endif
 
 static void test_replay_memory_does_not_grow_with_instructions(void **state) {
   (void)state;
