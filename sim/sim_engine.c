@@ -855,8 +855,8 @@ static void note_hazard_times(engine *e, const eng_core *k, uint64_t idx) {
 }
 
 /* Makes room in the window for instruction pc: leaves out what no instruction can read any more
- * (completed, and no UnitFlag partner of one in flight or of one still to come), else doubles
- * the ring. False when out of host memory. */
+ * (completed, and no UnitFlag partner of one in flight or of one still to come), and doubles the
+ * ring when that frees less than half of it. False when out of host memory. */
 static bool window_make_room(engine *e, eng_core *k) {
   uint64_t lo = k->done_lo;
   for (uint64_t i = k->done_lo; i < k->pc; i++) {
@@ -870,7 +870,9 @@ static bool window_make_room(engine *e, eng_core *k) {
   if (e->res->hazards_kept)
     for (uint64_t i = k->st_lo; i < lo; i++) note_hazard_times(e, k, i);
   k->st_lo = lo;
-  if (k->pc - lo <= k->st_mask) return true;
+  /* at least half the ring free again, else twice the ring: the scan above is paid once per
+   * half a ring of dispatches */
+  if (k->pc - lo < (k->st_mask + 1) / 2) return true;
   uint64_t cap = (k->st_mask + 1) * 2;
   eng_insn *st = malloc(cap * sizeof *st);
   if (!st) {
