@@ -132,7 +132,7 @@ static cs_status vec_run(kn_ctx *ctx, vop op, cs_err *err) {
   j.op = op;
   j.dt = x->dtype;
   j.count = x->count;
-  uint32_t blocks;
+  uint32_t blocks = 0;
   cs_status st;
   unsigned aivs = (unsigned)(o->cfg->chip_aic_cores * o->cfg->chip_aiv_per_aic);
   if ((st = uint_attr(ctx, "blocks", 0, 65535, &blocks, err)) != CS_OK ||

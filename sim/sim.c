@@ -51,7 +51,10 @@ void sim_footprint_estimate(const sim_config *cfg, bool timing_only, uint64_t gm
   }
   out->stream_bytes = mul_sat(instructions, sizeof(isa_insn));
   uint64_t l2 = cfg->l2_enabled && cfg->l2_line_bytes ? cfg->l2_bytes / cfg->l2_line_bytes * 16 : 0; /* tag + stamp */
-  out->replay_bytes = add_sat(add_sat(mul_sat(instructions, sim_engine_insn_bytes()), l2),
+  /* the replay keeps the instructions in flight of each core (sim_engine_window_insns at first;
+   * more only when that many are in flight) */
+  uint64_t window = mul_sat(cfg->chip_aic_cores, sim_engine_window_insns());
+  out->replay_bytes = add_sat(add_sat(mul_sat(instructions < window ? instructions : window, sim_engine_insn_bytes()), l2),
                               traced ? sim_trace_buffer_bytes() : 0);
   out->total_bytes = add_sat(add_sat(out->buffers_bytes, out->gm_bytes), add_sat(out->stream_bytes, out->replay_bytes));
 }

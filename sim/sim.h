@@ -62,7 +62,7 @@ typedef struct sim_footprint {
   uint64_t buffers_bytes; /* every core's on-chip buffers and functional workspace (functional) */
   uint64_t gm_bytes;      /* GM tensors' data (functional) */
   uint64_t stream_bytes;  /* the recorded instructions */
-  uint64_t replay_bytes;  /* the replay's state per instruction, L2 tags, a trace's buffer */
+  uint64_t replay_bytes;  /* the replay's state of the instructions in flight, L2 tags, a trace's buffer */
   uint64_t total_bytes;
 } sim_footprint;
 

@@ -19,6 +19,7 @@
 #define NEVER UINT64_MAX
 #define EVENT_IDS 8
 #define FLAG_FIFO 64 /* set_flag arrows remembered per flag for the trace */
+#define DISPATCH_AHEAD 8 /* instructions whose stream and state are fetched ahead of dispatch */
 #define MAX_PARTNERS 63 /* reads of other cores one read shares lines with (more: not counted) */
 
 /* EV_XFLAG: a cross-core flag reaches a core's counter (idx: the flag id); EV_SYNC: a SyncAll
@@ -43,12 +44,20 @@ typedef struct eng_insn {
   uint64_t uf_dep; /* UnitFlag partner: a fixpipe's mmad, an mmad's earlier fixpipe (NEVER: none) */
   uint8_t state;
   uint8_t tracked; /* counted among its pipe's running instructions */
+  uint8_t pipe;    /* isa_insn_pipe of the instruction, from its dispatch */
 } eng_insn;
 
 size_t sim_engine_insn_bytes(void) { return sizeof(eng_insn); }
 
+#define WINDOW_START 1024 /* instructions of replay state per core at first (a power of two) */
+
+size_t sim_engine_window_insns(void) { return WINDOW_START; }
+
 typedef struct eng_pipe {
   uint64_t *q; /* ring of queued instruction indices */
+  uint32_t *qop; /* their opcodes, and a wait_flag's flag: a blocked head is checked again and
+                  * again without reading the stream */
+  struct eng_flag **qflag;
   size_t qhead, qlen, qcap;
   uint64_t free_t;  /* earliest start of the next instruction (previous start + occupancy) */
   uint64_t idle_from; /* end of the last occupancy, NEVER before the first (the cube's restart) */
@@ -82,7 +91,12 @@ typedef struct eng_core {
   const sim_config *cfg; /* the chip's, or for an AIV the chip's with the aiv section's values */
   const isa_insn *s;
   size_t n, pc, completed;
+  /* The replay state of the instructions [st_lo, pc), a ring indexed by idx & st_mask: those
+   * not completed and those a later one may still read (UnitFlag partners), so that the
+   * replay's memory follows the instructions in flight, not the stream's length. */
   eng_insn *st;
+  uint64_t st_mask, st_lo;
+  uint64_t done_lo; /* every instruction before it has completed */
   eng_pipe pipes[ISA_PIPE_COUNT];
   uint64_t dispatch_t; /* when the next instruction may enter its queue */
   uint64_t scalar_free; /* the scalar unit finished issuing the last instruction */
@@ -97,8 +111,20 @@ typedef struct eng_core {
   sim_uf_track uf;
   uint64_t uf_waiting_fix;
   uint64_t uf_last_fix; /* the last unit-flag fixpipe started, with an mmad (the hazard check) */
-  bool dirty;
 } eng_core;
+
+/* The replay state of instruction idx, in [st_lo, pc). */
+static inline eng_insn *eng_st(const eng_core *k, uint64_t idx) { return &k->st[idx & k->st_mask]; }
+
+/* The replay state of any instruction: NULL once it has left the window (it completed) and
+ * before it was dispatched (*done says which). */
+static const eng_insn *eng_st_any(const eng_core *k, uint64_t idx, bool *done) {
+  *done = idx < k->st_lo;
+  if (idx < k->st_lo || idx >= k->pc) return NULL;
+  const eng_insn *x = eng_st(k, idx);
+  *done = x->state == ST_DONE;
+  return x;
+}
 
 /* A GM transfer streaming under the fluid bandwidth model (docs/TIMING.md, "GM transfers"). */
 typedef struct eng_flow {
@@ -118,6 +144,8 @@ typedef struct eng_flow {
   uint64_t partner[MAX_PARTNERS]; /* ids of its partners */
   bool write;
   bool ending;         /* end_flows: finishes now */
+  uint64_t finish;     /* flow_finish at its current rate, from the last change of the rates or
+                        * the last end_flows (neither the time nor its rate changed since) */
 } eng_flow;
 
 typedef struct engine {
@@ -136,6 +164,8 @@ typedef struct engine {
   sim_flow_share *shares; /* scratch of recompute_rates, capflows entries */
   size_t nflows, capflows;
   bool rates_dirty;
+  uint64_t *dirty; /* bit c: core c may make progress now (ncores bits) */
+  size_t dirty_words;
   double gm_rate; /* sum of flow rates, bytes/cycle */
   uint64_t gm_busy_since;
   bool l2_on;
@@ -149,6 +179,11 @@ typedef struct engine {
   uint64_t *xids;     /* [core][flag id][SIM_XFLAG_MAX_PENDING + 1]: trace arrows of the sets on their way */
   uint8_t *nxids;     /* [core][flag id] */
 } engine;
+
+static void mark_dirty(engine *e, const eng_core *k) {
+  unsigned c = k->c->index;
+  e->dirty[c / 64] |= UINT64_C(1) << (c % 64);
+}
 
 /* ---- event heap ------------------------------------------------------------------------- */
 
@@ -255,6 +290,14 @@ static bool path_writes_gm(isa_path p) { return p == ISA_PATH_UB_TO_GM || p == I
 
 /* ---- GM bandwidth: max-min fair sharing of L2 and HBM by the flows in flight ------------- */
 
+/* When the flow would finish at its current rate. */
+static uint64_t flow_finish(const engine *e, const eng_flow *f) {
+  if (f->remaining <= 1e-6) return e->now;
+  if (f->rate <= 0) return NEVER;
+  double t = ceil(f->remaining / f->rate - 1e-9);
+  return e->now + (t < 1 ? 1 : (uint64_t)t);
+}
+
 /* The rates of the flows in flight: max-min fair shares of the L2 port and HBM (sim_gm.h), each
  * flow capped by its engine and, while reads of other cores stream the same bytes, by its share
  * of what HBM serves to one set of lines (l2.same_line_gb_per_s) for the part that misses. */
@@ -279,6 +322,7 @@ static void recompute_rates(engine *e) {
   for (size_t i = 0; i < e->nflows; i++) {
     eng_flow *f = &e->flows[i];
     f->rate = e->shares[i].rate;
+    f->finish = flow_finish(e, f);
     hbm += f->rate * f->hbm_per_byte;
     l2 += f->rate;
     if (f->own_cap > 0 && f->rate / f->own_cap > a->flow_peak_util) a->flow_peak_util = f->rate / f->own_cap;
@@ -286,14 +330,6 @@ static void recompute_rates(engine *e) {
   if (hbm / e->d->hbm_sustained_bytes_per_cycle > a->hbm_peak_util) a->hbm_peak_util = hbm / e->d->hbm_sustained_bytes_per_cycle;
   if (e->l2_on && l2 / e->d->l2_bytes_per_cycle > a->l2_peak_util) a->l2_peak_util = l2 / e->d->l2_bytes_per_cycle;
   if (l2 > a->gm_peak_bytes_per_cycle) a->gm_peak_bytes_per_cycle = l2;
-}
-
-/* When the flow would finish at its current rate. */
-static uint64_t flow_finish(const engine *e, const eng_flow *f) {
-  if (f->remaining <= 1e-6) return e->now;
-  if (f->rate <= 0) return NEVER;
-  double t = ceil(f->remaining / f->rate - 1e-9);
-  return e->now + (t < 1 ? 1 : (uint64_t)t);
 }
 
 static void update_gm_counter(engine *e) {
@@ -431,9 +467,12 @@ static void xhb_hazard(void *arg, const sim_xhb_hazard *z) {
   h->mem = ISA_MEM_GM;
   h->lo = z->lo;
   h->hi = z->hi;
-  const eng_insn *ei = &e->cores[z->core_a].st[z->a], *li = &e->cores[z->core_b].st[z->b];
-  h->earlier_done = ei->state == ST_DONE ? ei->end : NEVER;
-  h->time = li->state >= ST_RUNNING ? li->start : NEVER;
+  bool done;
+  const eng_insn *ei = eng_st_any(&e->cores[z->core_a], z->a, &done);
+  const eng_insn *li = eng_st_any(&e->cores[z->core_b], z->b, &done);
+  /* an instruction that has left the replay's window took its times with it */
+  h->earlier_done = ei && ei->state == ST_DONE ? ei->end : NEVER;
+  h->time = li && li->state >= ST_RUNNING ? li->start : NEVER;
 }
 
 static cs_status check_across_cores(engine *e, cs_err *err) {
@@ -449,8 +488,8 @@ static cs_status check_across_cores(engine *e, cs_err *err) {
  * and what the partner's pipe ran before it (a fixpipe holding FIX while it waits for its mmad
  * starts before it reads anything). */
 static void check_hazards(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe, const eng_out *me) {
-  uint64_t uf = k->st[idx].uf_dep;
-  uint32_t uf_pipe = uf == NEVER ? ISA_PIPE_COUNT : (uint32_t)isa_insn_pipe(&k->s[uf]);
+  uint64_t uf = eng_st(k, idx)->uf_dep;
+  uint32_t uf_pipe = uf == NEVER ? ISA_PIPE_COUNT : eng_st(k, uf)->pipe;
   for (size_t i = 0; i < k->nout; i++) {
     const eng_out *o = &k->out[i];
     if (o->idx >= idx) break;
@@ -517,11 +556,12 @@ static void out_add(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe) {
 static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p);
 
 static void complete(engine *e, eng_core *k, uint64_t idx) {
-  eng_insn *st = &k->st[idx];
+  eng_insn *st = eng_st(k, idx);
   const isa_insn *in = &k->s[idx];
-  isa_pipe p = isa_insn_pipe(in);
+  isa_pipe p = (isa_pipe)st->pipe;
   st->state = ST_DONE;
   k->completed++;
+  while (k->done_lo < k->pc && eng_st(k, k->done_lo)->state == ST_DONE) k->done_lo++;
   if (e->s->progress && ++e->completed % SIM_PROGRESS_STEP == 0) {
     sim_progress pr = {.replaying = true, .recorded = e->s->recorded, .replayed = e->completed,
                        .total = e->insns, .cycles = e->now};
@@ -550,7 +590,7 @@ static void complete(engine *e, eng_core *k, uint64_t idx) {
     if (e->trace) sim_trace_insn(e->trace, &te);
     if (e->observer) e->observer->insn(e->observer->arg, &te);
   }
-  k->dirty = true;
+  mark_dirty(e, k);
   if (st->seq != UINT64_MAX && p < ISA_PIPE_COUNT) fire_pending_sets(e, k, p);
 }
 
@@ -592,7 +632,7 @@ static void flag_wait(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe)
 /* Every core may go on: a counter was taken (a set held at the limit may leave its queue) or a
  * SyncAll round was released. */
 static void wake_all(engine *e) {
-  for (unsigned c = 0; c < e->s->ncores; c++) e->cores[c].dirty = true;
+  for (unsigned c = 0; c < e->s->ncores; c++) mark_dirty(e, &e->cores[c]);
 }
 
 static bool grow(engine *e, void **p, size_t *cap, size_t n, size_t elem);
@@ -617,7 +657,7 @@ static void xflag_fire(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe
     uint64_t when = e->now + e->cfg->aiv_cross_flag_cycles;
     if (when == e->now) {
       sim_xcore_deliver(&e->xc, t[i], f->flag_id);
-      e->cores[t[i]].dirty = true;
+      mark_dirty(e, &e->cores[t[i]]);
     } else {
       heap_push(e, when, EV_XFLAG, t[i], f->flag_id);
     }
@@ -661,7 +701,7 @@ static bool sync_all_passes(engine *e, eng_core *k, const isa_insn *in) {
 
 /* Zero-time instructions (flags, barriers) complete the moment they start. */
 static void finish_now(engine *e, eng_core *k, uint64_t idx) {
-  eng_insn *st = &k->st[idx];
+  eng_insn *st = eng_st(k, idx);
   st->start = st->busy_end = st->end = e->now;
   st->seq = UINT64_MAX;
   complete(e, k, idx);
@@ -692,7 +732,7 @@ static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p) {
     memmove(pp->pend, pp->pend + 1, (pp->npend - 1) * sizeof *pp->pend);
     pp->npend--;
     flag_set(e, k, &k->s[idx], p);
-    eng_insn *st = &k->st[idx];
+    eng_insn *st = eng_st(k, idx);
     st->start = st->busy_end = st->end = e->now; /* the trace shows it where it fires */
     st->seq = UINT64_MAX;
     complete(e, k, idx);
@@ -709,7 +749,7 @@ static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uin
   pp->pend[pp->npend].idx = idx;
   pp->pend[pp->npend].seq = pp->seq_next;
   pp->npend++;
-  k->st[idx].state = ST_RUNNING;
+  eng_st(k, idx)->state = ST_RUNNING;
 }
 
 /* A GM transfer begins to stream (after its engine's setup): the L2 decides what it costs HBM,
@@ -717,8 +757,8 @@ static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uin
  * over the same bytes how much of a line set it gets. */
 static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
   const isa_insn *in = &k->s[idx];
-  eng_insn *st = &k->st[idx];
-  isa_pipe pipe = isa_insn_pipe(in);
+  eng_insn *st = eng_st(k, idx);
+  isa_pipe pipe = (isa_pipe)st->pipe;
   const eng_out *me = find_out(k, idx);
   const sim_config *c = k->cfg;
   isa_work w;
@@ -803,7 +843,7 @@ static void schedule_wake(engine *e, eng_core *k, uint64_t t);
  * it writes (each 512 B unit of L0C has one ready bit, docs/TIMING.md "UnitFlag"; the pairing
  * is sim_uf_track's, which the hazard check reads too). */
 static void uf_note_dispatch(eng_core *k, uint64_t idx) {
-  k->st[idx].uf_dep = sim_uf_track_next(&k->uf, &k->s[idx], idx);
+  eng_st(k, idx)->uf_dep = sim_uf_track_next(&k->uf, &k->s[idx], idx);
 }
 
 /* Cycles until an mmad has written its first 512 B unit of C: one output fractal's k-steps, then
@@ -819,9 +859,9 @@ static uint64_t uf_unit_cycles(const engine *e) { return ceil_div(128, e->cfg->f
 /* A unit-flag mmad may start once the fixpipe that reads its bytes has read them all (the
  * overlap of the reader's last units with the writer's first is not modelled). */
 static bool uf_mmad_ready(engine *e, eng_core *k, uint64_t idx) {
-  uint64_t f = k->st[idx].uf_dep;
+  uint64_t f = eng_st(k, idx)->uf_dep;
   if (f == NEVER) return true;
-  const eng_insn *fs = &k->st[f];
+  const eng_insn *fs = eng_st(k, f);
   if (fs->state < ST_RUNNING || fs->busy_end == 0) return false; /* not started, or streaming */
   if (fs->busy_end > e->now) {
     schedule_wake(e, k, fs->busy_end);
@@ -833,18 +873,18 @@ static bool uf_mmad_ready(engine *e, eng_core *k, uint64_t idx) {
 /* When a started instruction's work can begin: at once, or for a unit-flag fixpipe once its mmad
  * has written the first unit of C. */
 static uint64_t work_begin(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
-  uint64_t m = k->st[idx].uf_dep;
+  uint64_t m = eng_st(k, idx)->uf_dep;
   if (k->s[idx].op != ISA_OP_FIXPIPE || m == NEVER) return t;
-  uint64_t first = k->st[m].start + uf_first_unit_cycles(e, &k->s[m]);
+  uint64_t first = eng_st(k, m)->start + uf_first_unit_cycles(e, &k->s[m]);
   return first > t ? first : t;
 }
 
 /* A unit-flag fixpipe cannot finish before its mmad has written the last unit, plus the time to
  * move that unit. */
 static uint64_t work_end(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
-  uint64_t m = k->st[idx].uf_dep;
+  uint64_t m = eng_st(k, idx)->uf_dep;
   if (k->s[idx].op != ISA_OP_FIXPIPE || m == NEVER) return t;
-  uint64_t last = k->st[m].busy_end + uf_unit_cycles(e);
+  uint64_t last = eng_st(k, m)->busy_end + uf_unit_cycles(e);
   return last > t ? last : t;
 }
 
@@ -853,8 +893,8 @@ static uint64_t work_end(const engine *e, const eng_core *k, uint64_t idx, uint6
  * pipe for a fixed time. */
 static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
   const isa_insn *in = &k->s[idx];
-  eng_insn *st = &k->st[idx];
-  isa_pipe pipe = isa_insn_pipe(in);
+  eng_insn *st = eng_st(k, idx);
+  isa_pipe pipe = (isa_pipe)st->pipe;
   eng_pipe *pp = &k->pipes[pipe];
   isa_work w;
   isa_insn_work(in, &w);
@@ -874,7 +914,7 @@ static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
   pp->free_t = pp->idle_from = st->busy_end;
   heap_push(e, st->end, EV_COMPLETE, k->c->index, idx);
   /* a unit-flag fixpipe that started before this mmad can now be timed */
-  if (in->op == ISA_OP_MMAD && k->uf_waiting_fix != NEVER && k->st[k->uf_waiting_fix].uf_dep == idx) {
+  if (in->op == ISA_OP_MMAD && k->uf_waiting_fix != NEVER && eng_st(k, k->uf_waiting_fix)->uf_dep == idx) {
     uint64_t f = k->uf_waiting_fix;
     k->uf_waiting_fix = NEVER;
     schedule_work(e, k, f);
@@ -883,12 +923,12 @@ static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
 
 static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint64_t idx) {
   const isa_insn *in = &k->s[idx];
-  eng_insn *st = &k->st[idx];
+  eng_insn *st = eng_st(k, idx);
   eng_out *me = find_out(k, idx);
   if (pipe == ISA_PIPE_FIX && k->uf_last_fix != NEVER) {
     /* the FIX instruction before this one has ended its occupancy: a unit-flag fixpipe has read
      * every unit of its mmad, whose writes are then complete for the hazard check */
-    out_done(k, k->st[k->uf_last_fix].uf_dep);
+    out_done(k, eng_st(k, k->uf_last_fix)->uf_dep);
     k->uf_last_fix = NEVER;
   }
   if (me) check_hazards(e, k, idx, pipe, me);
@@ -904,7 +944,7 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
   k->stats->path_bytes[w.path] += w.bytes;
   k->stats->macs += w.macs;
   pp->free_t = NEVER; /* busy until its work is timed */
-  if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER && k->st[st->uf_dep].state < ST_RUNNING) {
+  if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER && eng_st(k, st->uf_dep)->state < ST_RUNNING) {
     k->uf_waiting_fix = idx; /* it holds the FIX pipe, waiting for its mmad to start */
     return;
   }
@@ -916,19 +956,19 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
   eng_pipe *pp = &k->pipes[p];
   if (!pp->qlen || e->now < pp->free_t) return false;
   uint64_t idx = pp->q[pp->qhead];
-  const isa_insn *in = &k->s[idx];
-  switch ((isa_op)in->op) {
+  uint32_t op = pp->qop[pp->qhead];
+  switch ((isa_op)op) {
     case ISA_OP_SET_FLAG: /* leaves the queue at once; fires when the earlier work completes */
       break;
     case ISA_OP_WAIT_FLAG:
-      if (!flag_of(k, in)->count) return false;
-      flag_wait(e, k, in, p);
+      if (!pp->qflag[pp->qhead]->count) return false;
+      flag_wait(e, k, &k->s[idx], p);
       break;
     case ISA_OP_CROSS_SET_FLAG: /* a counter it could raise is at the limit: it stays queued */
-      if (sim_xcore_set_full(&e->xc, k->c->index, in->u.xflag.mode, in->u.xflag.flag_id)) return false;
+      if (sim_xcore_set_full(&e->xc, k->c->index, k->s[idx].u.xflag.mode, k->s[idx].u.xflag.flag_id)) return false;
       break;
     case ISA_OP_CROSS_WAIT_FLAG:
-      if (!xflag_take(e, k, in, p)) return false;
+      if (!xflag_take(e, k, &k->s[idx], p)) return false;
       break;
     case ISA_OP_PIPE_BARRIER:
       if (pp->nrun || pp->npend) return false;
@@ -940,9 +980,9 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
   }
   pp->qhead = (pp->qhead + 1) % pp->qcap;
   pp->qlen--;
-  if (in->op == ISA_OP_SET_FLAG || in->op == ISA_OP_CROSS_SET_FLAG)
+  if (op == ISA_OP_SET_FLAG || op == ISA_OP_CROSS_SET_FLAG)
     set_flag_start(e, k, pp, p, idx);
-  else if (in->op == ISA_OP_WAIT_FLAG || in->op == ISA_OP_PIPE_BARRIER || in->op == ISA_OP_CROSS_WAIT_FLAG)
+  else if (op == ISA_OP_WAIT_FLAG || op == ISA_OP_PIPE_BARRIER || op == ISA_OP_CROSS_WAIT_FLAG)
     finish_now(e, k, idx);
   else
     start_insn(e, k, pp, p, idx);
@@ -952,6 +992,51 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
 static bool core_drained(const eng_core *k) {
   for (int p = 0; p < ISA_PIPE_COUNT; p++)
     if (k->pipes[p].qlen || k->pipes[p].nrun || k->pipes[p].npend) return false;
+  return true;
+}
+
+/* What the kept hazards (sim_result.hazards) need of instruction idx's final state, taken as it
+ * leaves the window or when the replay ends: when the earlier one completed, when the later one
+ * started. */
+static void note_hazard_times(engine *e, const eng_core *k, uint64_t idx) {
+  sim_result *res = e->res;
+  const eng_insn *x = eng_st(k, idx);
+  for (unsigned i = 0; i < res->hazards_kept; i++) {
+    sim_hazard *h = &res->hazards[i];
+    if (h->earlier_core == k->c->index && h->earlier == idx && x->state == ST_DONE) h->earlier_done = x->end;
+    if (h->core == k->c->index && h->later == idx && x->state >= ST_RUNNING) h->time = x->start;
+  }
+}
+
+/* Makes room in the window for instruction pc: leaves out what no instruction can read any more
+ * (completed, and no UnitFlag partner of one in flight or of one still to come), and doubles the
+ * ring when that frees less than half of it. False when out of host memory. */
+static bool window_make_room(engine *e, eng_core *k) {
+  uint64_t lo = k->done_lo;
+  for (uint64_t i = k->done_lo; i < k->pc; i++) {
+    const eng_insn *x = eng_st(k, i);
+    if (x->state != ST_DONE && x->uf_dep != NEVER && x->uf_dep < lo) lo = x->uf_dep;
+  }
+  uint64_t keep[4] = {k->uf_last_fix, k->uf_waiting_fix, sim_uf_track_oldest(&k->uf, true),
+                      sim_uf_track_oldest(&k->uf, false)};
+  for (int i = 0; i < 4; i++)
+    if (keep[i] < lo) lo = keep[i];
+  if (e->res->hazards_kept)
+    for (uint64_t i = k->st_lo; i < lo; i++) note_hazard_times(e, k, i);
+  k->st_lo = lo;
+  /* at least half the ring free again, else twice the ring: the scan above is paid once per
+   * half a ring of dispatches */
+  if (k->pc - lo < (k->st_mask + 1) / 2) return true;
+  uint64_t cap = (k->st_mask + 1) * 2;
+  eng_insn *st = malloc(cap * sizeof *st);
+  if (!st) {
+    e->oom = CS_ENOMEM;
+    return false;
+  }
+  for (uint64_t i = lo; i < k->pc; i++) st[i & (cap - 1)] = *eng_st(k, i);
+  free(k->st);
+  k->st = st;
+  k->st_mask = cap - 1;
   return true;
 }
 
@@ -981,7 +1066,10 @@ static bool try_dispatch(engine *e, eng_core *k) {
     k->stats->stall_cycles += e->now - k->stall_since;
     k->stall_since = NEVER;
   }
-  eng_insn *st = &k->st[idx];
+  if (idx - k->st_lo > k->st_mask && !window_make_room(e, k)) return false;
+  eng_insn *st = eng_st(k, idx);
+  memset(st, 0, sizeof *st);
+  st->pipe = (uint8_t)p;
   st->dispatch = e->now;
   /* the scalar unit was busy issuing it (or doing the scalar work it is), and before the first
    * instruction with the kernel's entry */
@@ -990,6 +1078,10 @@ static bool try_dispatch(engine *e, eng_core *k) {
   k->stats->pipe_busy_cycles[ISA_PIPE_S] += st->scalar_end - st->scalar_start;
   k->scalar_free = e->now;
   k->pc++;
+  if (k->pc + DISPATCH_AHEAD < k->n) { /* the streams are far larger than the host's caches */
+    const char *next = (const char *)&k->s[k->pc + DISPATCH_AHEAD];
+    for (size_t o = 0; o < sizeof *k->s; o += 64) __builtin_prefetch(next + o);
+  }
   k->dispatch_t = k->pc < k->n ? e->now + scalar_cost(e, &k->s[k->pc]) : NEVER;
   if (p == ISA_PIPE_ALL || p == ISA_PIPE_S) {
     if (in->op == ISA_OP_SET_FLAG) flag_set(e, k, in, ISA_PIPE_S);
@@ -999,7 +1091,10 @@ static bool try_dispatch(engine *e, eng_core *k) {
     return true;
   }
   eng_pipe *pp = &k->pipes[p];
-  pp->q[(pp->qhead + pp->qlen) % pp->qcap] = idx;
+  size_t slot = (pp->qhead + pp->qlen) % pp->qcap;
+  pp->q[slot] = idx;
+  pp->qop[slot] = in->op;
+  pp->qflag[slot] = in->op == ISA_OP_WAIT_FLAG ? flag_of(k, in) : NULL;
   pp->qlen++;
   st->state = ST_QUEUED;
   out_add(e, k, idx, p);
@@ -1045,7 +1140,8 @@ static void end_flows(engine *e, uint64_t t) {
   bool any = false;
   for (size_t i = 0; i < n; i++) {
     eng_flow *f = &e->flows[i];
-    f->ending = flow_finish(e, f) <= t;
+    f->finish = flow_finish(e, f);
+    f->ending = f->finish <= t;
     any = any || f->ending;
   }
   if (!any) return;
@@ -1065,11 +1161,11 @@ static void end_flows(engine *e, uint64_t t) {
         break;
       }
     eng_core *k = &e->cores[f->core];
-    eng_insn *st = &k->st[f->idx];
+    eng_insn *st = eng_st(k, f->idx);
     st->busy_end = work_end(e, k, f->idx, t);
     st->end = st->busy_end + f->latency + e->gm_queueing;
     k->pipes[f->pipe].free_t = st->busy_end;
-    k->dirty = true;
+    mark_dirty(e, k);
     heap_push(e, st->end, EV_COMPLETE, f->core, f->idx);
   }
   for (size_t i = 0; i < n; i++)
@@ -1099,11 +1195,18 @@ typedef struct dl_node {
   char text[320];
 } dl_node;
 
+/* Instruction idx's state at a deadlock: the window's, or that of one completed long ago, or of
+ * one not yet dispatched. */
+static const eng_insn dl_retired = {.state = ST_DONE}, dl_undispatched = {.state = ST_NEW};
+static const eng_insn *dl_st(const eng_core *k, uint64_t idx) {
+  return idx >= k->pc ? &dl_undispatched : idx < k->st_lo ? &dl_retired : eng_st(k, idx);
+}
+
 /* An instruction running on pipe p (at a deadlock: a unit-flag fixpipe holding its pipe for its
  * mmad), or NEVER. */
 static uint64_t dl_running(const eng_core *k, int p) {
   for (uint64_t i = 0; i < k->n; i++)
-    if (k->st[i].tracked && isa_insn_pipe(&k->s[i]) == (isa_pipe)p) return i;
+    if (dl_st(k, i)->tracked && isa_insn_pipe(&k->s[i]) == (isa_pipe)p) return i;
   return NEVER;
 }
 
@@ -1113,7 +1216,7 @@ static const char *dl_mn(const eng_core *k, uint64_t idx) { return isa_op_info((
  * instruction 4)", "queued in MTE2 behind instruction 7 (wait_flag)", ...): returns the node
  * whose progress it waits for. */
 static int dl_locate(const eng_core *k, uint64_t x, char *out, size_t n, int depth) {
-  const eng_insn *st = &k->st[x];
+  const eng_insn *st = dl_st(k, x);
   isa_pipe p = isa_insn_pipe(&k->s[x]);
   if (st->state == ST_NEW) {
     snprintf(out, n, "not yet dispatched (dispatch is held at instruction %" PRIu64 ")", k->pc);
@@ -1127,11 +1230,11 @@ static int dl_locate(const eng_core *k, uint64_t x, char *out, size_t n, int dep
     return p;
   }
   uint64_t r = k->s[x].op == ISA_OP_SET_FLAG ? dl_running(k, p) : x; /* a set waits for its pipe */
-  if (r == NEVER || k->st[r].uf_dep == NEVER || depth > 2) {
+  if (r == NEVER || dl_st(k, r)->uf_dep == NEVER || depth > 2) {
     snprintf(out, n, "in %s", isa_pipe_name(p));
     return DL_NONE;
   }
-  uint64_t m = k->st[r].uf_dep; /* a unit-flag fixpipe holding FIX until its mmad starts */
+  uint64_t m = dl_st(k, r)->uf_dep; /* a unit-flag fixpipe holding FIX until its mmad starts */
   int w = r == x ? snprintf(out, n, "holding FIX until its mmad, instruction %" PRIu64 ", starts; that mmad is ", m)
                  : snprintf(out, n,
                             "in %s, firing once instruction %" PRIu64 " (fixpipe) completes, which waits for its "
@@ -1145,7 +1248,7 @@ static int dl_locate(const eng_core *k, uint64_t x, char *out, size_t n, int dep
 static uint64_t dl_set_of(const eng_core *k, const isa_insn *w) {
   for (uint64_t j = 0; j < k->n; j++) {
     const isa_insn *in = &k->s[j];
-    if (in->op == ISA_OP_SET_FLAG && k->st[j].state != ST_DONE && in->u.flag.src_pipe == w->u.flag.src_pipe &&
+    if (in->op == ISA_OP_SET_FLAG && dl_st(k, j)->state != ST_DONE && in->u.flag.src_pipe == w->u.flag.src_pipe &&
         in->u.flag.dst_pipe == w->u.flag.dst_pipe && in->u.flag.event_id == w->u.flag.event_id)
       return j;
   }
@@ -1182,7 +1285,10 @@ static int dl_xwait(const engine *e, const eng_core *k, const char *who, uint64_
     const eng_core *o = &e->cores[c];
     for (uint64_t j = 0; j < o->n; j++) {
       const isa_insn *in = &o->s[j];
-      if (in->op != ISA_OP_CROSS_SET_FLAG || in->u.xflag.flag_id != id || o->st[j].state == ST_DONE) continue;
+      bool done;
+      if (in->op != ISA_OP_CROSS_SET_FLAG || in->u.xflag.flag_id != id) continue;
+      (void)eng_st_any(o, j, &done);
+      if (done) continue;
       unsigned t[SIM_XCORE_MAX_TARGETS];
       unsigned n = sim_xcore_targets(&e->xc, c, in->u.xflag.mode, t), i = 0;
       while (i < n && t[i] != k->c->index) i++;
@@ -1215,8 +1321,8 @@ static int dl_pipe_node(const engine *e, const eng_core *k, int p, dl_node *d) {
   }
   int w;
   uint64_t x;
-  if (k->s[h].op == ISA_OP_MMAD && k->st[h].uf_dep != NEVER && k->st[k->st[h].uf_dep].state < ST_RUNNING) {
-    x = k->st[h].uf_dep;
+  if (k->s[h].op == ISA_OP_MMAD && dl_st(k, h)->uf_dep != NEVER && dl_st(k, dl_st(k, h)->uf_dep)->state < ST_RUNNING) {
+    x = dl_st(k, h)->uf_dep;
     w = snprintf(d->text, sizeof d->text,
                  "M waits at instruction %" PRIu64 " (mmad) for its unit-flag fixpipe, instruction %" PRIu64
                  ", to read L0C; that fixpipe is ",
@@ -1399,11 +1505,14 @@ static void engine_free(engine *e) {
       free(k->out);
       for (int p = 0; p < ISA_PIPE_COUNT; p++) {
         free(k->pipes[p].q);
+        free(k->pipes[p].qop);
+        free(k->pipes[p].qflag);
         free(k->pipes[p].run_seq);
         free(k->pipes[p].pend);
       }
     }
   free(e->cores);
+  free(e->dirty);
   free(e->heap);
   free(e->flows);
   free(e->shares);
@@ -1430,7 +1539,9 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     }
   }
   e->cores = calloc(s->ncores, sizeof *e->cores);
-  if (!e->cores) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
+  e->dirty_words = (s->ncores + 63) / 64;
+  e->dirty = calloc(e->dirty_words, sizeof *e->dirty);
+  if (!e->cores || !e->dirty) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
   /* an AIV's MTE2, MTE3 and vector unit are the cube core's engines with their own widths and
    * bytes in flight, and its kernel entry its own (docs/TIMING.md, "AIV cores") */
   e->aiv_cfg = s->cfg;
@@ -1446,12 +1557,15 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->n = k->c->len;
     k->stats = &res->stats.core[c];
     k->stats->instructions = k->n;
-    k->st = calloc(k->n ? k->n : 1, sizeof *k->st);
+    k->st = calloc(WINDOW_START, sizeof *k->st);
+    k->st_mask = WINDOW_START - 1;
     if (!k->st) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay of core %u", c);
     for (int p = 0; p < ISA_PIPE_COUNT; p++) {
       k->pipes[p].qcap = queue_depth(&s->cfg, (isa_pipe)p);
       k->pipes[p].q = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].q);
-      if (!k->pipes[p].q) return cs_err_set(err, CS_ENOMEM, "no host memory for pipe queues");
+      k->pipes[p].qop = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].qop);
+      k->pipes[p].qflag = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].qflag);
+      if (!k->pipes[p].q || !k->pipes[p].qop || !k->pipes[p].qflag) return cs_err_set(err, CS_ENOMEM, "no host memory for pipe queues");
     }
     /* the launch: AI core g starts launch + g * skew after the task, its AIVs with it
      * (docs/TIMING.md, Launch) */
@@ -1464,7 +1578,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     sim_uf_track_init(&k->uf);
     k->uf_waiting_fix = k->uf_last_fix = NEVER;
     for (int p = 0; p < ISA_PIPE_COUNT; p++) k->pipes[p].idle_from = NEVER;
-    k->dirty = true;
+    mark_dirty(e, k);
   }
   bool *active = calloc(s->ncores ? s->ncores : 1, sizeof *active);
   if (!active) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
@@ -1486,7 +1600,7 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   if (!res->stats.core) return cs_err_set(err, CS_ENOMEM, "no host memory for statistics");
   sim_trace *trace = opt ? opt->trace : NULL;
   engine e;
-  memset(&e, 0, sizeof e); /* engine_free's, should the check fail before engine_init */
+  memset(&e, 0, sizeof e); /* engine_free is safe whatever fails first */
   cs_status st = check_happens_before(s, res, err);
   if (st == CS_OK) st = engine_init(&e, s, res, trace, err);
   e.observer = opt ? opt->observer : NULL;
@@ -1509,12 +1623,15 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
     bool any = true;
     while (any && !e.oom) {
       any = false;
-      for (unsigned c = 0; c < s->ncores; c++)
-        if (e.cores[c].dirty) {
-          e.cores[c].dirty = false;
-          progress(&e, &e.cores[c]);
+      /* the cores marked, in index order; one that marks itself again waits for the next pass */
+      for (size_t w = 0; w < e.dirty_words; w++) {
+        uint64_t bits = e.dirty[w];
+        e.dirty[w] = 0;
+        for (; bits; bits &= bits - 1) {
+          progress(&e, &e.cores[w * 64 + (unsigned)__builtin_ctzll(bits)]);
           any = true;
         }
+      }
     }
     if (e.oom) break;
     if (e.rates_dirty) {
@@ -1524,10 +1641,8 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
     }
     /* the next moment something happens */
     uint64_t t = e.nheap ? e.heap[0].time : NEVER;
-    for (size_t i = 0; i < e.nflows; i++) {
-      uint64_t f = flow_finish(&e, &e.flows[i]);
-      if (f < t) t = f;
-    }
+    for (size_t i = 0; i < e.nflows; i++)
+      if (e.flows[i].finish < t) t = e.flows[i].finish;
     if (t == NEVER) break;
     advance_flows(&e, t);
     e.now = t;
@@ -1539,13 +1654,13 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
       else if (x.kind == EV_FLOW) flow_begin(&e, k, x.idx);
       else if (x.kind == EV_XFLAG) {
         sim_xcore_deliver(&e.xc, x.core, (unsigned)x.idx);
-        k->dirty = true;
+        mark_dirty(&e, k);
       } else if (x.kind == EV_SYNC) {
         sim_xcore_sync_release(&e.xc, x.idx != 0);
         wake_all(&e);
       } else {
         if (k->wake_t == t) k->wake_t = NEVER;
-        k->dirty = true;
+        mark_dirty(&e, k);
       }
     }
   }
@@ -1569,12 +1684,9 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   res->stats.macs = macs;
   res->stats.hazards = res->hazard_count;
   if (e.l2_on) res->stats.l2_dirty_bytes = e.l2.dirty_lines * s->cfg.l2_line_bytes;
-  for (unsigned i = 0; i < res->hazards_kept; i++) { /* what this run's timing did with each pair */
-    sim_hazard *h = &res->hazards[i];
-    const eng_insn *ei = &e.cores[h->earlier_core].st[h->earlier], *li = &e.cores[h->core].st[h->later];
-    if (ei->state == ST_DONE) h->earlier_done = ei->end;
-    if (li->state >= ST_RUNNING) h->time = li->start;
-  }
+  if (res->hazards_kept) /* what this run's timing did with each pair (see window_make_room) */
+    for (unsigned c = 0; c < s->ncores; c++)
+      for (uint64_t i = e.cores[c].st_lo; i < e.cores[c].pc; i++) note_hazard_times(&e, &e.cores[c], i);
   if (stuck) describe_deadlock(&e);
   else if (s->aiv_enabled || e.nxlog) st = check_across_cores(&e, err);
   engine_free(&e);

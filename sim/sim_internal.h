@@ -44,7 +44,9 @@ static inline sim_buf *sim_core_mem(sim_core *c, isa_mem mem) {
   return mem == ISA_MEM_GM ? &c->owner->gm : &c->bufs[mem];
 }
 
-/* Bytes of replay state per instruction (sim_engine.c), for the footprint. */
+/* Bytes of replay state per instruction in flight (sim_engine.c), and the instructions per core
+ * it keeps at first, for the footprint. */
 size_t sim_engine_insn_bytes(void);
+size_t sim_engine_window_insns(void);
 
 #endif

@@ -15,9 +15,10 @@
 typedef struct sim_l2 {
   uint64_t line_bytes;
   uint64_t sets, ways;
-  uint64_t *tags;   /* sets * ways, the ways of a set together; line address + 1, 0 = empty */
-  uint64_t *stamps; /* last use of each way, for LRU */
-  uint8_t *dirty;   /* 1: the way holds data not yet written back to HBM */
+  uint64_t set_mask; /* sets - 1 when sets is a power of two, else 0 */
+  uint64_t *words;  /* per set, together: its ways' tags (line address + 1, 0 = empty; the top
+                     * bit set while the line is dirty, i.e. holds data not yet written back to
+                     * HBM), then their last uses (for LRU) */
   uint64_t clock;   /* use counter */
   uint64_t dirty_lines; /* lines dirty now */
 } sim_l2;
