@@ -5,8 +5,11 @@
  * DEQF16 with the scalar word (deq_scale of one element). Float scales are packed by the kernel
  * with the documented formula (truncated to fp19); uint64/int64 scales are used as the words they
  * are. bf16 output: arch 2201's fixpipe has no int32 -> bf16 mode, so the int32 result leaves the
- * fixpipe unchanged and a vector epilogue computes bf16_rne(fp32(acc) * scale) with the full fp32
- * scale (a word contributes its low 32 bits as an fp32).
+ * fixpipe unchanged (to a GM workspace) and a vector epilogue computes bf16_rne(fp32(acc) * scale)
+ * with the full fp32 scale (a word contributes its low 32 bits as an fp32). The epilogue runs on
+ * the AI core's two AIVs, a MIX 1:2 launch (1:1 with one AIV per AI core): the cube hands each
+ * tile over with a cross-core flag once the fixpipe has written it, and each AIV dequantizes half
+ * of its rows (kernels/kn_mm.c, epilogue_aiv).
  */
 #include <inttypes.h>
 #include <math.h>

@@ -203,71 +203,35 @@ static uint64_t work_items(const launch *L) {
   return tiles * L->job->batch;
 }
 
-/* The vector epilogue for one tile: rows of int32 from the workspace, times the column scales,
- * to bf16 in C (ATB Linear with bf16 output, docs/DESIGN.md §5.3). */
-static void epilogue_tile(rt_ctx *ctx, const launch *L, rt_queue *qin, rt_queue *qscale, rt_queue *qout,
-                          uint32_t batch, uint32_t m0, uint32_t n0, uint32_t ml, uint32_t nl, uint32_t rows) {
-  const kn_mm_job *j = L->job;
-  uint32_t in_stride = round_up(nl * 4, 32) / 4, out_stride = round_up(nl * 2, 32) / 2;
-  rt_ltensor sc = rt_alloc(qscale, ISA_FP32);
-  rt_gtensor scale = rt_gtensor_at(L->scale, (uint64_t)(j->q_batched ? batch : 0) * j->n + n0);
-  rt_copy_gm_to_local(ctx, sc, scale, rt_copy_params((uint64_t)nl * 4));
-  rt_enque(qscale, sc);
-  sc = rt_deque(qscale);
-  for (uint32_t r0 = 0; r0 < ml; r0 += rows) {
-    uint32_t rn = umin(rows, ml - r0);
-    rt_ltensor in = rt_alloc(qin, ISA_INT32);
-    isa_fmt_copy cp;
-    memset(&cp, 0, sizeof cp);
-    cp.block_count = rn;
-    cp.block_len_bytes = nl * 4;
-    cp.src_gap_bytes = (j->n - nl) * 4;
-    cp.dst_gap_bytes = (in_stride - nl) * 4;
-    rt_gtensor src = rt_gtensor_at(L->work, (uint64_t)batch * L->c_batch + (uint64_t)(m0 + r0) * j->n + n0);
-    rt_copy_gm_to_local(ctx, in, src, cp);
-    rt_enque(qin, in);
-    in = rt_deque(qin);
-    rt_ltensor out = rt_alloc(qout, ISA_BF16);
-    isa_fmt_vdeq v;
-    memset(&v, 0, sizeof v);
-    v.out_dtype = ISA_BF16;
-    v.rows = rn;
-    v.cols = nl;
-    v.src_row_stride = in_stride;
-    v.dst_row_stride = out_stride;
-    rt_vdeq(ctx, out, in, sc, v);
-    rt_free(qin, in);
-    rt_enque(qout, out);
-    out = rt_deque(qout);
-    memset(&cp, 0, sizeof cp);
-    cp.block_count = rn;
-    cp.block_len_bytes = nl * 2;
-    cp.src_gap_bytes = (out_stride - nl) * 2;
-    cp.dst_gap_bytes = (j->n - nl) * 2;
-    rt_gtensor dst = rt_gtensor_at(L->c, (uint64_t)batch * L->c_batch + (uint64_t)(m0 + r0) * j->n + n0);
-    rt_copy_local_to_gm(ctx, dst, out, cp);
-    rt_free(qout, out);
-  }
-  rt_free(qscale, sc);
-}
-
-/* KN_EPI_GELU_AIV on an AIV: the tiles its AIC computes, in the same order; for each, once the
- * AIC's flag says the tile is in GM, its half of the rows through UB: fp32 in, GELU, fp32 back
- * in place, in chunks of rows that fit two buffers of each queue. */
-static void gelu_aiv(rt_ctx *ctx, const launch *L) {
+/* The AIV side of a MIX epilogue (KN_EPI_GELU_AIV, KN_EPI_DEQ_BF16): the tiles its AIC computes,
+ * in the same order; for each, once the AIC's flag says the tile is in GM, its share of the rows
+ * (half of them with two AIVs per AI core) through UB in chunks of rows that fit two buffers of
+ * each queue:
+ *   GELU      fp32 in from C, GELU, fp32 back to C in place;
+ *   DEQ_BF16  int32 in from the workspace, vdeq with the tile's column scales (loaded once per
+ *             tile), bf16 out to C (ATB Linear with bf16 output, docs/DESIGN.md §5.3). */
+static void epilogue_aiv(rt_ctx *ctx, const launch *L) {
   const kn_mm_job *j = L->job;
   const rt_tiling *t = &L->tiling;
+  bool deq = j->epilogue == KN_EPI_DEQ_BF16;
   unsigned nv = rt_task_ratio(ctx), sub = rt_sub_block_idx(ctx), c = rt_block_idx(ctx) / nv;
-  uint32_t nl_max = umin(t->base_n, j->n), row_bytes = round_up(nl_max * 4, 32);
-  uint64_t room = rt_buf_free_bytes(ctx, RT_POS_VECIN);
-  uint32_t rows = (uint32_t)(room / (4 * (uint64_t)row_bytes)); /* two queues of two buffers */
+  uint32_t nl_max = umin(t->base_n, j->n);
+  uint32_t in_row = round_up(nl_max * 4, 32), out_row = deq ? round_up(nl_max * 2, 32) : in_row;
+  uint64_t fixed = deq ? (uint64_t)round_up(nl_max * 4, 32) + 256 : 0, free_ub = rt_buf_free_bytes(ctx, RT_POS_VECIN);
+  uint64_t room = free_ub > fixed ? free_ub - fixed : 0; /* a small UB must not wrap around */
+  uint32_t rows = (uint32_t)(room / (2 * ((uint64_t)in_row + out_row))); /* two queues of two buffers */
   if (rows > t->base_m) rows = t->base_m;
   if (rows == 0) {
-    rt_fail(ctx, "matmul_gelu: UB cannot hold one row of %u columns", nl_max);
+    rt_fail(ctx, "%s: UB cannot hold one row of %u columns", deq ? "linear epilogue" : "matmul_gelu", nl_max);
     return;
   }
-  rt_queue *qin = rt_queue_init(ctx, RT_POS_VECIN, 2, (uint64_t)rows * row_bytes, "gelu in");
-  rt_queue *qout = rt_queue_init(ctx, RT_POS_VECOUT, 2, (uint64_t)rows * row_bytes, "gelu out");
+  rt_queue *qscale = deq ? rt_queue_init(ctx, RT_POS_VECIN, 1, (uint64_t)nl_max * 4, "scale") : NULL;
+  rt_queue *qin = rt_queue_init(ctx, RT_POS_VECIN, 2, (uint64_t)rows * in_row, deq ? "epilogue in" : "gelu in");
+  rt_queue *qout = rt_queue_init(ctx, RT_POS_VECOUT, 2, (uint64_t)rows * out_row, deq ? "epilogue out" : "gelu out");
+  rt_gtensor src_t = deq ? L->work : L->c;
+  isa_dtype in_t = deq ? ISA_INT32 : ISA_FP32, out_t = deq ? ISA_BF16 : ISA_FP32;
+  size_t ob = deq ? 2 : 4;
+  uint32_t in_stride = in_row / 4, out_stride = out_row / (uint32_t)ob;
   uint64_t g = 0, off = 0;
   piece p;
   while (rt_ok(ctx) && next_piece(L, c, &g, &off, &p))
@@ -275,30 +239,54 @@ static void gelu_aiv(rt_ctx *ctx, const launch *L) {
       rt_rect r = rt_tiling_tile(t, p.blk.ml, p.blk.nl, p.first + i * p.stride);
       if (j->gelu_sync != KN_GELU_NO_WAIT) rt_cross_wait_flag_pipe(ctx, ISA_PIPE_MTE2, KN_GELU_FLAG);
       uint32_t half = (r.ml + nv - 1) / nv, r_lo = umin(sub * half, r.ml), r_hi = umin(r_lo + half, r.ml);
-      uint32_t stride = row_bytes / 4;
+      if (r_lo >= r_hi) continue;
+      uint32_t n0 = p.blk.n0 + r.n0;
+      rt_ltensor sc = {RT_POS_GM, 0, 0, ISA_FP32, -1};
+      if (deq) {
+        sc = rt_alloc(qscale, ISA_FP32);
+        rt_gtensor scale = rt_gtensor_at(L->scale, (uint64_t)(j->q_batched ? p.batch : 0) * j->n + n0);
+        rt_copy_gm_to_local(ctx, sc, scale, rt_copy_params((uint64_t)r.nl * 4));
+        rt_enque(qscale, sc);
+        sc = rt_deque(qscale);
+      }
       for (uint32_t r0 = r_lo; r0 < r_hi && rt_ok(ctx); r0 += rows) {
         uint32_t rn = umin(rows, r_hi - r0);
-        uint64_t at = (uint64_t)p.batch * L->c_batch + (uint64_t)(p.blk.m0 + r.m0 + r0) * j->n + p.blk.n0 + r.n0;
+        uint64_t at = (uint64_t)p.batch * L->c_batch + (uint64_t)(p.blk.m0 + r.m0 + r0) * j->n + n0;
         isa_fmt_copy cp;
         memset(&cp, 0, sizeof cp);
         cp.block_count = rn;
         cp.block_len_bytes = r.nl * 4;
         cp.src_gap_bytes = (j->n - r.nl) * 4;
-        cp.dst_gap_bytes = (stride - r.nl) * 4;
-        rt_ltensor in = rt_alloc(qin, ISA_FP32);
-        rt_copy_gm_to_local(ctx, in, rt_gtensor_at(L->c, at), cp);
+        cp.dst_gap_bytes = (in_stride - r.nl) * 4;
+        rt_ltensor in = rt_alloc(qin, in_t);
+        rt_copy_gm_to_local(ctx, in, rt_gtensor_at(src_t, at), cp);
         rt_enque(qin, in);
         in = rt_deque(qin);
-        rt_ltensor out = rt_alloc(qout, ISA_FP32);
-        rt_gelu(ctx, out, in, rn * stride);
+        rt_ltensor out = rt_alloc(qout, out_t);
+        if (deq) {
+          isa_fmt_vdeq v;
+          memset(&v, 0, sizeof v);
+          v.out_dtype = ISA_BF16;
+          v.rows = rn;
+          v.cols = r.nl;
+          v.src_row_stride = in_stride;
+          v.dst_row_stride = out_stride;
+          rt_vdeq(ctx, out, in, sc, v);
+        } else {
+          rt_gelu(ctx, out, in, rn * in_stride);
+        }
         rt_free(qin, in);
         rt_enque(qout, out);
         out = rt_deque(qout);
-        cp.src_gap_bytes = (stride - r.nl) * 4;
-        cp.dst_gap_bytes = (j->n - r.nl) * 4;
+        memset(&cp, 0, sizeof cp);
+        cp.block_count = rn;
+        cp.block_len_bytes = r.nl * (uint32_t)ob;
+        cp.src_gap_bytes = (out_stride - r.nl) * (uint32_t)ob;
+        cp.dst_gap_bytes = (j->n - r.nl) * (uint32_t)ob;
         rt_copy_local_to_gm(ctx, rt_gtensor_at(L->c, at), out, cp);
         rt_free(qout, out);
       }
+      if (deq) rt_free(qscale, sc);
     }
 }
 
@@ -307,7 +295,7 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
   const kn_mm_job *j = L->job;
   const rt_tiling *t = &L->tiling;
   if (rt_core_kind_of(ctx) == RT_CORE_AIV) {
-    gelu_aiv(ctx, L);
+    epilogue_aiv(ctx, L);
     return;
   }
   rt_matmul_types ty = j->ty;
@@ -318,7 +306,7 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
   rt_gtensor out = j->epilogue == KN_EPI_DEQ_BF16 ? L->work : L->c;
   uint64_t g = 0, off = 0;
   piece p;
-  bool any = false;
+  bool mix = j->epilogue == KN_EPI_GELU_AIV || j->epilogue == KN_EPI_DEQ_BF16;
   while (rt_ok(ctx) && next_piece(L, c, &g, &off, &p)) {
     uint32_t b = p.batch;
     rt_matmul_set_tensor_a(mm, rt_gtensor_at(L->a, b * L->a_batch));
@@ -327,7 +315,7 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
     if (j->qvec) rt_matmul_set_quant_vector(mm, rt_gtensor_at(L->qvec, j->q_batched ? (uint64_t)b * j->n : 0));
     else if (j->has_qscalar) rt_matmul_set_quant_scalar(mm, j->qscalar);
     rt_matmul_set_block(mm, p.blk.m0, p.blk.n0, p.blk.ml, p.blk.nl);
-    if (j->epilogue == KN_EPI_GELU_AIV) { /* tile by tile, each handed to the AIVs once in GM */
+    if (mix) { /* tile by tile, each handed to the AIVs once in GM */
       for (uint64_t i = 0; i < p.count && rt_ok(ctx); i++) {
         rt_matmul_set_tile_range(mm, p.first + i * p.stride, 1, 1);
         rt_matmul_iterate_all(mm, rt_gtensor_at(out, b * L->c_batch));
@@ -337,34 +325,8 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
     }
     rt_matmul_set_tile_range(mm, p.first, p.count, p.stride);
     rt_matmul_iterate_all(mm, rt_gtensor_at(out, b * L->c_batch));
-    any = true;
   }
   rt_matmul_end(mm);
-  if (j->epilogue != KN_EPI_DEQ_BF16 || !any || !rt_ok(ctx)) return;
-  /* the epilogue reads what this core's fixpipe wrote to GM: wait for the fixpipe to drain */
-  int ev = rt_event_alloc(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2);
-  rt_set_flag(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2, ev);
-  rt_wait_flag(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2, ev);
-  rt_event_release(ctx, ISA_PIPE_FIX, ISA_PIPE_MTE2, ev);
-  uint32_t nl_max = umin(t->base_n, j->n);
-  uint64_t in_row = round_up(nl_max * 4, 32), out_row = round_up(nl_max * 2, 32);
-  uint64_t fixed = round_up(nl_max * 4, 32) + 256, free_ub = rt_buf_free_bytes(ctx, RT_POS_VECIN);
-  uint64_t room = free_ub > fixed ? free_ub - fixed : 0; /* a small UB must not wrap around */
-  uint32_t rows = (uint32_t)(room / (2 * (in_row + out_row)));
-  if (rows > t->base_m) rows = t->base_m;
-  if (rows == 0) {
-    rt_fail(ctx, "linear epilogue: UB cannot hold one row of %u columns", nl_max);
-    return;
-  }
-  rt_queue *qscale = rt_queue_init(ctx, RT_POS_VECIN, 1, (uint64_t)nl_max * 4, "scale");
-  rt_queue *qin = rt_queue_init(ctx, RT_POS_VECIN, 2, rows * in_row, "epilogue in");
-  rt_queue *qout = rt_queue_init(ctx, RT_POS_VECOUT, 2, rows * out_row, "epilogue out");
-  g = off = 0;
-  while (rt_ok(ctx) && next_piece(L, c, &g, &off, &p))
-    for (uint64_t i = 0; i < p.count && rt_ok(ctx); i++) { /* the tiles this core wrote */
-      rt_rect r = rt_tiling_tile(t, p.blk.ml, p.blk.nl, p.first + i * p.stride);
-      epilogue_tile(ctx, L, qin, qscale, qout, p.batch, p.blk.m0 + r.m0, p.blk.n0 + r.n0, r.ml, r.nl, rows);
-    }
 }
 
 /* Allocates a GM tensor and fills it from host data (none: it stays zero). */
@@ -410,7 +372,7 @@ static cs_status record_job(rt_device *dev, const kn_mm_job *job, const rt_tilin
                       "%u, single_core_n %u, l2_split %u, batch %u)", t->used_core_num, items, t->single_core_m,
                       t->single_core_n, t->l2_split, job->batch);
   unsigned blocks = (unsigned)(items < L->cores ? items : L->cores);
-  if (job->epilogue == KN_EPI_GELU_AIV)
+  if (job->epilogue == KN_EPI_GELU_AIV || job->epilogue == KN_EPI_DEQ_BF16)
     return rt_launch_kind(dev, rt_device_config(dev)->chip_aiv_per_aic >= 2 ? RT_LAUNCH_MIX_1_2 : RT_LAUNCH_MIX_1_1,
                           blocks, mm_kernel, L, err);
   return rt_launch(dev, blocks, mm_kernel, L, err);

@@ -3,8 +3,9 @@
  * reference.
  *
  * A job is a batch of C[b] = A[b] x B[b] (+ bias) with the output conversion of the fixpipe
- * (quant mode from the types and the quant words) and, optionally, a vector epilogue that
- * dequantizes int32 results with an fp32 scale per column (ATB Linear's bf16 output). The kernel
+ * (quant mode from the types and the quant words) and, optionally, a vector epilogue on the AI
+ * core's AIVs (a MIX launch) that dequantizes int32 results with an fp32 scale per column (ATB
+ * Linear's bf16 output) or applies GELU (matmul_gelu). The kernel
  * gives each core its blocks of C (or, core_split round_robin, its share of the base tiles) as the
  * tiling says (runtime/rt_tiling.h), and each core runs the Matmul object over them. A tiling not
  * given in full is completed by the automatic search (docs/KERNELS.md, "The automatic tiling").
@@ -23,13 +24,15 @@
 
 typedef enum kn_epilogue {
   KN_EPI_NONE,     /* the fixpipe writes C */
-  KN_EPI_DEQ_BF16, /* fixpipe NoQuant int32 to a workspace; vector: bf16_rne(fp32(acc) * scale[j]) */
+  KN_EPI_DEQ_BF16, /* a MIX launch: the fixpipe writes int32 tiles (NoQuant) to a GM workspace,
+                    * each handed to the AI core's AIVs by a cross-core flag; they compute
+                    * bf16_rne(fp32(acc) * scale[j]) with vdeq, half the tile's rows each */
   KN_EPI_GELU_AIV  /* a MIX 1:2 launch: the fixpipe writes fp32 C tile by tile, each tile handed
                     * to the AI core's two AIVs by a cross-core flag; they apply GELU in place,
                     * half the tile's rows each (docs/KERNELS.md, "matmul_gelu") */
 } kn_epilogue;
 
-/* How KN_EPI_GELU_AIV synchronises (the last two are the seeded bugs of the tests and of
+/* How the MIX epilogues (KN_EPI_GELU_AIV, KN_EPI_DEQ_BF16) synchronise (the last two are the seeded bugs of the tests and of
  * docs/KERNELS.md: a race, a deadlock). */
 typedef enum kn_gelu_sync { KN_GELU_FLAGS, KN_GELU_NO_WAIT, KN_GELU_NO_SET } kn_gelu_sync;
 #define KN_GELU_SYNC_NAMES "flags,no_wait,no_set"
@@ -48,7 +51,7 @@ typedef struct kn_mm_job {
   bool relu;
   kn_epilogue epilogue;
   const float *epi_scale;    /* n (x batch) fp32 scales for KN_EPI_DEQ_BF16 */
-  kn_gelu_sync gelu_sync;    /* KN_EPI_GELU_AIV */
+  kn_gelu_sync gelu_sync;    /* KN_EPI_GELU_AIV and KN_EPI_DEQ_BF16 (linear always uses flags) */
   rt_tiling tiling;          /* the fields of tiling_given (attributes or a --tiling file) */
   rt_tiling_mask tiling_given;
   bool tiling_analytic;      /* attribute tiling=analytic: the estimate alone completes it */

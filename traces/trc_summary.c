@@ -30,6 +30,16 @@ const char *trc_pipe_msprof_name(isa_pipe p) {
   return (unsigned)p < ISA_PIPE_COUNT && msprof_names[p] ? msprof_names[p] : "?";
 }
 
+/* msprof's names of an AIV's pipes (an AIV-only kernel's op_summary): the vector core's scalar
+ * unit and GM -> UB engine are aiv_scalar and aiv_mte2; it has no cube, MTE1 or fixpipe (NULL). */
+static const char *const msprof_aiv_names[ISA_PIPE_COUNT] = {
+    [ISA_PIPE_S] = "aiv_scalar", [ISA_PIPE_MTE2] = "aiv_mte2", [ISA_PIPE_MTE3] = "aiv_mte3", [ISA_PIPE_V] = "aiv_vec",
+};
+
+const char *trc_pipe_msprof_aiv_name(isa_pipe p) {
+  return (unsigned)p < ISA_PIPE_COUNT ? msprof_aiv_names[p] : NULL;
+}
+
 isa_pipe trc_msprof_pipe_at(int i) { return i >= 0 && i < ISA_PIPE_COUNT ? msprof_order[i] : ISA_PIPE_ALL; }
 
 static uint64_t macs_per_cycle(const sim_config *cfg, isa_dtype t) {
@@ -95,6 +105,7 @@ static void compute_cores(const sim_result *r, trc_summary *o) {
   for (unsigned c = 0; c < o->cores; c++) {
     const sim_core_stats *k = &r->stats.core[c];
     if (!k->instructions) continue;
+    if (c >= r->stats.cores - o->aiv_cores) o->aiv_blocks++;
     bool first = o->blocks++ == 0;
     if (first || k->finish_cycles > r->stats.core[o->critical_core].finish_cycles) o->critical_core = c;
     spread_add(&o->start_cycles, k->start_cycles, first);
@@ -138,6 +149,8 @@ void trc_summary_compute(const sim *s, const sim_result *r, trc_summary *o) {
   o->total_cycles = r->total_cycles;
   o->time_us = r->time_us;
   o->instructions = st->instructions;
+  o->aiv_cores = o->cores ? sim_core_count(s) - sim_aic_count(s) : 0; /* the AIVs, once made, are the last cores */
+  if (o->aiv_cores > o->cores) o->aiv_cores = o->cores;
   compute_cores(r, o);
   compute_pipes(s, r, o);
   double capacity = (double)o->cores * (double)o->total_cycles; /* core-cycles of the run */
@@ -210,16 +223,18 @@ static const char *bytes_text(uint64_t v, char *buf, size_t n) {
 }
 
 static void text_pipes(const trc_summary *m, FILE *f) {
+  bool aiv_only = m->blocks && m->aiv_blocks == m->blocks; /* an AIV-only kernel: msprof's aiv_* names */
   fprintf(f, "\npipes  msprof's figures: time = busy us averaged over the %u block%s, ratio = time / aicore;\n"
-             "       the critical core %u's own, and the least and most busy block's\n",
-          m->blocks, m->blocks == 1 ? "" : "s", m->critical_core);
+             "       the critical core %u's own, and the least and most busy block's%s\n",
+          m->blocks, m->blocks == 1 ? "" : "s", m->critical_core, aiv_only ? " (AIV blocks: no cube pipes)" : "");
   fprintf(f, "  %-7s %-12s %11s %8s %11s %8s %10s %10s\n", "pipe", "msprof", "time us", "ratio", "critical us",
           "ratio", "min us", "max us");
   for (int i = 0; i < ISA_PIPE_COUNT; i++) {
     isa_pipe p = trc_msprof_pipe_at(i);
     const trc_pipe_summary *ps = &m->pipes[p];
-    fprintf(f, "  %-7s %-12s %11.3f %7.2f%% %11.3f %7.2f%% %10.3f %10.3f\n", isa_pipe_track_name(p),
-            trc_pipe_msprof_name(p), trc_cycles_us(ps->avg_busy_cycles, m->clock_mhz), 100.0 * ps->ratio,
+    const char *name = aiv_only ? trc_pipe_msprof_aiv_name(p) : trc_pipe_msprof_name(p);
+    if (!name) continue; /* a cube pipe of an AIV-only run */
+    fprintf(f, "  %-7s %-12s %11.3f %7.2f%% %11.3f %7.2f%% %10.3f %10.3f\n", isa_pipe_track_name(p), name, trc_cycles_us(ps->avg_busy_cycles, m->clock_mhz), 100.0 * ps->ratio,
             trc_cycles_us((double)ps->critical_busy_cycles, m->clock_mhz), 100.0 * ps->critical_ratio,
             trc_cycles_us((double)ps->min_busy_cycles, m->clock_mhz),
             trc_cycles_us((double)ps->max_busy_cycles, m->clock_mhz));

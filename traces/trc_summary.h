@@ -60,6 +60,7 @@ typedef struct trc_summary {
   uint64_t total_cycles;                 /* task time */
   double time_us;
   unsigned blocks;                       /* cores with at least one instruction */
+  unsigned aiv_cores, aiv_blocks;        /* of them AIVs (the last aiv_cores of the cores) */
   unsigned critical_core;                /* the block that finished last */
   double aicore_cycles;                  /* mean span of the blocks (msprof's aicore_time) */
   double aicore_time_us;
@@ -88,6 +89,9 @@ typedef struct trc_summary {
 /* msprof's PipeUtilization name of a pipe's ratio, without "_ratio": aic_mac (CUBE), aic_mte1,
  * aic_mte2, aic_fixpipe, aic_scalar, aiv_vec (VECTOR), aiv_mte3. */
 const char *trc_pipe_msprof_name(isa_pipe p);
+/* The name of pipe p on an AIV (aiv_scalar, aiv_mte2, aiv_vec, aiv_mte3), NULL for the cube
+ * pipes an AIV does not have: the text summary's labels when every block is an AIV. */
+const char *trc_pipe_msprof_aiv_name(isa_pipe p);
 /* The pipes in msprof's column order (op_summary: aic_mac, aic_scalar, aic_mte1, aic_mte2,
  * aic_fixpipe, then aiv_vec, aiv_mte3): pipe i, for i < ISA_PIPE_COUNT. */
 isa_pipe trc_msprof_pipe_at(int i);

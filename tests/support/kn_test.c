@@ -15,7 +15,7 @@ void kt_init(kt_runner *r, const char *op, uint64_t ub_bytes) {
   sim_config cfg;
   sim_config_defaults(&cfg);
   cfg.chip_aic_cores = 4;
-  if (ub_bytes) cfg.buffers_ub_bytes = ub_bytes;
+  if (ub_bytes) cfg.buffers_ub_bytes = cfg.aiv_ub_bytes = ub_bytes; /* the UB of every core */
   kn_run_options opt;
   memset(&opt, 0, sizeof opt);
   opt.cfg = &cfg; /* the context keeps a copy */

@@ -16,7 +16,7 @@ typedef struct kt_runner {
 } kt_runner;
 
 /* A context for operator `op` on the 910B defaults with 4 cores (the shapes of these tests are
- * small) and seed 1; with `ub_bytes` of UB when non-zero. */
+ * small) and seed 1; with `ub_bytes` of UB (the AI cores' and the AIVs') when non-zero. */
 void kt_init(kt_runner *r, const char *op, uint64_t ub_bytes);
 void kt_free(kt_runner *r);
 void kt_set_attr(kt_runner *r, const char *name, const char *value);

@@ -546,6 +546,44 @@ static void test_summary_means_are_over_the_blocks(void **state) {
   sim_destroy(s);
 }
 
+/* An AIV-only run (one copy on AIV 0.0, core 1 of a 1-AI-core chip with 2 AIVs) labels its pipes
+ * with msprof's aiv_* names and shows no cube pipe; the same copy on the AI core keeps aic_*. */
+static void test_summary_aiv_only_run_names_aiv_pipes(void **state) {
+  (void)state;
+  for (int on_aiv = 0; on_aiv < 2; on_aiv++) {
+    sim *s = sb_trace_sim(1);
+    cs_err err;
+    assert_int_equal(sim_aiv_enable(s, &err), CS_OK);
+    assert_int_equal(sim_aiv_count(s), 2);
+    uint64_t a;
+    assert_int_equal(sim_gm_alloc(s, "A", 2048, &a, &err), CS_OK);
+    sb_issue(s, on_aiv ? 1 : 0, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, a, 2048));
+    sim_result r;
+    assert_int_equal(sim_run(s, NULL, &r, &err), CS_OK);
+    trc_summary m;
+    trc_summary_compute(s, &r, &m);
+    assert_int_equal(m.blocks, 1);
+    assert_int_equal(m.aiv_cores, 2);
+    assert_int_equal(m.aiv_blocks, on_aiv ? 1 : 0);
+    char *text = summary_text(s, &r);
+    assert_true((strstr(text, "  MTE2    aiv_mte2 ") != NULL) == (on_aiv == 1));
+    assert_true((strstr(text, "  MTE2    aic_mte2 ") != NULL) == (on_aiv == 0));
+    assert_true((strstr(text, "  SCALAR  aiv_scalar ") != NULL) == (on_aiv == 1));
+    assert_true((strstr(text, "aic_mac") != NULL) == (on_aiv == 0));
+    assert_true((strstr(text, "aic_fixpipe") != NULL) == (on_aiv == 0));
+    assert_true((strstr(text, "(AIV blocks: no cube pipes)") != NULL) == (on_aiv == 1));
+    assert_non_null(strstr(text, "  VECTOR  aiv_vec "));
+    free(text);
+    sim_result_free(&r);
+    sim_destroy(s);
+  }
+  assert_string_equal(trc_pipe_msprof_aiv_name(ISA_PIPE_S), "aiv_scalar");
+  assert_string_equal(trc_pipe_msprof_aiv_name(ISA_PIPE_MTE2), "aiv_mte2");
+  assert_null(trc_pipe_msprof_aiv_name(ISA_PIPE_M));
+  assert_null(trc_pipe_msprof_aiv_name(ISA_PIPE_MTE1));
+  assert_null(trc_pipe_msprof_aiv_name(ISA_PIPE_FIX));
+}
+
 int main(void) {
   const struct CMUnitTest run_tests[] = {
       cmocka_unit_test(test_summary_json_totals_and_pipes),
@@ -557,6 +595,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_summary_ideal_cube_cycles_per_dtype),
       cmocka_unit_test(test_summary_msprof_names),
+      cmocka_unit_test(test_summary_aiv_only_run_names_aiv_pipes),
       cmocka_unit_test(test_summary_reports_hazards),
       cmocka_unit_test(test_summary_reports_deadlock),
       cmocka_unit_test(test_summary_of_an_empty_run),
