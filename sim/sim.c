@@ -120,6 +120,8 @@ static cs_status init_core(sim *s, sim_core *c, unsigned index, sim_core_kind ki
   c->kind = kind;
   c->group = group;
   c->sub = sub;
+  c->view = calloc(1, sizeof *c->view);
+  if (!c->view) return cs_err_set(err, CS_ENOMEM, "no host memory for core %u", index);
   for (int m = 0; m < ISA_MEM_COUNT; m++) {
     if (m == ISA_MEM_GM) continue;
     uint64_t bytes, align;
@@ -239,7 +241,9 @@ void sim_destroy(sim *s) {
   for (unsigned i = 0; s->cores && i < s->naic + s->naiv; i++) { /* cores never made are zero */
     for (int m = 0; m < ISA_MEM_COUNT; m++) sim_buf_free(&s->cores[i].bufs[m]);
     isa_host_destroy(s->cores[i].host);
-    free(s->cores[i].stream);
+    sim_stream_free(&s->cores[i].rec);
+    if (s->cores[i].view) free(s->cores[i].view->v);
+    free(s->cores[i].view);
   }
   free(s->cores);
   free(s->launch_at);
@@ -285,7 +289,24 @@ void sim_gm_tensor_at(const sim *s, size_t i, const char **name, uint64_t *addr,
 const sim_fault *sim_core_fault(const sim_core *c) { return c->faulted ? &c->fault : NULL; }
 bool sim_core_ok(const sim_core *c) { return !c->faulted && !c->owner->host_failed; }
 size_t sim_core_stream_len(const sim_core *c) { return c->len; }
-const isa_insn *sim_core_stream(const sim_core *c) { return c->stream; }
+const isa_insn *sim_core_stream(const sim_core *c) {
+  sim_stream_view *v = c->view;
+  if (!v || !c->len) return NULL;
+  if (v->n != c->len) { /* decoded again after more were recorded */
+    isa_insn *a = realloc(v->v, c->len * sizeof *a);
+    if (!a) return NULL;
+    v->v = a;
+    sim_stream_cursor cur;
+    sim_stream_cursor_init(&cur, &c->rec, 0);
+    for (size_t i = 0; i < c->len; i++) sim_stream_next(&cur, &a[i]);
+    v->n = c->len;
+  }
+  return v->v;
+}
+
+const sim_stream *sim_core_records(const sim_core *c) { return &c->rec; }
+
+void sim_core_insn(const sim_core *c, uint64_t i, isa_insn *out) { sim_stream_get(&c->rec, i, out); }
 
 uint8_t *sim_core_buf(sim_core *c, isa_mem mem) {
   if (mem == ISA_MEM_GM || mem >= ISA_MEM_COUNT || !c->bufs[mem].backed) return NULL;
@@ -328,31 +349,29 @@ static bool check_core_kind(const sim_core *c, const isa_insn *in, isa_fault *f)
                        isa_op_info((isa_op)in->op)->mnemonic, c->group, c->sub, isa_pipe_name(p));
 }
 
-/* Appends to the stream, growing it by half (the memory is counted against the limit). */
+/* Appends to the compact stream (sim_stream.h), whose buffers grow by half; the growth is counted
+ * against the limit before it is allocated. */
 static cs_status append(sim_core *c, const isa_insn *in) {
-  if (c->len == c->cap) {
-    size_t cap = c->cap ? c->cap + c->cap / 2 : 256;
-    sim *s = c->owner;
+  sim *s = c->owner;
+  uint64_t more = sim_stream_growth(&c->rec);
+  if (more) {
     char what[64];
     snprintf(what, sizeof what, "the instruction stream of core %u", c->index);
     cs_err e;
-    if (take_host(s, (uint64_t)(cap - c->cap) * sizeof(isa_insn), what, &e) != CS_OK) {
+    if (take_host(s, more, what, &e) != CS_OK) {
       char n[32];
       snprintf(n, sizeof n, " (%zu instructions recorded)", c->len);
       sim_host_fail(s, "%s%s", e.msg, n);
       return CS_ENOMEM;
     }
-    isa_insn *grown = cap > SIZE_MAX / sizeof *grown ? NULL : realloc(c->stream, cap * sizeof *grown);
-    if (!grown) {
-      s->host_bytes -= (uint64_t)(cap - c->cap) * sizeof(isa_insn);
-      sim_host_fail(s, "host memory: no memory to record core %u's instruction %zu (%zu bytes of stream)", c->index,
-                    c->len, cap * sizeof *grown);
-      return CS_ENOMEM;
-    }
-    c->stream = grown;
-    c->cap = cap;
   }
-  c->stream[c->len++] = *in;
+  if (sim_stream_append(&c->rec, in) != CS_OK) {
+    s->host_bytes -= more;
+    sim_host_fail(s, "host memory: no memory to record core %u's instruction %zu (%" PRIu64 " bytes of stream)",
+                  c->index, c->len, sim_stream_host_bytes(&c->rec) + more);
+    return CS_ENOMEM;
+  }
+  c->len = (size_t)c->rec.n;
   return CS_OK;
 }
 

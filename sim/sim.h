@@ -20,6 +20,7 @@
 #include "isa/isa_kernel.h"
 #include "sim/sim_config.h"
 #include "sim/sim_stats.h"
+#include "sim/sim_stream.h"
 
 typedef struct sim sim;
 typedef struct sim_core sim_core;
@@ -151,7 +152,13 @@ bool sim_core_ok(const sim_core *c);
  * allocations) as the simulator's, with a message; every core then stops taking instructions. */
 void sim_host_fail(sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 size_t sim_core_stream_len(const sim_core *c);
+/* The stream is kept compact (sim_stream.h). sim_core_stream decodes it whole into an array the
+ * core keeps until it is destroyed (144 bytes an instruction: for tests and small tools; NULL
+ * when empty or out of host memory); sim_core_records and sim_core_insn read it as it is. */
 const isa_insn *sim_core_stream(const sim_core *c);
+const sim_stream *sim_core_records(const sim_core *c);
+/* Instruction i (< sim_core_stream_len) into *out. */
+void sim_core_insn(const sim_core *c, uint64_t i, isa_insn *out);
 /* Host view of an on-chip buffer (NULL for GM, or when timing-only). */
 uint8_t *sim_core_buf(sim_core *c, isa_mem mem);
 /* Describes a fault in one line: "core 0, instruction 12 (mmad): <message> [cause]"; a fault

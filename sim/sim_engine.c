@@ -19,7 +19,6 @@
 #define NEVER UINT64_MAX
 #define EVENT_IDS 8
 #define FLAG_FIFO 64 /* set_flag arrows remembered per flag for the trace */
-#define DISPATCH_AHEAD 8 /* instructions whose stream and state are fetched ahead of dispatch */
 #define MAX_PARTNERS 63 /* reads of other cores one read shares lines with (more: not counted) */
 
 /* EV_XFLAG: a cross-core flag reaches a core's counter (idx: the flag id); EV_SYNC: a SyncAll
@@ -89,8 +88,12 @@ typedef struct eng_flag {
 typedef struct eng_core {
   sim_core *c;
   const sim_config *cfg; /* the chip's, or for an AIV the chip's with the aiv section's values */
-  const isa_insn *s;
   size_t n, pc, completed;
+  /* The instructions: the stream is compact (sim_stream.h); those of the window [st_lo, pc) are
+   * decoded in ins (the same ring as st), the next to dispatch (pc) in nxt, read by cur. */
+  isa_insn *ins;
+  isa_insn nxt;
+  sim_stream_cursor cur;
   /* The replay state of the instructions [st_lo, pc), a ring indexed by idx & st_mask: those
    * not completed and those a later one may still read (UnitFlag partners), so that the
    * replay's memory follows the instructions in flight, not the stream's length. */
@@ -115,6 +118,18 @@ typedef struct eng_core {
 
 /* The replay state of instruction idx, in [st_lo, pc). */
 static inline eng_insn *eng_st(const eng_core *k, uint64_t idx) { return &k->st[idx & k->st_mask]; }
+
+/* Instruction idx, in [st_lo, pc] (pc: the next to dispatch). */
+static inline const isa_insn *eng_in(const eng_core *k, uint64_t idx) {
+  return idx == k->pc ? &k->nxt : &k->ins[idx & k->st_mask];
+}
+
+/* The stream index of an instruction eng_in gave. */
+static uint64_t eng_idx_of(const eng_core *k, const isa_insn *in) {
+  if (in == &k->nxt) return k->pc;
+  uint64_t slot = (uint64_t)(in - k->ins);
+  return k->st_lo + ((slot - k->st_lo) & k->st_mask);
+}
 
 /* The replay state of any instruction: NULL once it has left the window (it completed) and
  * before it was dispatched (*done says which). */
@@ -407,7 +422,7 @@ void sim_hazard_describe(const sim_hazard *h, char *out, size_t out_bytes) {
  * cycles are filled in after the replay. */
 typedef struct hb_sink_arg {
   sim_result *res;
-  const isa_insn *s;
+  const sim_stream *s;
   unsigned core;
 } hb_sink_arg;
 
@@ -422,10 +437,13 @@ static void hb_hazard(void *arg, const sim_hb_hazard *z) {
   h->core = h->earlier_core = a->core;
   h->earlier = z->earlier;
   h->later = z->later;
-  h->earlier_op = a->s[z->earlier].op;
-  h->later_op = a->s[z->later].op;
-  h->earlier_pipe = isa_insn_pipe(&a->s[z->earlier]);
-  h->later_pipe = isa_insn_pipe(&a->s[z->later]);
+  isa_insn ei, li;
+  sim_stream_get(a->s, z->earlier, &ei);
+  sim_stream_get(a->s, z->later, &li);
+  h->earlier_op = ei.op;
+  h->later_op = li.op;
+  h->earlier_pipe = isa_insn_pipe(&ei);
+  h->later_pipe = isa_insn_pipe(&li);
   h->mem = z->mem;
   h->lo = z->lo;
   h->hi = z->hi;
@@ -435,9 +453,9 @@ static void hb_hazard(void *arg, const sim_hb_hazard *z) {
 /* Every core's stream through the happens-before check, before the replay. */
 static cs_status check_happens_before(sim *s, sim_result *res, cs_err *err) {
   for (unsigned c = 0; c < s->ncores; c++) {
-    hb_sink_arg a = {res, s->cores[c].stream, c};
+    hb_sink_arg a = {res, &s->cores[c].rec, c};
     sim_hb_sink sink = {hb_hazard, &a, NULL};
-    cs_status st = sim_hb_check(s->cores[c].stream, s->cores[c].len, &sink, err);
+    cs_status st = sim_hb_check_stream(&s->cores[c].rec, &sink, err);
     if (st != CS_OK) return st;
   }
   return CS_OK;
@@ -451,7 +469,10 @@ static void xhb_hazard(void *arg, const sim_xhb_hazard *z) {
   if (res->hazards_kept >= SIM_MAX_HAZARDS_KEPT) return;
   sim_hazard *h = &res->hazards[res->hazards_kept++];
   memset(h, 0, sizeof *h);
-  const isa_insn *a = &e->s->cores[z->core_a].stream[z->a], *b = &e->s->cores[z->core_b].stream[z->b];
+  isa_insn ia, ib;
+  sim_stream_get(&e->s->cores[z->core_a].rec, z->a, &ia);
+  sim_stream_get(&e->s->cores[z->core_b].rec, z->b, &ib);
+  const isa_insn *a = &ia, *b = &ib;
   h->kind = z->kind;
   h->cross_core = true;
   h->core = z->core_b;
@@ -547,7 +568,7 @@ static void out_add(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe) {
   o->idx = idx;
   o->pipe = pipe;
   o->done = false;
-  o->nr = (uint32_t)isa_insn_ranges(&k->s[idx], o->r);
+  o->nr = (uint32_t)isa_insn_ranges(eng_in(k, idx), o->r);
   if (o->nr == 0) k->nout--; /* touches no memory: nothing to check */
 }
 
@@ -557,7 +578,7 @@ static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p);
 
 static void complete(engine *e, eng_core *k, uint64_t idx) {
   eng_insn *st = eng_st(k, idx);
-  const isa_insn *in = &k->s[idx];
+  const isa_insn *in = eng_in(k, idx);
   isa_pipe p = (isa_pipe)st->pipe;
   st->state = ST_DONE;
   k->completed++;
@@ -639,7 +660,7 @@ static bool grow(engine *e, void **p, size_t *cap, size_t n, size_t elem);
 
 static void xlog_add(engine *e, const eng_core *k, const isa_insn *in, sim_xhb_what what) {
   if (!grow(e, (void **)&e->xlog, &e->capxlog, e->nxlog, sizeof *e->xlog)) return;
-  e->xlog[e->nxlog++] = (sim_xhb_event){(uint64_t)(in - k->s), k->c->index, what};
+  e->xlog[e->nxlog++] = (sim_xhb_event){eng_idx_of(k, in), k->c->index, what};
 }
 
 /* A cross-core set fires: the counters it raises get +1 aiv.cross_flag_cycles later, each with
@@ -731,7 +752,7 @@ static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p) {
     uint64_t idx = pp->pend[0].idx;
     memmove(pp->pend, pp->pend + 1, (pp->npend - 1) * sizeof *pp->pend);
     pp->npend--;
-    flag_set(e, k, &k->s[idx], p);
+    flag_set(e, k, eng_in(k, idx), p);
     eng_insn *st = eng_st(k, idx);
     st->start = st->busy_end = st->end = e->now; /* the trace shows it where it fires */
     st->seq = UINT64_MAX;
@@ -741,7 +762,7 @@ static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p) {
 
 static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uint64_t idx) {
   if (!pp->nrun) {
-    flag_set(e, k, &k->s[idx], p);
+    flag_set(e, k, eng_in(k, idx), p);
     finish_now(e, k, idx);
     return;
   }
@@ -756,7 +777,7 @@ static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uin
  * its shape and the latency of its data what its engine allows (sim_gm.h), reads of other cores
  * over the same bytes how much of a line set it gets. */
 static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
-  const isa_insn *in = &k->s[idx];
+  const isa_insn *in = eng_in(k, idx);
   eng_insn *st = eng_st(k, idx);
   isa_pipe pipe = (isa_pipe)st->pipe;
   const eng_out *me = find_out(k, idx);
@@ -843,7 +864,7 @@ static void schedule_wake(engine *e, eng_core *k, uint64_t t);
  * it writes (each 512 B unit of L0C has one ready bit, docs/TIMING.md "UnitFlag"; the pairing
  * is sim_uf_track's, which the hazard check reads too). */
 static void uf_note_dispatch(eng_core *k, uint64_t idx) {
-  eng_st(k, idx)->uf_dep = sim_uf_track_next(&k->uf, &k->s[idx], idx);
+  eng_st(k, idx)->uf_dep = sim_uf_track_next(&k->uf, eng_in(k, idx), idx);
 }
 
 /* Cycles until an mmad has written its first 512 B unit of C: one output fractal's k-steps, then
@@ -874,8 +895,8 @@ static bool uf_mmad_ready(engine *e, eng_core *k, uint64_t idx) {
  * has written the first unit of C. */
 static uint64_t work_begin(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
   uint64_t m = eng_st(k, idx)->uf_dep;
-  if (k->s[idx].op != ISA_OP_FIXPIPE || m == NEVER) return t;
-  uint64_t first = eng_st(k, m)->start + uf_first_unit_cycles(e, &k->s[m]);
+  if (eng_in(k, idx)->op != ISA_OP_FIXPIPE || m == NEVER) return t;
+  uint64_t first = eng_st(k, m)->start + uf_first_unit_cycles(e, eng_in(k, m));
   return first > t ? first : t;
 }
 
@@ -883,7 +904,7 @@ static uint64_t work_begin(const engine *e, const eng_core *k, uint64_t idx, uin
  * move that unit. */
 static uint64_t work_end(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
   uint64_t m = eng_st(k, idx)->uf_dep;
-  if (k->s[idx].op != ISA_OP_FIXPIPE || m == NEVER) return t;
+  if (eng_in(k, idx)->op != ISA_OP_FIXPIPE || m == NEVER) return t;
   uint64_t last = eng_st(k, m)->busy_end + uf_unit_cycles(e);
   return last > t ? last : t;
 }
@@ -892,7 +913,7 @@ static uint64_t work_end(const engine *e, const eng_core *k, uint64_t idx, uint6
  * has started): GM transfers become flows after their engine's setup, on-chip work occupies its
  * pipe for a fixed time. */
 static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
-  const isa_insn *in = &k->s[idx];
+  const isa_insn *in = eng_in(k, idx);
   eng_insn *st = eng_st(k, idx);
   isa_pipe pipe = (isa_pipe)st->pipe;
   eng_pipe *pp = &k->pipes[pipe];
@@ -922,7 +943,7 @@ static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
 }
 
 static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint64_t idx) {
-  const isa_insn *in = &k->s[idx];
+  const isa_insn *in = eng_in(k, idx);
   eng_insn *st = eng_st(k, idx);
   eng_out *me = find_out(k, idx);
   if (pipe == ISA_PIPE_FIX && k->uf_last_fix != NEVER) {
@@ -962,13 +983,13 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
       break;
     case ISA_OP_WAIT_FLAG:
       if (!pp->qflag[pp->qhead]->count) return false;
-      flag_wait(e, k, &k->s[idx], p);
+      flag_wait(e, k, eng_in(k, idx), p);
       break;
     case ISA_OP_CROSS_SET_FLAG: /* a counter it could raise is at the limit: it stays queued */
-      if (sim_xcore_set_full(&e->xc, k->c->index, k->s[idx].u.xflag.mode, k->s[idx].u.xflag.flag_id)) return false;
+      if (sim_xcore_set_full(&e->xc, k->c->index, eng_in(k, idx)->u.xflag.mode, eng_in(k, idx)->u.xflag.flag_id)) return false;
       break;
     case ISA_OP_CROSS_WAIT_FLAG:
-      if (!xflag_take(e, k, &k->s[idx], p)) return false;
+      if (!xflag_take(e, k, eng_in(k, idx), p)) return false;
       break;
     case ISA_OP_PIPE_BARRIER:
       if (pp->nrun || pp->npend) return false;
@@ -1029,13 +1050,20 @@ static bool window_make_room(engine *e, eng_core *k) {
   if (k->pc - lo < (k->st_mask + 1) / 2) return true;
   uint64_t cap = (k->st_mask + 1) * 2;
   eng_insn *st = malloc(cap * sizeof *st);
-  if (!st) {
+  isa_insn *ins = st ? malloc(cap * sizeof *ins) : NULL;
+  if (!ins) {
+    free(st);
     e->oom = CS_ENOMEM;
     return false;
   }
-  for (uint64_t i = lo; i < k->pc; i++) st[i & (cap - 1)] = *eng_st(k, i);
+  for (uint64_t i = lo; i < k->pc; i++) {
+    st[i & (cap - 1)] = *eng_st(k, i);
+    ins[i & (cap - 1)] = k->ins[i & k->st_mask];
+  }
   free(k->st);
+  free(k->ins);
   k->st = st;
+  k->ins = ins;
   k->st_mask = cap - 1;
   return true;
 }
@@ -1051,7 +1079,7 @@ static uint64_t scalar_cost(const engine *e, const isa_insn *in) {
 static bool try_dispatch(engine *e, eng_core *k) {
   if (k->pc >= k->n || k->dispatch_t > e->now) return false;
   uint64_t idx = k->pc;
-  const isa_insn *in = &k->s[idx];
+  const isa_insn *in = eng_in(k, idx);
   isa_pipe p = isa_insn_pipe(in);
   bool blocked = false;
   if (p == ISA_PIPE_ALL) blocked = !core_drained(k) || (in->op == ISA_OP_SYNC_ALL && !sync_all_passes(e, k, in));
@@ -1067,6 +1095,9 @@ static bool try_dispatch(engine *e, eng_core *k) {
     k->stall_since = NEVER;
   }
   if (idx - k->st_lo > k->st_mask && !window_make_room(e, k)) return false;
+  isa_insn *slot_in = &k->ins[idx & k->st_mask];
+  *slot_in = k->nxt;
+  in = slot_in;
   eng_insn *st = eng_st(k, idx);
   memset(st, 0, sizeof *st);
   st->pipe = (uint8_t)p;
@@ -1078,11 +1109,8 @@ static bool try_dispatch(engine *e, eng_core *k) {
   k->stats->pipe_busy_cycles[ISA_PIPE_S] += st->scalar_end - st->scalar_start;
   k->scalar_free = e->now;
   k->pc++;
-  if (k->pc + DISPATCH_AHEAD < k->n) { /* the streams are far larger than the host's caches */
-    const char *next = (const char *)&k->s[k->pc + DISPATCH_AHEAD];
-    for (size_t o = 0; o < sizeof *k->s; o += 64) __builtin_prefetch(next + o);
-  }
-  k->dispatch_t = k->pc < k->n ? e->now + scalar_cost(e, &k->s[k->pc]) : NEVER;
+  if (k->pc < k->n) sim_stream_next(&k->cur, &k->nxt);
+  k->dispatch_t = k->pc < k->n ? e->now + scalar_cost(e, &k->nxt) : NEVER;
   if (p == ISA_PIPE_ALL || p == ISA_PIPE_S) {
     if (in->op == ISA_OP_SET_FLAG) flag_set(e, k, in, ISA_PIPE_S);
     else if (in->op == ISA_OP_WAIT_FLAG) flag_wait(e, k, in, ISA_PIPE_S);
@@ -1198,6 +1226,13 @@ typedef struct dl_node {
 /* Instruction idx's state at a deadlock: the window's, or that of one completed long ago, or of
  * one not yet dispatched. */
 static const eng_insn dl_retired = {.state = ST_DONE}, dl_undispatched = {.state = ST_NEW};
+/* Instruction idx of any core's stream: the window's, or decoded into *tmp. */
+static const isa_insn *dl_in(const eng_core *k, uint64_t idx, isa_insn *tmp) {
+  if (idx >= k->st_lo && idx <= k->pc && idx < k->n) return eng_in(k, idx);
+  sim_stream_get(&k->c->rec, idx, tmp);
+  return tmp;
+}
+
 static const eng_insn *dl_st(const eng_core *k, uint64_t idx) {
   return idx >= k->pc ? &dl_undispatched : idx < k->st_lo ? &dl_retired : eng_st(k, idx);
 }
@@ -1206,18 +1241,18 @@ static const eng_insn *dl_st(const eng_core *k, uint64_t idx) {
  * mmad), or NEVER. */
 static uint64_t dl_running(const eng_core *k, int p) {
   for (uint64_t i = 0; i < k->n; i++)
-    if (dl_st(k, i)->tracked && isa_insn_pipe(&k->s[i]) == (isa_pipe)p) return i;
+    if (dl_st(k, i)->tracked && isa_insn_pipe(dl_in(k, i, &(isa_insn){.op = 0})) == (isa_pipe)p) return i;
   return NEVER;
 }
 
-static const char *dl_mn(const eng_core *k, uint64_t idx) { return isa_op_info((isa_op)k->s[idx].op)->mnemonic; }
+static const char *dl_mn(const eng_core *k, uint64_t idx) { return isa_op_info((isa_op)dl_in(k, idx, &(isa_insn){.op = 0})->op)->mnemonic; }
 
 /* Where instruction x sits, appended to out ("not yet dispatched (dispatch is held at
  * instruction 4)", "queued in MTE2 behind instruction 7 (wait_flag)", ...): returns the node
  * whose progress it waits for. */
 static int dl_locate(const eng_core *k, uint64_t x, char *out, size_t n, int depth) {
   const eng_insn *st = dl_st(k, x);
-  isa_pipe p = isa_insn_pipe(&k->s[x]);
+  isa_pipe p = isa_insn_pipe(dl_in(k, x, &(isa_insn){.op = 0}));
   if (st->state == ST_NEW) {
     snprintf(out, n, "not yet dispatched (dispatch is held at instruction %" PRIu64 ")", k->pc);
     return DL_DISPATCH;
@@ -1229,7 +1264,7 @@ static int dl_locate(const eng_core *k, uint64_t x, char *out, size_t n, int dep
     else snprintf(out, n, "queued in %s behind instruction %" PRIu64 " (%s)", isa_pipe_name(p), head, dl_mn(k, head));
     return p;
   }
-  uint64_t r = k->s[x].op == ISA_OP_SET_FLAG ? dl_running(k, p) : x; /* a set waits for its pipe */
+  uint64_t r = dl_in(k, x, &(isa_insn){.op = 0})->op == ISA_OP_SET_FLAG ? dl_running(k, p) : x; /* a set waits for its pipe */
   if (r == NEVER || dl_st(k, r)->uf_dep == NEVER || depth > 2) {
     snprintf(out, n, "in %s", isa_pipe_name(p));
     return DL_NONE;
@@ -1247,7 +1282,7 @@ static int dl_locate(const eng_core *k, uint64_t x, char *out, size_t n, int dep
 /* The next set_flag of wait w's event to fire (the first not fired, in program order), or NEVER. */
 static uint64_t dl_set_of(const eng_core *k, const isa_insn *w) {
   for (uint64_t j = 0; j < k->n; j++) {
-    const isa_insn *in = &k->s[j];
+    const isa_insn *in = dl_in(k, j, &(isa_insn){.op = 0});
     if (in->op == ISA_OP_SET_FLAG && dl_st(k, j)->state != ST_DONE && in->u.flag.src_pipe == w->u.flag.src_pipe &&
         in->u.flag.dst_pipe == w->u.flag.dst_pipe && in->u.flag.event_id == w->u.flag.event_id)
       return j;
@@ -1257,11 +1292,11 @@ static uint64_t dl_set_of(const eng_core *k, const isa_insn *w) {
 
 /* "MTE1 waits at instruction 3 (wait_flag MTE2->MTE1 #0)" (who: a pipe or "dispatch"). */
 static int dl_wait(const eng_core *k, const char *who, uint64_t idx, dl_node *d) {
-  const isa_fmt_flag *f = &k->s[idx].u.flag;
+  const isa_fmt_flag *f = &dl_in(k, idx, &(isa_insn){.op = 0})->u.flag;
   char event[48];
   snprintf(event, sizeof event, "%s->%s #%u", isa_pipe_name((isa_pipe)f->src_pipe), isa_pipe_name((isa_pipe)f->dst_pipe),
            (unsigned)f->event_id);
-  uint64_t set = dl_set_of(k, &k->s[idx]);
+  uint64_t set = dl_set_of(k, dl_in(k, idx, &(isa_insn){.op = 0}));
   int w = snprintf(d->text, sizeof d->text, "%s waits at instruction %" PRIu64 " (wait_flag %s)", who, idx, event);
   if (set == NEVER) {
     snprintf(d->text + w, sizeof d->text - (size_t)w, " and no set_flag %s is left to fire it", event);
@@ -1277,14 +1312,14 @@ static int dl_wait(const eng_core *k, const char *who, uint64_t idx, dl_node *d)
  * can raise this counter, or a root cause when there is none. The wait-for graph is a core's:
  * a set on another core ends the chain there (that core's own report says why it is stuck). */
 static int dl_xwait(const engine *e, const eng_core *k, const char *who, uint64_t idx, dl_node *d) {
-  unsigned id = k->s[idx].u.xflag.flag_id;
+  unsigned id = dl_in(k, idx, &(isa_insn){.op = 0})->u.xflag.flag_id;
   char name[32];
   int w = snprintf(d->text, sizeof d->text, "%s waits at instruction %" PRIu64 " (cross_wait_flag #%u, counter 0)", who,
                    idx, id);
   for (unsigned c = 0; c < e->s->ncores; c++) {
     const eng_core *o = &e->cores[c];
     for (uint64_t j = 0; j < o->n; j++) {
-      const isa_insn *in = &o->s[j];
+      const isa_insn *in = dl_in(o, j, &(isa_insn){.op = 0});
       bool done;
       if (in->op != ISA_OP_CROSS_SET_FLAG || in->u.xflag.flag_id != id) continue;
       (void)eng_st_any(o, j, &done);
@@ -1310,18 +1345,18 @@ static int dl_pipe_node(const engine *e, const eng_core *k, int p, dl_node *d) {
   uint64_t h = pp->q[pp->qhead];
   const char *pn = isa_pipe_name((isa_pipe)p);
   d->idx = h;
-  if (k->s[h].op == ISA_OP_WAIT_FLAG) return dl_wait(k, pn, h, d);
-  if (k->s[h].op == ISA_OP_CROSS_WAIT_FLAG) return dl_xwait(e, k, pn, h, d);
-  if (k->s[h].op == ISA_OP_CROSS_SET_FLAG) {
+  if (dl_in(k, h, &(isa_insn){.op = 0})->op == ISA_OP_WAIT_FLAG) return dl_wait(k, pn, h, d);
+  if (dl_in(k, h, &(isa_insn){.op = 0})->op == ISA_OP_CROSS_WAIT_FLAG) return dl_xwait(e, k, pn, h, d);
+  if (dl_in(k, h, &(isa_insn){.op = 0})->op == ISA_OP_CROSS_SET_FLAG) {
     snprintf(d->text, sizeof d->text,
              "%s is held at instruction %" PRIu64 " (cross_set_flag #%u): a counter it raises already holds %d sets, "
              "the most Ascend allows, and no wait is left to take one",
-             pn, h, (unsigned)k->s[h].u.xflag.flag_id, SIM_XFLAG_MAX_PENDING);
+             pn, h, (unsigned)dl_in(k, h, &(isa_insn){.op = 0})->u.xflag.flag_id, SIM_XFLAG_MAX_PENDING);
     return DL_ROOT;
   }
   int w;
   uint64_t x;
-  if (k->s[h].op == ISA_OP_MMAD && dl_st(k, h)->uf_dep != NEVER && dl_st(k, dl_st(k, h)->uf_dep)->state < ST_RUNNING) {
+  if (dl_in(k, h, &(isa_insn){.op = 0})->op == ISA_OP_MMAD && dl_st(k, h)->uf_dep != NEVER && dl_st(k, dl_st(k, h)->uf_dep)->state < ST_RUNNING) {
     x = dl_st(k, h)->uf_dep;
     w = snprintf(d->text, sizeof d->text,
                  "M waits at instruction %" PRIu64 " (mmad) for its unit-flag fixpipe, instruction %" PRIu64
@@ -1343,7 +1378,7 @@ static int dl_pipe_node(const engine *e, const eng_core *k, int p, dl_node *d) {
 /* The dispatcher's node (pc < n): why it cannot dispatch instruction pc. */
 static int dl_dispatch_node(const engine *e, const eng_core *k, dl_node *d) {
   uint64_t i = k->pc;
-  const isa_insn *in = &k->s[i];
+  const isa_insn *in = dl_in(k, i, &(isa_insn){.op = 0});
   isa_pipe p = isa_insn_pipe(in);
   d->idx = i;
   if (p == ISA_PIPE_S && in->op == ISA_OP_WAIT_FLAG) return dl_wait(k, "dispatch", i, d);
@@ -1399,7 +1434,7 @@ static void dl_fault(sim_result *res, const eng_core *k, const dl_node *d, bool 
   memset(f, 0, sizeof *f);
   f->core = k->c->index;
   f->index = d->idx;
-  f->insn = k->s[d->idx];
+  f->insn = *dl_in(k, d->idx, &(isa_insn){.op = 0});
   if (f->insn.op == ISA_OP_WAIT_FLAG) {
     const isa_fmt_flag *fl = &f->insn.u.flag;
     isa_fault_set(&f->f, ISA_FAULT_DEADLOCK, "event_id", fl->event_id, 0, "wait_flag %s->%s #%u can never pass: %s",
@@ -1502,6 +1537,7 @@ static void engine_free(engine *e) {
     for (unsigned c = 0; c < e->s->ncores; c++) {
       eng_core *k = &e->cores[c];
       free(k->st);
+      free(k->ins);
       free(k->out);
       for (int p = 0; p < ISA_PIPE_COUNT; p++) {
         free(k->pipes[p].q);
@@ -1553,13 +1589,15 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     eng_core *k = &e->cores[c];
     k->c = &s->cores[c];
     k->cfg = k->c->kind == SIM_CORE_AIV ? &e->aiv_cfg : &s->cfg;
-    k->s = k->c->stream;
     k->n = k->c->len;
+    sim_stream_cursor_init(&k->cur, &k->c->rec, 0);
+    if (k->n) sim_stream_next(&k->cur, &k->nxt);
     k->stats = &res->stats.core[c];
     k->stats->instructions = k->n;
     k->st = calloc(WINDOW_START, sizeof *k->st);
+    k->ins = calloc(WINDOW_START, sizeof *k->ins);
     k->st_mask = WINDOW_START - 1;
-    if (!k->st) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay of core %u", c);
+    if (!k->st || !k->ins) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay of core %u", c);
     for (int p = 0; p < ISA_PIPE_COUNT; p++) {
       k->pipes[p].qcap = queue_depth(&s->cfg, (isa_pipe)p);
       k->pipes[p].q = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].q);
@@ -1572,7 +1610,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->stats->start_cycles = s->d.launch_cycles + (uint64_t)k->c->group * s->cfg.chip_core_start_skew_cycles;
     /* the kernel's entry (arguments, tiling data, set-up) occupies the scalar unit first */
     k->scalar_free = k->stats->start_cycles + k->cfg->scalar_kernel_init_cycles;
-    k->dispatch_t = k->n ? k->scalar_free + scalar_cost(e, &k->s[0]) : NEVER;
+    k->dispatch_t = k->n ? k->scalar_free + scalar_cost(e, dl_in(k, 0, &(isa_insn){.op = 0})) : NEVER;
     k->wake_t = NEVER;
     k->stall_since = NEVER;
     sim_uf_track_init(&k->uf);

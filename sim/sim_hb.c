@@ -150,8 +150,13 @@ typedef struct uf_done {
   vclock d; /* what is known once it has completed */
 } uf_done;
 
+#define HB_CACHE 1024 /* instructions of a compact stream kept decoded (a power of two) */
+
 typedef struct hb {
-  const isa_insn *s;
+  const isa_insn *s;            /* the stream as an array, or NULL: */
+  const sim_stream *rs;         /* the compact stream, decoded through the cache */
+  uint64_t *ctag;               /* [HB_CACHE]: the instruction in each slot, NONE: empty */
+  isa_insn *cins;
   uint64_t n;
   const sim_hb_sink *sink;
   uint8_t *pipe;                /* per instruction: its pipe (ISA_PIPE_ALL for barrier(ALL)) */
@@ -171,6 +176,17 @@ typedef struct hb {
   vec uf_done[NPIPE];           /* (M, FIX): partners that have run, with their clocks */
   bool oom;
 } hb;
+
+/* Instruction i; a pointer valid until the next call. */
+static const isa_insn *hb_in(hb *h, uint64_t i) {
+  if (h->s) return &h->s[i];
+  size_t slot = (size_t)(i & (HB_CACHE - 1));
+  if (h->ctag[slot] != i) {
+    sim_stream_get(h->rs, i, &h->cins[slot]);
+    h->ctag[slot] = i;
+  }
+  return &h->cins[slot];
+}
 
 /* ---- reporting -------------------------------------------------------------------------- */
 
@@ -255,7 +271,7 @@ static size_t window_from(const window *w, uint64_t from) {
 
 static void check_and_add(hb *h, uint64_t idx, int p, const vclock *f) {
   isa_range r[ISA_MAX_RANGES], o[ISA_MAX_RANGES];
-  size_t nr = isa_insn_ranges(&h->s[idx], r);
+  size_t nr = isa_insn_ranges(hb_in(h, idx), r);
   uint64_t seen[MAX_PAIRS];
   size_t nseen = 0;
   for (int m = 0; m < NMEM; m++) {
@@ -278,7 +294,7 @@ static void check_and_add(hb *h, uint64_t idx, int p, const vclock *f) {
         bool dup = false;
         for (size_t j = 0; j < nseen && !dup; j++) dup = seen[j] == x->idx;
         if (dup) continue;
-        size_t no = isa_insn_ranges(&h->s[x->idx], o);
+        size_t no = isa_insn_ranges(hb_in(h, x->idx), o);
         if (report_pair(h, idx, r, nr, x->idx, o, no, (isa_mem)m) && nseen < MAX_PAIRS) seen[nseen++] = x->idx;
       }
     }
@@ -341,7 +357,8 @@ static bool pipe_head(hb *h, int p);
 /* The dispatcher's step at instruction disp: false when it must stop there. */
 static bool dispatch_one(hb *h) {
   uint64_t i = h->disp;
-  const isa_insn *in = &h->s[i];
+  isa_insn cur = *hb_in(h, i);
+  const isa_insn *in = &cur;
   int p = h->pipe[i];
   if (p == ISA_PIPE_ALL) { /* holds dispatch until every pipe has drained */
     for (int q = 0; q < NPIPE; q++)
@@ -378,7 +395,8 @@ static bool pipe_head(hb *h, int p) {
 static bool run_one(hb *h, int p) {
   if (!pipe_head(h, p)) return false;
   uint64_t i = h->next[p];
-  const isa_insn *in = &h->s[i];
+  isa_insn cur = *hb_in(h, i);
+  const isa_insn *in = &cur;
   vclock *k = &h->k[p];
   /* what the dispatcher knew when it issued this instruction */
   for (;;) {
@@ -452,11 +470,12 @@ static bool prepass(hb *h) {
   }
   isa_range r[ISA_MAX_RANGES];
   for (uint64_t i = 0; i < h->n; i++) {
-    isa_pipe p = isa_insn_pipe(&h->s[i]);
+    const isa_insn *in = hb_in(h, i);
+    isa_pipe p = isa_insn_pipe(in);
     h->pipe[i] = (uint8_t)p;
     if (p >= ISA_PIPE_COUNT) continue;
     h->last_of[p] = i;
-    size_t nr = isa_insn_ranges(&h->s[i], r);
+    size_t nr = isa_insn_ranges(in, r);
     for (size_t j = 0; j < nr; j++) h->last[p][r[j].mem] = i;
   }
   return true;
@@ -464,6 +483,8 @@ static bool prepass(hb *h) {
 
 static void hb_free(hb *h) {
   free(h->pipe);
+  free(h->ctag);
+  free(h->cins);
   free(h->cps.v);
   for (int a = 0; a < NPIPE; a++) {
     free(h->uf_pend[a].v);
@@ -475,11 +496,21 @@ static void hb_free(hb *h) {
   free(h);
 }
 
-cs_status sim_hb_check(const isa_insn *s, uint64_t n, const sim_hb_sink *sink, cs_err *err) {
+static cs_status check(const isa_insn *s, const sim_stream *rs, uint64_t n, const sim_hb_sink *sink, cs_err *err) {
   hb *h = calloc(1, sizeof *h);
   if (!h) return cs_err_set(err, CS_ENOMEM, "no host memory for the hazard check");
   h->s = s;
+  h->rs = rs;
   h->n = n;
+  if (rs) {
+    h->ctag = malloc(HB_CACHE * sizeof *h->ctag);
+    h->cins = malloc(HB_CACHE * sizeof *h->cins);
+    if (!h->ctag || !h->cins) {
+      hb_free(h);
+      return cs_err_set(err, CS_ENOMEM, "no host memory for the hazard check");
+    }
+    for (size_t i = 0; i < HB_CACHE; i++) h->ctag[i] = NONE;
+  }
   h->sink = sink;
   sim_uf_track_init(&h->uf);
   h->cps.elem = sizeof(checkpoint);
@@ -509,4 +540,12 @@ cs_status sim_hb_check(const isa_insn *s, uint64_t n, const sim_hb_sink *sink, c
   ok = ok && !h->oom;
   hb_free(h);
   return ok ? CS_OK : cs_err_set(err, CS_ENOMEM, "no host memory for the hazard check");
+}
+
+cs_status sim_hb_check(const isa_insn *s, uint64_t n, const sim_hb_sink *sink, cs_err *err) {
+  return check(s, NULL, n, sink, err);
+}
+
+cs_status sim_hb_check_stream(const sim_stream *s, const sim_hb_sink *sink, cs_err *err) {
+  return check(NULL, s, s->n, sink, err);
 }

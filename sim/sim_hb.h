@@ -31,6 +31,7 @@
 #include "base/cs_status.h"
 #include "isa/isa_insn.h"
 #include "sim/sim.h"
+#include "sim/sim_stream.h"
 
 /* ---- UnitFlag partners ---------------------------------------------------------------------
  * Found in program order, as the hardware's per-512 B ready bits of L0C pair them: the timing
@@ -83,5 +84,7 @@ typedef struct sim_hb_sink {
  * whose waits can never all pass (a deadlock, whatever the timing) is checked up to where it
  * stops. CS_OK, or CS_ENOMEM. */
 cs_status sim_hb_check(const isa_insn *s, uint64_t n, const sim_hb_sink *sink, cs_err *err);
+/* The same over a compact stream (sim_stream.h), decoding the instructions it looks at. */
+cs_status sim_hb_check_stream(const sim_stream *s, const sim_hb_sink *sink, cs_err *err);
 
 #endif

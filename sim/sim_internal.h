@@ -4,6 +4,13 @@
 
 #include "sim/sim.h"
 #include "sim/sim_buf.h"
+#include "sim/sim_stream.h"
+
+/* The stream decoded whole, made on demand by sim_core_stream (tests and tools that index it). */
+typedef struct sim_stream_view {
+  isa_insn *v;
+  size_t n;
+} sim_stream_view;
 
 struct sim_core {
   sim *owner;
@@ -13,8 +20,9 @@ struct sim_core {
                                 * its sub-block 0 .. chip.aiv_per_aic - 1 */
   sim_buf bufs[ISA_MEM_COUNT]; /* on-chip buffers; bufs[ISA_MEM_GM] is unused (chip GM) */
   isa_host *host;              /* the functional model's workspace (NULL when timing-only) */
-  isa_insn *stream;
-  size_t len, cap;
+  sim_stream rec;               /* the recorded instructions, compact (sim_stream.h) */
+  size_t len;                   /* = rec.n */
+  sim_stream_view *view;        /* sim_core_stream's decoded copy (made with the core, filled when asked for) */
   bool faulted;
   sim_fault fault;
 };

@@ -482,10 +482,10 @@ cs_status sim_program_write_streams(FILE *f, const char *source, const sim_prog_
     const sim_core *core = sim_get_core(s, c);
     size_t n = sim_core_stream_len(core);
     if (!n) continue;
-    const isa_insn *st = sim_core_stream(core);
     fprintf(f, ".core %u\n", c);
-    for (size_t i = 0; i < n; i++) {
-      isa_disasm_syms(&st[i], &syms, line, sizeof line);
+    isa_insn in;
+    for (sim_stream_cursor cur = {sim_core_records(core), 0, 0}; sim_stream_next(&cur, &in);) {
+      isa_disasm_syms(&in, &syms, line, sizeof line);
       fprintf(f, "%s\n", line);
     }
   }

@@ -77,8 +77,10 @@ static bool collect_runs(sim *s, arr *runs) {
   isa_range r[ISA_MAX_RANGES];
   bool any_shared = false;
   for (unsigned c = 0; c < s->ncores; c++)
-    for (size_t i = 0; i < s->cores[c].len; i++) {
-      size_t nr = isa_insn_ranges(&s->cores[c].stream[i], r);
+    for (sim_stream_cursor cur = {&s->cores[c].rec, 0, 0}; cur.idx < s->cores[c].len;) {
+      isa_insn in;
+      sim_stream_next(&cur, &in);
+      size_t nr = isa_insn_ranges(&in, r);
       for (size_t j = 0; j < nr; j++) {
         if (r[j].mem != ISA_MEM_GM) continue;
         long t = tensor_of(s, r[j].base);
@@ -91,8 +93,11 @@ static bool collect_runs(sim *s, arr *runs) {
   for (size_t t = 0; t < nt; t++) any_shared = any_shared || (u[t].shared && u[t].written);
   bool oom = false;
   for (unsigned c = 0; any_shared && c < s->ncores && !oom; c++)
-    for (size_t i = 0; i < s->cores[c].len && !oom; i++) {
-      size_t nr = isa_insn_ranges(&s->cores[c].stream[i], r);
+    for (sim_stream_cursor cur = {&s->cores[c].rec, 0, 0}; cur.idx < s->cores[c].len && !oom;) {
+      size_t i = (size_t)cur.idx;
+      isa_insn in;
+      sim_stream_next(&cur, &in);
+      size_t nr = isa_insn_ranges(&in, r);
       for (size_t j = 0; j < nr && !oom; j++) {
         if (r[j].mem != ISA_MEM_GM) continue;
         long t = tensor_of(s, r[j].base);
@@ -206,7 +211,7 @@ static cs_status frontiers(sim *s, arr *needs, cs_err *err) {
         memmove(arr_at(a, w++), arr_at(a, i), sizeof(need));
     a->n = w;
     sim_hb_sink sink = {ignore_hazard, a, visit};
-    cs_status st = sim_hb_check(s->cores[c].stream, s->cores[c].len, &sink, err);
+    cs_status st = sim_hb_check_stream(&s->cores[c].rec, &sink, err);
     if (st != CS_OK) return st;
   }
   return CS_OK;
@@ -437,8 +442,11 @@ static bool ordered(xk *x, const arr *needs, unsigned ca, uint64_t a, unsigned c
   const need *nb = need_find(&needs[cb], b);
   if (!nb) return false;
   memset(k_at(&x->k, scratch), 0, x->k.kw * sizeof(uint64_t));
-  imported(x, cb, isa_insn_pipe(&x->s->cores[cb].stream[b]), b, nb->f, scratch);
-  isa_pipe pa = isa_insn_pipe(&x->s->cores[ca].stream[a]);
+  isa_insn ib, ia;
+  sim_stream_get(&x->s->cores[cb].rec, b, &ib);
+  sim_stream_get(&x->s->cores[ca].rec, a, &ia);
+  imported(x, cb, isa_insn_pipe(&ib), b, nb->f, scratch);
+  isa_pipe pa = isa_insn_pipe(&ia);
   return pa < NP && k_at(&x->k, scratch)[(size_t)ca * NP + pa] > a;
 }
 
@@ -480,7 +488,9 @@ cs_status sim_xhb_check(sim *s, const sim_xhb_event *log, size_t nlog, const sim
   have_x = true;
   for (size_t i = 0; i < nlog && !x.oom && !x.k.oom; i++) {
     unsigned c = log[i].core;
-    const isa_insn *in = &s->cores[c].stream[log[i].idx];
+    isa_insn in_copy;
+    sim_stream_get(&s->cores[c].rec, log[i].idx, &in_copy);
+    const isa_insn *in = &in_copy;
     const need *nd = need_find(&needs[c], log[i].idx);
     static const uint64_t zero[NP];
     const uint64_t *f = nd ? nd->f : zero;

@@ -139,11 +139,12 @@ typedef struct l0_bytes {
   double a_read, b_read, c_read, c_write;
 } l0_bytes;
 
-static l0_bytes cube_l0_bytes(const isa_insn *stream, size_t n) {
+static l0_bytes cube_l0_bytes(const sim_stream *stream) {
   l0_bytes t = {0, 0, 0, 0};
-  for (size_t i = 0; i < n; i++) {
-    if (stream[i].op != ISA_OP_MMAD) continue;
-    const isa_fmt_mmad *mm = &stream[i].u.mmad;
+  isa_insn in;
+  for (sim_stream_cursor cur = {stream, 0, 0}; sim_stream_next(&cur, &in);) {
+    if (in.op != ISA_OP_MMAD) continue;
+    const isa_fmt_mmad *mm = &in.u.mmad;
     double bits = isa_dtype_bits((isa_dtype)mm->dtype);
     double k0 = bits > 0 ? 256.0 / bits : 16.0; /* elements of 32 bytes */
     double m16 = (double)((mm->m + 15) / 16 * 16), n16 = (double)((mm->n + 15) / 16 * 16);
@@ -166,7 +167,7 @@ static void memory_l0(const sim *s, const sim_result *r, const trc_summary *m, F
     const sim_core_stats *k = &r->stats.core[c];
     if (!k->instructions) continue;
     const sim_core *core = sim_get_core(ms, c);
-    l0_bytes l0 = cube_l0_bytes(sim_core_stream(core), sim_core_stream_len(core));
+    l0_bytes l0 = cube_l0_bytes(sim_core_records(core));
     double span = (double)trc_core_span(r, c);
     uint64_t mhz = m->clock_mhz;
     block_cols(f, c, (uint64_t)span, mhz);

@@ -175,7 +175,11 @@ void trc_summary_compute(const sim *s, const sim_result *r, trc_summary *o) {
   sim *ms = (sim *)(uintptr_t)s;
   for (unsigned c = 0; c < sim_core_count(s); c++) {
     const sim_core *core = sim_get_core(ms, c);
-    o->ideal_cube_cycles += trc_ideal_cube_cycles(cfg, sim_core_stream(core), sim_core_stream_len(core));
+    double ideal = 0;
+    isa_insn in;
+    for (sim_stream_cursor cur = {sim_core_records(core), 0, 0}; sim_stream_next(&cur, &in);)
+      if (in.op == ISA_OP_MMAD) ideal += trc_ideal_cube_cycles(cfg, &in, 1);
+    o->ideal_cube_cycles += ideal;
   }
   o->cube_utilization = safe_div(o->ideal_cube_cycles, capacity);
   for (unsigned c = 0; c < o->cores; c++) {

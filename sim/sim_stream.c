@@ -1,0 +1,164 @@
+/* sim_stream — compact records of recorded instructions (see sim_stream.h). */
+#include "sim/sim_stream.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint8_t *put_var(uint8_t *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (uint8_t)v;
+  return p;
+}
+
+static const uint8_t *get_var(const uint8_t *p, uint64_t *v) {
+  uint64_t x = 0;
+  unsigned shift = 0;
+  for (;;) {
+    uint8_t b = *p++;
+    x |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) break;
+    shift += 7;
+  }
+  *v = x;
+  return p;
+}
+
+/* The record of one instruction into rec (SIM_STREAM_MAX_RECORD bytes); returns its length. */
+static size_t encode(const isa_insn *in, uint8_t *rec) {
+  const isa_op_desc *d = isa_op_info((isa_op)in->op);
+  uint8_t *p = rec + 2;
+  rec[1] = (uint8_t)in->op;
+  for (size_t i = 0; i < d->field_count; i++) {
+    const isa_field_desc *f = &d->fields[i];
+    const unsigned char *at = (const unsigned char *)&in->u + f->offset;
+    if (f->kind == ISA_FK_ADDR) {
+      isa_addr a;
+      memcpy(&a, at, sizeof a);
+      p = put_var(p, a.mem);
+      p = put_var(p, a.off);
+    } else if (f->kind == ISA_FK_U64) {
+      uint64_t v;
+      memcpy(&v, at, sizeof v);
+      p = put_var(p, v);
+    } else {
+      uint32_t v;
+      memcpy(&v, at, sizeof v);
+      p = put_var(p, v);
+    }
+  }
+  size_t len = (size_t)(p - rec);
+  if (len > 255 || in->op > 255) { /* kept whole */
+    rec[0] = 0;
+    memcpy(rec + 1, in, sizeof *in);
+    return 1 + sizeof *in;
+  }
+  rec[0] = (uint8_t)len;
+  return len;
+}
+
+/* Decodes the record at p into *out; returns its length. */
+static size_t decode(const uint8_t *p, isa_insn *out) {
+  if (p[0] == 0) {
+    memcpy(out, p + 1, sizeof *out);
+    return 1 + sizeof *out;
+  }
+  memset(out, 0, sizeof *out);
+  out->op = p[1];
+  const isa_op_desc *d = isa_op_info((isa_op)out->op);
+  const uint8_t *q = p + 2;
+  for (size_t i = 0; i < d->field_count; i++) {
+    const isa_field_desc *f = &d->fields[i];
+    unsigned char *at = (unsigned char *)&out->u + f->offset;
+    uint64_t v;
+    q = get_var(q, &v);
+    if (f->kind == ISA_FK_ADDR) {
+      isa_addr a;
+      memset(&a, 0, sizeof a);
+      a.mem = (uint32_t)v;
+      q = get_var(q, &a.off);
+      memcpy(at, &a, sizeof a);
+    } else if (f->kind == ISA_FK_U64) {
+      memcpy(at, &v, sizeof v);
+    } else {
+      uint32_t w = (uint32_t)v;
+      memcpy(at, &w, sizeof w);
+    }
+  }
+  return p[0];
+}
+
+static uint64_t rec_len(const uint8_t *p) { return p[0] ? p[0] : 1 + sizeof(isa_insn); }
+
+uint64_t sim_stream_host_bytes(const sim_stream *s) {
+  return s->capbytes + s->capmarks * sizeof *s->marks;
+}
+
+static uint64_t grown(uint64_t cap, uint64_t at_least) {
+  uint64_t c = cap ? cap + cap / 2 : at_least;
+  return c < at_least ? at_least : c;
+}
+
+uint64_t sim_stream_growth(const sim_stream *s) {
+  uint64_t g = 0;
+  if (s->nbytes + SIM_STREAM_MAX_RECORD > s->capbytes)
+    g += grown(s->capbytes, s->nbytes + SIM_STREAM_MAX_RECORD + 4096) - s->capbytes;
+  if (s->n % SIM_STREAM_MARK == 0 && s->nmarks == s->capmarks)
+    g += (grown(s->capmarks, 64) - s->capmarks) * sizeof *s->marks;
+  return g;
+}
+
+cs_status sim_stream_append(sim_stream *s, const isa_insn *in) {
+  if (s->nbytes + SIM_STREAM_MAX_RECORD > s->capbytes) {
+    uint64_t cap = grown(s->capbytes, s->nbytes + SIM_STREAM_MAX_RECORD + 4096);
+    uint8_t *b = cap > SIZE_MAX ? NULL : realloc(s->bytes, (size_t)cap);
+    if (!b) return CS_ENOMEM;
+    s->bytes = b;
+    s->capbytes = cap;
+  }
+  if (s->n % SIM_STREAM_MARK == 0) {
+    if (s->nmarks == s->capmarks) {
+      uint64_t cap = grown(s->capmarks, 64);
+      uint64_t *m = cap > SIZE_MAX / sizeof *m ? NULL : realloc(s->marks, (size_t)cap * sizeof *m);
+      if (!m) return CS_ENOMEM;
+      s->marks = m;
+      s->capmarks = cap;
+    }
+    s->marks[s->nmarks++] = s->nbytes;
+  }
+  s->nbytes += encode(in, s->bytes + s->nbytes);
+  s->n++;
+  return CS_OK;
+}
+
+void sim_stream_get(const sim_stream *s, uint64_t idx, isa_insn *out) {
+  uint64_t off = s->marks[idx / SIM_STREAM_MARK];
+  for (uint64_t i = idx & ~(uint64_t)(SIM_STREAM_MARK - 1); i < idx; i++) off += rec_len(s->bytes + off);
+  decode(s->bytes + off, out);
+}
+
+void sim_stream_free(sim_stream *s) {
+  free(s->bytes);
+  free(s->marks);
+  memset(s, 0, sizeof *s);
+}
+
+void sim_stream_cursor_init(sim_stream_cursor *c, const sim_stream *s, uint64_t idx) {
+  c->s = s;
+  c->idx = idx < s->n ? idx : s->n;
+  c->off = 0;
+  if (c->idx < s->n) {
+    c->off = s->marks[c->idx / SIM_STREAM_MARK];
+    for (uint64_t i = c->idx & ~(uint64_t)(SIM_STREAM_MARK - 1); i < c->idx; i++) c->off += rec_len(s->bytes + c->off);
+  }
+}
+
+bool sim_stream_next(sim_stream_cursor *c, isa_insn *out) {
+  if (c->idx >= c->s->n) return false;
+  c->off += decode(c->s->bytes + c->off, out);
+  c->idx++;
+  return true;
+}

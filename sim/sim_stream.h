@@ -1,0 +1,61 @@
+/* sim_stream — a core's recorded instructions in compact form.
+ *
+ * An isa_insn is as large as its largest operand format (144 bytes); most instructions use a few
+ * small fields. A recorded instruction is kept as a record of its opcode and each operand field
+ * of its format in the order of the format's field table, every value an unsigned LEB128
+ * variable-length number (7 bits a byte): a length byte, the opcode byte, then the fields. Most
+ * of the instructions a matmul records take 12 to 30 bytes. A record longer than 255 bytes
+ * (no format has one) would be kept whole: length byte 0 and the isa_insn itself.
+ *
+ * Every SIM_STREAM_MARK-th record's byte offset is kept, so instruction i is found by a jump to
+ * its mark and at most SIM_STREAM_MARK - 1 hops over the length bytes; a cursor reads the
+ * stream in order with no jump at all. Decoding gives the instruction back field for field, with
+ * every byte outside its format's fields zero (as the runtime and the assembler make them).
+ */
+#ifndef SIM_STREAM_H
+#define SIM_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/cs_status.h"
+#include "isa/isa_insn.h"
+
+#define SIM_STREAM_MARK 16 /* records per kept offset (a power of two) */
+
+typedef struct sim_stream {
+  uint8_t *bytes;
+  uint64_t nbytes, capbytes;
+  uint64_t *marks; /* marks[j]: byte offset of record j * SIM_STREAM_MARK */
+  uint64_t nmarks, capmarks;
+  uint64_t n; /* records */
+} sim_stream;
+
+/* The most bytes one record takes (what sim_stream_reserve makes room for). */
+#define SIM_STREAM_MAX_RECORD (2 + sizeof(isa_insn))
+
+/* Host bytes the stream holds (its buffers' capacities). */
+uint64_t sim_stream_host_bytes(const sim_stream *s);
+/* Bytes the buffers would hold after making room for one more record: the capacities grow by
+ * half when full. Returns the growth in bytes (0 when there is room), so that the caller can
+ * count it before sim_stream_append allocates it. */
+uint64_t sim_stream_growth(const sim_stream *s);
+/* Appends one valid instruction (isa_insn_check passed). CS_ENOMEM (the stream unchanged). */
+cs_status sim_stream_append(sim_stream *s, const isa_insn *in);
+/* Instruction idx (< s->n) into *out. */
+void sim_stream_get(const sim_stream *s, uint64_t idx, isa_insn *out);
+void sim_stream_free(sim_stream *s);
+
+/* Reads a stream in order from instruction `idx`. */
+typedef struct sim_stream_cursor {
+  const sim_stream *s;
+  uint64_t idx; /* of the next record */
+  uint64_t off; /* its byte offset */
+} sim_stream_cursor;
+
+void sim_stream_cursor_init(sim_stream_cursor *c, const sim_stream *s, uint64_t idx);
+/* The next instruction into *out and true, or false at the end. */
+bool sim_stream_next(sim_stream_cursor *c, isa_insn *out);
+
+#endif
