@@ -85,26 +85,30 @@ static void test_host_memory_stream_growth_is_not_a_fault(void **state) {
   sim_config cfg;
   sim_config_defaults(&cfg);
   cfg.chip_aic_cores = 2;
-  /* the stream grows by 256, then by half: 256, 384, 576 instructions */
-  sim_options o = {.timing_only = true, .max_host_bytes = 384 * sizeof(isa_insn)};
+  /* The compact stream (sim/sim_stream.h): a set_flag is 5 bytes (length, opcode, its three
+   * fields of one byte each). The first record makes room for the largest record (2 + 144 bytes)
+   * plus 4096: 4242 bytes, and for 64 marks of 8 bytes: 4754 in all, the limit. The bytes grow
+   * again when 5 n + 146 > 4242, at the 821st record (n = 820, 4100 bytes used), to the larger of
+   * half again (6363) and the bytes used + 146 + 4096 (8342): 4100 bytes more, over the limit. */
+  sim_options o = {.timing_only = true, .max_host_bytes = 4754};
   sim *s;
   cs_err e;
   assert_int_equal(sim_create(&cfg, &o, &s, &e), CS_OK);
   sim_core *c0 = sim_get_core(s, 0), *c1 = sim_get_core(s, 1);
   isa_insn in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
-  for (int i = 0; i < 384; i++) assert_int_equal(sim_core_issue(c0, &in), CS_OK);
+  for (int i = 0; i < 820; i++) assert_int_equal(sim_core_issue(c0, &in), CS_OK);
   assert_int_equal(sim_core_issue(c0, &in), CS_ENOMEM);
   assert_null(sim_core_fault(c0));
   assert_false(sim_core_ok(c0));
   assert_false(sim_core_ok(c1)); /* every core stops */
   assert_int_equal(sim_core_issue(c1, &in), CS_ENOMEM);
-  assert_int_equal(sim_core_stream_len(c0), 384);
+  assert_int_equal(sim_core_stream_len(c0), 820);
   assert_int_equal(sim_host_status(s, &e), CS_ENOMEM);
   char want[256];
   snprintf(want, sizeof want,
            "host memory: the instruction stream of core 0 needs %.1f KiB more, over the limit of %.1f KiB (%.1f KiB in "
-           "use) (384 instructions recorded)",
-           192.0 * sizeof(isa_insn) / 1024.0, 384.0 * sizeof(isa_insn) / 1024.0, 384.0 * sizeof(isa_insn) / 1024.0);
+           "use) (820 instructions recorded)",
+           4100.0 / 1024.0, 4754.0 / 1024.0, 4754.0 / 1024.0);
   assert_string_equal(e.msg, want);
   sim_result r;
   cs_err e2;
