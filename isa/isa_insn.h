@@ -741,6 +741,17 @@ typedef struct isa_work {
   uint64_t macs;      /* cube: m * n * k */
   uint32_t m, n, k;   /* cube: the shape (the timing model applies the configured k0) */
   uint32_t dtype;     /* cube: input type; fixpipe and vector: output type */
+  /* vector: the repeats issued and where each operand's blocks lie in UB, for the timing
+   * model's bank rule (docs/TIMING.md, "UB banks"); vops 0 when the family gives none */
+  uint64_t repeats;
+  uint32_t vops;
+  struct isa_work_vop {
+    uint64_t base;      /* UB byte offset of the operand's first block */
+    uint64_t blk_bytes; /* distance between the blocks of a repeat */
+    uint64_t rep_bytes; /* distance between repeats */
+    uint32_t blocks;    /* 32-byte blocks a repeat touches (1 to 8) */
+    uint32_t write;     /* 1: written, 0: read */
+  } vop[4];
 } isa_work;
 
 /* The work of one instruction (flags and barriers: path NONE, no bytes). */

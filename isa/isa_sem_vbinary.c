@@ -51,7 +51,10 @@ size_t isa_sem_vbinary_ranges(const isa_insn *in, isa_range *out) {
 
 void isa_sem_vbinary_work(const isa_insn *in, isa_work *w) {
   isa_vshape s = shape(&in->u.vbinary);
-  isa_vec_work(&s, rows[in->op].cls, in->u.vbinary.dtype, w);
+  const isa_vshape *shapes[3] = {&s, &s, &s};
+  isa_vopnd o[3];
+  operands(&in->u.vbinary, o);
+  isa_vec_work(&s, rows[in->op].cls, in->u.vbinary.dtype, o, shapes, 3, w);
 }
 
 void isa_sem_vbinary_exec(const isa_insn *in, const isa_mach *m) {

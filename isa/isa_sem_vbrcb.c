@@ -34,7 +34,10 @@ size_t isa_sem_vbrcb_ranges(const isa_insn *in, isa_range *out) {
 
 void isa_sem_vbrcb_work(const isa_insn *in, isa_work *w) {
   isa_vshape s = shape(&in->u.vbrcb);
-  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vbrcb.dtype, w);
+  const isa_vshape *shapes[2] = {&s, &s};
+  isa_vopnd o[2];
+  operands(&in->u.vbrcb, o);
+  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vbrcb.dtype, o, shapes, 2, w);
 }
 
 void isa_sem_vbrcb_exec(const isa_insn *in, const isa_mach *m) {

@@ -103,7 +103,10 @@ size_t isa_sem_vcast_ranges(const isa_insn *in, isa_range *out) {
 
 void isa_sem_vcast_work(const isa_insn *in, isa_work *w) {
   isa_vshape s = shape(&in->u.vcast);
-  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vcast.dst_dtype, w);
+  const isa_vshape *shapes[2] = {&s, &s};
+  isa_vopnd o[2];
+  operands(&in->u.vcast, o);
+  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vcast.dst_dtype, o, shapes, 2, w);
 }
 
 /* A NaN element of a float type, converted to float type `to`: sign and payload top bits kept,

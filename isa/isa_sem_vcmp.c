@@ -55,8 +55,11 @@ size_t isa_sem_vcmp_ranges(const isa_insn *in, isa_range *out) {
 }
 
 void isa_sem_vcmp_work(const isa_insn *in, isa_work *w) {
-  isa_vshape s = shape(&in->u.vcmp);
-  isa_vec_work(&s, ISA_VCLASS_SIMPLE, ISA_UINT8, w);
+  isa_vshape s = shape(&in->u.vcmp), d = dst_shape(&s);
+  const isa_vshape *shapes[3] = {&s, &s, &d};
+  isa_vopnd o[3];
+  operands(&in->u.vcmp, o);
+  isa_vec_work(&s, ISA_VCLASS_SIMPLE, ISA_UINT8, o, shapes, 3, w);
 }
 
 static bool compare(uint32_t dtype, isa_cmp_mode mode, uint32_t a, uint32_t b) {

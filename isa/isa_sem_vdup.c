@@ -32,7 +32,9 @@ size_t isa_sem_vdup_ranges(const isa_insn *in, isa_range *out) {
 
 void isa_sem_vdup_work(const isa_insn *in, isa_work *w) {
   isa_vshape s = shape(&in->u.vdup);
-  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vdup.dtype, w);
+  const isa_vshape *shapes[1] = {&s};
+  isa_vopnd o = operand(&in->u.vdup);
+  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vdup.dtype, &o, shapes, 1, w);
 }
 
 void isa_sem_vdup_exec(const isa_insn *in, const isa_mach *m) {

@@ -55,8 +55,11 @@ size_t isa_sem_vreduce_ranges(const isa_insn *in, isa_range *out) {
 }
 
 void isa_sem_vreduce_work(const isa_insn *in, isa_work *w) {
-  isa_vshape s = shape(&in->u.vreduce);
-  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vreduce.dtype, w);
+  isa_vshape s = shape(&in->u.vreduce), d = dst_shape(&s);
+  const isa_vshape *shapes[2] = {&s, &d};
+  isa_vopnd o[2];
+  operands(in->op, &in->u.vreduce, o);
+  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vreduce.dtype, o, shapes, 2, w);
 }
 
 /* The tree sum of one repeat's lanes (NULL lanes count +0). */

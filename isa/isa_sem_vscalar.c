@@ -45,7 +45,10 @@ size_t isa_sem_vscalar_ranges(const isa_insn *in, isa_range *out) {
 
 void isa_sem_vscalar_work(const isa_insn *in, isa_work *w) {
   isa_vshape s = shape(&in->u.vscalar);
-  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vscalar.dtype, w);
+  const isa_vshape *shapes[2] = {&s, &s};
+  isa_vopnd o[2];
+  operands(&in->u.vscalar, o);
+  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vscalar.dtype, o, shapes, 2, w);
 }
 
 void isa_sem_vscalar_exec(const isa_insn *in, const isa_mach *m) {

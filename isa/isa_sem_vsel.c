@@ -56,8 +56,11 @@ size_t isa_sem_vsel_ranges(const isa_insn *in, isa_range *out) {
 }
 
 void isa_sem_vsel_work(const isa_insn *in, isa_work *w) {
-  isa_vshape s = shape(&in->u.vsel);
-  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vsel.dtype, w);
+  isa_vshape s = shape(&in->u.vsel), ss = sel_shape(&s);
+  const isa_vshape *shapes[4];
+  isa_vopnd o[4];
+  size_t n = operands(&in->u.vsel, o, &s, &ss, shapes);
+  isa_vec_work(&s, ISA_VCLASS_SIMPLE, in->u.vsel.dtype, o, shapes, n, w);
 }
 
 void isa_sem_vsel_exec(const isa_insn *in, const isa_mach *m) {

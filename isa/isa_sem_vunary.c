@@ -91,7 +91,10 @@ size_t isa_sem_vunary_ranges(const isa_insn *in, isa_range *out) {
 
 void isa_sem_vunary_work(const isa_insn *in, isa_work *w) {
   isa_vshape s = shape(&in->u.vunary);
-  isa_vec_work(&s, rows[in->op].cls, in->u.vunary.dtype, w);
+  const isa_vshape *shapes[2] = {&s, &s};
+  isa_vopnd o[2];
+  operands(&in->u.vunary, o);
+  isa_vec_work(&s, rows[in->op].cls, in->u.vunary.dtype, o, shapes, 2, w);
 }
 
 void isa_sem_vunary_exec(const isa_insn *in, const isa_mach *m) {

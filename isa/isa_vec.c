@@ -190,12 +190,23 @@ size_t isa_vec_ranges(const isa_vopnd *ops, const isa_vshape *const *shapes, siz
   return m;
 }
 
-void isa_vec_work(const isa_vshape *s, isa_vclass c, uint32_t dtype, isa_work *w) {
+void isa_vec_work(const isa_vshape *s, isa_vclass c, uint32_t dtype, const isa_vopnd *ops,
+                  const isa_vshape *const *shapes, size_t n, isa_work *w) {
   w->path = ISA_PATH_VECTOR;
   w->bytes = s->repeats * ISA_VEC_REPEAT_BYTES;
   w->elements = isa_vshape_elements(s);
   w->vclass = c;
   w->dtype = dtype;
+  w->repeats = s->repeats;
+  w->vops = 0;
+  for (size_t k = 0; k < n && k < ISA_VEC_MAX_OPERANDS; k++) {
+    uint32_t per = ops[k].per_block ? ops[k].per_block : 1;
+    uint32_t blocks = (shapes[k]->lanes + per - 1) / per;
+    if (blocks < 1) blocks = 1;
+    if (blocks > ISA_VEC_REPEAT_BYTES / ISA_VEC_BLOCK_BYTES) blocks = ISA_VEC_REPEAT_BYTES / ISA_VEC_BLOCK_BYTES;
+    w->vop[w->vops++] = (struct isa_work_vop){ops[k].base, ops[k].blk_bytes, ops[k].rep_bytes, blocks,
+                                              ops[k].write};
+  }
 }
 
 void isa_vec_lanes(const isa_mach *m, const isa_vshape *s, const isa_vopnd *o, uint64_t r,

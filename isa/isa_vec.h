@@ -72,8 +72,10 @@ size_t isa_vec_ranges(const isa_vopnd *ops, const isa_vshape *const *shapes, siz
                       isa_range *out);
 
 /* The work of an instruction of shape s: the vector path, 256 bytes per repeat, its lanes, its
- * rate class and result type. */
-void isa_vec_work(const isa_vshape *s, isa_vclass c, uint32_t dtype, isa_work *w);
+ * rate class and result type, and the geometry of its n operands (at most ISA_VEC_MAX_OPERANDS),
+ * operand k of shape shapes[k]: the blocks a repeat touches, ceil(lanes / per_block), at most 8. */
+void isa_vec_work(const isa_vshape *s, isa_vclass c, uint32_t dtype, const isa_vopnd *ops,
+                  const isa_vshape *const *shapes, size_t n, isa_work *w);
 
 /* Host addresses of the enabled lanes of repeat r of operand o, NULL for the others; the bytes
  * asked of the machine lie inside the operand's ranges. */

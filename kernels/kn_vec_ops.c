@@ -29,6 +29,7 @@ typedef struct vjob {
   uint32_t tile;     /* elements per tile (dataCopyLen) */
   uint32_t buffers;  /* slots per queue */
   bool bypass;       /* GM copies around the L2 */
+  bool interleave;   /* ub_layout=ping_pong: the UB buffers slot by slot (x0 y0 z0 x1 y1 z1) */
   rt_gtensor x, y, z;
 } vjob;
 
@@ -61,6 +62,10 @@ static void vec_kernel(rt_ctx *ctx, void *arg) {
   rt_queue *qx = rt_queue_init(ctx, RT_POS_VECIN, j->buffers, slot, "x");
   rt_queue *qy = j->op == VOP_ADD ? rt_queue_init(ctx, RT_POS_VECIN, j->buffers, slot, "y") : NULL;
   rt_queue *qz = rt_queue_init(ctx, RT_POS_VECOUT, j->buffers, slot, "z");
+  if (j->interleave) {
+    rt_queue *qs[3] = {qx, qy ? qy : qz, qz};
+    rt_queues_interleave(qs, qy ? 3u : 2u);
+  }
   for (uint64_t off = 0; off < len && rt_ok(ctx); off += j->tile) {
     uint32_t n = (uint32_t)u64min(j->tile, len - off);
     uint64_t bytes = (uint64_t)n * es;
@@ -106,7 +111,10 @@ static const kn_io_desc gelu_outputs[] = {{"y", "fp32", false, "GELU(x), the sha
   {"blocks", KN_ATTR_INT, "0", NULL, "AIV blocks (0: every AIV of the chip, aic_cores x aiv_per_aic)"},     \
   {"tile_len", KN_ATTR_INT, tile_default, NULL, "elements per copy and vector instruction (dataCopyLen)"},  \
   {"buffer_num", KN_ATTR_INT, "2", NULL, "buffers per queue: 1, or 2 (double buffering)"},                  \
-  {"l2_bypass", KN_ATTR_BOOL, "false", NULL, "the input copies go around the L2 (CACHE_MODE_DISABLE): the output stays in it"}
+  {"l2_bypass", KN_ATTR_BOOL, "false", NULL, "the input copies go around the L2 (CACHE_MODE_DISABLE): the output stays in it"}, \
+  {"ub_layout", KN_ATTR_ENUM, "queues", "queues,ping_pong",                                                  \
+   "UB buffers queue by queue (TPipe: x0 x1 y0 y1 z0 z1) or slot by slot (static tensors: x0 y0 z0 x1 y1 z1); "  \
+   "where they lie decides the vector unit's UB bank conflicts"}
 
 static const kn_attr_desc add_attrs[] = {VEC_ATTRS("16384")};
 static const kn_attr_desc gelu_attrs[] = {VEC_ATTRS("8192")};
@@ -140,6 +148,9 @@ static cs_status vec_run(kn_ctx *ctx, vop op, cs_err *err) {
       (st = uint_attr(ctx, "buffer_num", 1, 2, &j.buffers, err)) != CS_OK ||
       (st = kn_attr_bool(ctx, "l2_bypass", &j.bypass, err)) != CS_OK)
     return st;
+  const char *layout = NULL;
+  if ((st = kn_attr_str(ctx, "ub_layout", &layout, err)) != CS_OK) return st;
+  j.interleave = strcmp(layout, "ping_pong") == 0;
   if (y && y->count != x->count) {
     char a[64], b[64];
     kn_shape_str(x, a, sizeof a);

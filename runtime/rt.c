@@ -169,6 +169,7 @@ rt_queue *rt_queue_init_pipes(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t 
   rt_ltensor base = rt_buf_alloc(ctx, pos, q->slot_bytes * slots, ISA_INT8, name);
   if (!rt_ok(ctx)) return NULL;
   q->base_off = base.off;
+  q->slot_stride = q->slot_bytes;
   for (unsigned s = 0; s < slots; s++) {
     q->ev_fill[s] = q->ev_free[s] = -1;
     if (producer != consumer) {
@@ -187,8 +188,35 @@ rt_queue *rt_queue_init(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t slot_b
 
 /* The tensor of slot s of q. */
 static rt_ltensor slot_tensor(const rt_queue *q, unsigned s, isa_dtype dtype) {
-  rt_ltensor t = {q->pos, q->base_off + s * q->slot_bytes, q->slot_bytes, dtype, (int32_t)s};
+  rt_ltensor t = {q->pos, q->base_off + s * q->slot_stride, q->slot_bytes, dtype, (int32_t)s};
   return t;
+}
+
+void rt_queues_interleave(rt_queue *const *qs, unsigned n) {
+  if (n == 0 || !qs[0] || !rt_ok(qs[0]->ctx)) return;
+  rt_ctx *ctx = qs[0]->ctx;
+  const rt_queue *q0 = qs[0];
+  for (unsigned k = 0; k < n; k++) {
+    const rt_queue *q = qs[k];
+    if (!q || rt_pos_mem(q->pos) != rt_pos_mem(q0->pos) || q->nslots != q0->nslots ||
+        q->slot_bytes != q0->slot_bytes || q->slot_stride != q->slot_bytes ||
+        q->base_off != q0->base_off + (uint64_t)k * q0->nslots * q0->slot_bytes) {
+      rt_fail(ctx, "rt_queues_interleave: queue %u ('%s') is not the next of %u queues of %u "
+                   "slots of %" PRIu64 " bytes made one after the other in %s",
+              k, q ? q->name : "(null)", n, q0->nslots, q0->slot_bytes, isa_mem_name(rt_pos_mem(q0->pos)));
+      return;
+    }
+    for (unsigned s = 0; s < q->nslots; s++)
+      if (q->state[s] != SLOT_FREE || q->free_pending[s]) {
+        rt_fail(ctx, "rt_queues_interleave: queue '%s' was used already", q->name);
+        return;
+      }
+  }
+  uint64_t base = q0->base_off, slot = q0->slot_bytes;
+  for (unsigned k = 0; k < n; k++) {
+    qs[k]->base_off = base + (uint64_t)k * slot;
+    qs[k]->slot_stride = (uint64_t)n * slot;
+  }
 }
 
 rt_ltensor rt_alloc(rt_queue *q, isa_dtype dtype) {
@@ -211,7 +239,7 @@ rt_ltensor rt_alloc(rt_queue *q, isa_dtype dtype) {
 
 static bool slot_ok(rt_queue *q, rt_ltensor t, int want, const char *what) {
   if (t.slot < 0 || (unsigned)t.slot >= q->nslots || t.pos != q->pos ||
-      t.off != q->base_off + (uint64_t)t.slot * q->slot_bytes) {
+      t.off != q->base_off + (uint64_t)t.slot * q->slot_stride) {
     rt_fail(q->ctx, "queue '%s': %s of a tensor that does not come from this queue", q->name, what);
     return false;
   }

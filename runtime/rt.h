@@ -144,6 +144,12 @@ typedef struct rt_queue rt_queue;
 rt_queue *rt_queue_init(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t slot_bytes, const char *name);
 rt_queue *rt_queue_init_pipes(rt_ctx *ctx, rt_pos pos, unsigned slots, uint64_t slot_bytes,
                               isa_pipe producer, isa_pipe consumer, const char *name);
+/* Lays out n queues just made one after the other in one memory (as many slots of as many bytes
+ * each, none used yet) slot by slot instead of queue by queue: slot s of queue k at
+ * base + (s * n + k) * slot_bytes. Ascend C's static-tensor layout of the ping set then the pong
+ * set (x0 y0 z0 x1 y1 z1 rather than TPipe's x0 x1 y0 y1 z0 z1); where the buffers lie decides the
+ * UB bank conflicts of the vector instructions that read them together (docs/TIMING.md). */
+void rt_queues_interleave(rt_queue *const *qs, unsigned n);
 /* The next slot, once its previous consumer freed it (wait_flag consumer -> producer; a queue
  * whose producer and consumer are one pipe: pipe_barrier, unless an enque's barrier came since). */
 rt_ltensor rt_alloc(rt_queue *q, isa_dtype dtype);

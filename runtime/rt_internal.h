@@ -15,6 +15,7 @@ struct rt_queue {
   isa_pipe prod, cons;
   unsigned nslots;
   uint64_t slot_bytes;
+  uint64_t slot_stride; /* distance between slots: slot_bytes, or more once interleaved */
   uint64_t base_off;
   int ev_fill[RT_QUEUE_MAX_SLOTS]; /* producer -> consumer: slot filled */
   int ev_free[RT_QUEUE_MAX_SLOTS]; /* consumer -> producer: slot free again */

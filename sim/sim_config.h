@@ -287,12 +287,23 @@
     "Ascend C: one vector repeat covers 256 B (8 blocks of 32 B); one repeat per cycle is "  \
     "assumed",                                                                               \
     "bytes of UB operands the vector unit processes per cycle")                              \
-  X(vector, div_cycles_per_repeat, U64, 7, 1, 1000, ANY, "cycles", ASSUMED,                 \
+  X(vector, insn_cycles, U64, 22, 0, 100000, ANY, "cycles", ASSUMED,                         \
+    "fitted (docs/TIMING.md, Calibration): Ascend's add sample on 48 AIVs, 4096 fp16 a vadd "  \
+    "(32 repeats in 86 cycles with the bank rule's 2 cycles a repeat); predicts its 16384 "   \
+    "(128 repeats in 278) and 16256 (127 in 150) cases",                                       \
+    "per instruction: added to the repeats' cycles of every vector instruction")             \
+  X(vector, ub_bank_groups, U64, 16, 0, 64, ANY, "groups", DOC,                            \
+    "Ascend C best practices (UB bank conflicts, arch 220x): 192 KiB UB in 16 bank groups "    \
+    "of 3 banks, 32-byte rows interleaved across the groups; one row per group and beat",     \
+    "UB bank groups: a repeat takes as many beats as the most 32-byte blocks it reads from "  \
+    "one group (or writes to one group); 0: no bank model")                                   \
+  X(vector, div_cycles_per_repeat, U64, 5, 1, 1000, ANY, "cycles", ASSUMED,                 \
     "not published; fitted to Ascend's matmul_gelu sample, whose GELU kernel (8 vector ops "   \
     "on 1.4 M fp32 per AIV) takes 236.5 us of vector time on A2: with its 6 other ops at one " \
-    "repeat a cycle, Exp and Div share about 14 cycles a repeat, taken as 7 each",           \
+    "repeat a cycle and vector.insn_cycles each, Exp and Div share about 10 cycles a repeat, " \
+    "taken as 5 each",                                                                         \
     "cycles one repeat of vdiv, vrec or vsqrt takes (the other ops: one repeat a cycle)")    \
-  X(vector, transcendental_cycles_per_repeat, U64, 7, 1, 1000, ANY, "cycles", ASSUMED,       \
+  X(vector, transcendental_cycles_per_repeat, U64, 5, 1, 1000, ANY, "cycles", ASSUMED,       \
     "not published; fitted with vector.div_cycles_per_repeat (see there)",                   \
     "cycles one repeat of vexp or vln takes")                                                \
   X(vector, latency_cycles, U64, 16, 0, 100000, ANY, "cycles", ASSUMED,                      \
@@ -309,13 +320,19 @@
   X(aiv, kernel_init_cycles, U64, 2000, 0, 100000000, ANY, "cycles", ASSUMED,                 \
     "not published; taken equal to the cube core's scalar.kernel_init_cycles",               \
     "scalar work at the entry of each AIV's kernel before its first instruction")            \
-  X(aiv, mte2_outstanding_bytes, U64, 8910, 1, 1073741824, ANY, "bytes", ASSUMED,           \
-    "not published; taken equal to the cube core's mte2.outstanding_bytes (the same DMA engine). " \
-    "Huawei's CATLASS tiling model assumes 30 GB/s for one AIV; the add sample's one-AIV case "    \
-    "moves 58 GB/s with one buffer",                                                         \
+  X(aiv, dispatch_cycles, U64, 2, 1, 10000, ANY, "cycles", ASSUMED,                          \
+    "fitted (docs/TIMING.md, Calibration): the scalar time of Ascend's add sample on one AIV, "  \
+    "26 cycles a tile of 16 instructions",                                                    \
+    "cycles an AIV's scalar unit spends issuing one instruction (the cube core's: "           \
+    "scalar.dispatch_cycles)")                                                                \
+  X(aiv, mte2_outstanding_bytes, U64, 7000, 1, 1073741824, ANY, "bytes", ASSUMED,           \
+    "fitted (docs/TIMING.md, Calibration): the task time of Ascend's add sample on one AIV, "   \
+    "whose one-buffer tiles wait for their 8 KiB copies from HBM (latency-bound); Huawei's "   \
+    "CATLASS tiling model assumes 30 GB/s for one AIV",                                       \
     "bytes of reads an AIV's MTE2 keeps in flight (its other costs are the mte2 section's)") \
-  X(aiv, mte3_outstanding_bytes, U64, 8910, 1, 1073741824, ANY, "bytes", ASSUMED,           \
-    "not published; taken equal to aiv.mte2_outstanding_bytes",                              \
+  X(aiv, mte3_outstanding_bytes, U64, 1787, 1, 1073741824, ANY, "bytes", ASSUMED,           \
+    "fitted (docs/TIMING.md, Calibration): the add sample on one AIV, whose 8 KiB write-backs "  \
+    "into the L2 take 295 cycles of MTE3 each (30 B/cycle); on 48 AIVs they take the same",    \
     "bytes of writes an AIV's MTE3 keeps in flight (its other costs are the mte3 section's)") \
   X(aiv, vector_bytes_per_cycle, U64, 256, 1, 65536, ANY, "B/cycle", DOC,                    \
     "Huawei's add_high_performance sample: an A2 AIV adds 128 halves (256 B) a cycle",       \

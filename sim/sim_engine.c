@@ -270,6 +270,49 @@ static uint64_t vector_cycles_per_repeat(const sim_config *c, uint32_t vclass) {
   }
 }
 
+#define UB_BLOCK 32u   /* bytes of a UB block, a bank row */
+#define UB_REPEAT 256u /* bytes of a vector repeat of the widest operand */
+
+/* The cycles of one repeat r under the UB bank rule: the most 32-byte blocks the repeat reads
+ * from one bank group, or writes to one (a beat each), at least floor_beats (the ALU's cycles
+ * for a repeat). */
+static uint64_t repeat_beats(const isa_work *w, uint64_t r, uint32_t groups, uint64_t floor_beats) {
+  uint32_t rd[64] = {0}, wr[64] = {0};
+  uint64_t most = floor_beats;
+  for (uint32_t k = 0; k < w->vops; k++) {
+    const struct isa_work_vop *o = &w->vop[k];
+    bool again = false; /* a read of the very blocks another operand reads is one read */
+    for (uint32_t j = 0; j < k && !again; j++)
+      again = !o->write && !w->vop[j].write && w->vop[j].base == o->base && w->vop[j].blk_bytes == o->blk_bytes &&
+              w->vop[j].rep_bytes == o->rep_bytes && w->vop[j].blocks == o->blocks;
+    if (again) continue;
+    uint32_t *cnt = o->write ? wr : rd;
+    for (uint32_t b = 0; b < o->blocks; b++) {
+      uint32_t g = (uint32_t)(((o->base + r * o->rep_bytes + b * o->blk_bytes) / UB_BLOCK) % groups);
+      if (++cnt[g] > most) most = cnt[g];
+    }
+  }
+  return most;
+}
+
+/* Beats of all the repeats of a vector instruction (docs/TIMING.md, "UB banks"). The groups
+ * a repeat meets repeat every `groups` repeats when every stride is a whole number of blocks:
+ * one period is counted and multiplied; otherwise the first period's mean stands for all. */
+static uint64_t vector_beats(const isa_work *w, uint64_t groups, uint64_t floor_beats) {
+  if (!w->repeats) return 0;
+  if (!groups || groups > 64 || !w->vops) return w->repeats * floor_beats;
+  uint64_t period = w->repeats < groups ? w->repeats : groups, sum = 0, full = 0;
+  bool whole = true;
+  for (uint32_t k = 0; k < w->vops; k++)
+    if (w->vop[k].rep_bytes % UB_BLOCK || w->vop[k].blk_bytes % UB_BLOCK) whole = false;
+  uint64_t rest = w->repeats % period, per[64];
+  for (uint64_t r = 0; r < period; r++) sum += per[r] = repeat_beats(w, r, (uint32_t)groups, floor_beats);
+  if (!whole) return (sum * w->repeats + period - 1) / period;
+  full = (w->repeats / period) * sum;
+  for (uint64_t r = 0; r < rest; r++) full += per[r];
+  return full;
+}
+
 /* Occupancy and latency of an on-chip instruction (GM transfers are flows: flow_begin). */
 static void insn_timing(const engine *e, const sim_config *c, const isa_work *w, uint64_t *occ, uint64_t *lat) {
   *occ = 0;
@@ -289,7 +332,14 @@ static void insn_timing(const engine *e, const sim_config *c, const isa_work *w,
       *lat = c->cube_latency_cycles;
       break;
     case ISA_PATH_VECTOR:
-      *occ = ceil_div(w->bytes, c->vector_bytes_per_cycle) * vector_cycles_per_repeat(c, w->vclass);
+      if (w->vops) {
+        /* a repeat takes the ALU's cycles for its 256 bytes or its UB beats, the longer */
+        uint64_t alu = ceil_div(UB_REPEAT, c->vector_bytes_per_cycle) * vector_cycles_per_repeat(c, w->vclass);
+        *occ = c->vector_insn_cycles + vector_beats(w, c->vector_ub_bank_groups, alu);
+      } else {
+        *occ = c->vector_insn_cycles +
+               ceil_div(w->bytes, c->vector_bytes_per_cycle) * vector_cycles_per_repeat(c, w->vclass);
+      }
       *lat = c->vector_latency_cycles;
       break;
     default: break;
@@ -1069,8 +1119,8 @@ static bool window_make_room(engine *e, eng_core *k) {
 }
 
 /* Cycles the scalar unit spends on an instruction before it dispatches it. */
-static uint64_t scalar_cost(const engine *e, const isa_insn *in) {
-  return in->op == ISA_OP_SCALAR ? in->u.scalar.cycles : e->cfg->scalar_dispatch_cycles;
+static uint64_t scalar_cost(const eng_core *k, const isa_insn *in) {
+  return in->op == ISA_OP_SCALAR ? in->u.scalar.cycles : k->cfg->scalar_dispatch_cycles;
 }
 
 /* Dispatch (the scalar unit): one instruction into its pipe queue per dispatch_cycles, in
@@ -1105,12 +1155,12 @@ static bool try_dispatch(engine *e, eng_core *k) {
   /* the scalar unit was busy issuing it (or doing the scalar work it is), and before the first
    * instruction with the kernel's entry */
   st->scalar_start = idx ? k->scalar_free : k->stats->start_cycles;
-  st->scalar_end = k->scalar_free + scalar_cost(e, in); /* then it may have waited to dispatch */
+  st->scalar_end = k->scalar_free + scalar_cost(k, in); /* then it may have waited to dispatch */
   k->stats->pipe_busy_cycles[ISA_PIPE_S] += st->scalar_end - st->scalar_start;
   k->scalar_free = e->now;
   k->pc++;
   if (k->pc < k->n) sim_stream_next(&k->cur, &k->nxt);
-  k->dispatch_t = k->pc < k->n ? e->now + scalar_cost(e, &k->nxt) : NEVER;
+  k->dispatch_t = k->pc < k->n ? e->now + scalar_cost(k, &k->nxt) : NEVER;
   if (p == ISA_PIPE_ALL || p == ISA_PIPE_S) {
     if (in->op == ISA_OP_SET_FLAG) flag_set(e, k, in, ISA_PIPE_S);
     else if (in->op == ISA_OP_WAIT_FLAG) flag_wait(e, k, in, ISA_PIPE_S);
@@ -1585,6 +1635,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
   e->aiv_cfg.mte3_outstanding_bytes = s->cfg.aiv_mte3_outstanding_bytes;
   e->aiv_cfg.vector_bytes_per_cycle = s->cfg.aiv_vector_bytes_per_cycle;
   e->aiv_cfg.scalar_kernel_init_cycles = s->cfg.aiv_kernel_init_cycles;
+  e->aiv_cfg.scalar_dispatch_cycles = s->cfg.aiv_dispatch_cycles;
   for (unsigned c = 0; c < s->ncores; c++) {
     eng_core *k = &e->cores[c];
     k->c = &s->cores[c];
@@ -1610,7 +1661,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->stats->start_cycles = s->d.launch_cycles + (uint64_t)k->c->group * s->cfg.chip_core_start_skew_cycles;
     /* the kernel's entry (arguments, tiling data, set-up) occupies the scalar unit first */
     k->scalar_free = k->stats->start_cycles + k->cfg->scalar_kernel_init_cycles;
-    k->dispatch_t = k->n ? k->scalar_free + scalar_cost(e, dl_in(k, 0, &(isa_insn){.op = 0})) : NEVER;
+    k->dispatch_t = k->n ? k->scalar_free + scalar_cost(k, dl_in(k, 0, &(isa_insn){.op = 0})) : NEVER;
     k->wake_t = NEVER;
     k->stall_since = NEVER;
     sim_uf_track_init(&k->uf);

@@ -343,13 +343,13 @@ typedef struct op_expect {
 } op_expect;
 
 static const op_expect expected_ops[] = {
-    {"add", true, "x,y", "", "m,n,blocks,tile_len,buffer_num,l2_bypass", true, "z"},
+    {"add", true, "x,y", "", "m,n,blocks,tile_len,buffer_num,l2_bypass,ub_layout", true, "z"},
     {"data_copy", true, "x", "", "path,m,n,tile_m,tile_n,pattern,passes,splits,l2_bypass", true, ""},
     {"dml_quantized_linear_matmul", true,
      "ATensor,AScaleTensor,AZeroPointTensor,BTensor,BScaleTensor,BZeroPointTensor,OutputScaleTensor,OutputZeroPointTensor",
      "AZeroPointTensor,BZeroPointTensor,OutputZeroPointTensor",
      "OutputDataType,precision,m,n,k,a_dtype,b_dtype,per_channel,used_core_num,base_m,step_ka,tiling", false, "OutputTensor"},
-    {"gelu", true, "x", "", "m,n,blocks,tile_len,buffer_num,l2_bypass", true, "y"},
+    {"gelu", true, "x", "", "m,n,blocks,tile_len,buffer_num,l2_bypass,ub_layout", true, "y"},
     {"linear", true, "x,weight,bias,deq_scale", "bias", "transpose_a,transpose_b,weight_format,out_dtype,m,n,k", false,
      "output"},
     {"matmul", true, "a,b,bias", "bias", "in_dtype,out_dtype,transpose_a,transpose_b,relu,m,n,k", false, "c"},

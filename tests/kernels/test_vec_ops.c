@@ -117,6 +117,66 @@ static void test_vec_ops_add_blocks_run_on_aivs(void **state) {
   }
 }
 
+/* Where the UB buffers lie decides the vector unit's bank conflicts (docs/TIMING.md, "UB
+ * banks"). Two tiles of 16256 fp16 (127 repeats each, slots of 32512 B), two buffers, one AIV:
+ *   ub_layout=queues: x0 0, x1 32512, y0 65024, ...: x0 and y0 are 65024 = 127 x 512 B apart, in
+ *   the same bank groups: 2 beats a repeat, each vadd 22 + 254 cycles: V busy 2 x 276 = 552;
+ *   ub_layout=ping_pong: x0 0, y0 32512, z0 65024, x1 97536, ...: x and y 256 B off in the
+ *   groups: 1 beat, 2 x (22 + 127) = 298. The result is the same. */
+static void test_vec_ops_add_ub_layout_and_banks(void **state) {
+  (void)state;
+  static const struct {
+    const char *layout;
+    uint64_t x1, y0, z0, v_busy;
+  } cases[] = {{"queues", 32512, 65024, 130048, 552}, {"ping_pong", 97536, 32512, 65024, 298}};
+  uint64_t shape[2] = {1, 32512};
+  uint16_t *x = malloc(32512 * 2), *y = malloc(32512 * 2);
+  assert_non_null(x);
+  assert_non_null(y);
+  uint64_t r = 11;
+  for (uint64_t i = 0; i < 32512; i++) {
+    x[i] = (uint16_t)(rng_xorshift(&r) & 0x3FFF); /* finite, no NaN */
+    y[i] = (uint16_t)(rng_xorshift(&r) & 0x3FFF);
+  }
+  for (int k = 0; k < 2; k++) {
+    kt_runner kr;
+    kt_init(&kr, "add", 0);
+    kt_set_attr(&kr, "blocks", "1");
+    kt_set_attr(&kr, "tile_len", "16256");
+    kt_set_attr(&kr, "buffer_num", "2");
+    kt_set_attr(&kr, "ub_layout", cases[k].layout);
+    kt_put_ok(&kr, "x", ISA_FP16, 2, shape, x);
+    kt_put_ok(&kr, "y", ISA_FP16, 2, shape, y);
+    kt_run_ok(&kr);
+    const uint16_t *zb = kn_ctx_output(kr.ctx, "z")->data;
+    for (uint64_t i = 0; i < 32512; i++) {
+      uint16_t want = (uint16_t)ref_f16_of(ref_f16_value(x[i]) + ref_f16_value(y[i]), true);
+      if (zb[i] != want) fail_msg("%s: z[%llu] = 0x%04x, want 0x%04x", cases[k].layout, (unsigned long long)i, zb[i], want);
+    }
+    sim *s = rt_device_sim(kn_device(kr.ctx));
+    const sim_result *res = rt_device_result(kn_device(kr.ctx));
+    unsigned aiv = 4; /* the first AIV, after the 4 cube cores */
+    const isa_insn *st = sim_core_stream(sim_get_core(s, aiv));
+    uint64_t n = res->stats.core[aiv].instructions, vadds = 0;
+    for (uint64_t i = 0; i < n; i++) {
+      if (st[i].op != ISA_OP_VADD) continue;
+      const isa_fmt_vbinary *v = &st[i].u.vbinary;
+      uint64_t want_x = vadds ? cases[k].x1 : 0;
+      assert_int_equal(v->src0.off, want_x);
+      if (!vadds) {
+        assert_int_equal(v->src1.off, cases[k].y0);
+        assert_int_equal(v->dst.off, cases[k].z0);
+      }
+      vadds++;
+    }
+    assert_int_equal(vadds, 2);
+    assert_int_equal(res->stats.core[aiv].pipe_busy_cycles[ISA_PIPE_V], cases[k].v_busy);
+    kt_free(&kr);
+  }
+  free(x);
+  free(y);
+}
+
 /* ---- gelu --------------------------------------------------------------------------------- */
 
 static void test_vec_ops_gelu_bit_exact(void **state) {
@@ -302,6 +362,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vec_ops_add_bit_exact),
       cmocka_unit_test(test_vec_ops_add_blocks_run_on_aivs),
+      cmocka_unit_test(test_vec_ops_add_ub_layout_and_banks),
       cmocka_unit_test(test_vec_ops_gelu_bit_exact),
       cmocka_unit_test(test_vec_ops_matmul_gelu_bit_exact),
       cmocka_unit_test(test_vec_ops_matmul_gelu_seeded_bugs),

@@ -615,6 +615,58 @@ static void test_rt_queue_follow_refusals(void **state) {
                "use or its free pending [runtime]");
 }
 
+/* rt_queues_interleave: three queues of 2 slots of 96 B made one after the other at UB 0 are laid
+ * out slot by slot: x0 0, y0 96, z0 192, x1 288, y1 384, z1 480 (the offsets the kernel records). */
+static void interleave_kernel(rt_ctx *ctx, void *args) {
+  uint64_t *off = args;
+  rt_queue *q[3] = {rt_queue_init(ctx, RT_POS_VECIN, 2, 96, "x"), rt_queue_init(ctx, RT_POS_VECIN, 2, 96, "y"),
+                    rt_queue_init(ctx, RT_POS_VECOUT, 2, 96, "z")};
+  rt_queues_interleave(q, 3);
+  for (unsigned s = 0; s < 2; s++)
+    for (unsigned k = 0; k < 3; k++) {
+      rt_ltensor t = rt_alloc(q[k], ISA_INT8);
+      off[s * 3 + k] = t.off;
+      rt_enque(q[k], t);
+      rt_free(q[k], rt_deque(q[k]));
+    }
+}
+
+static void interleave_gap_kernel(rt_ctx *ctx, void *args) {
+  (void)args;
+  rt_queue *a = rt_queue_init(ctx, RT_POS_VECIN, 2, 64, "a");
+  rt_ltensor gap = rt_buf_alloc(ctx, RT_POS_VECIN, 32, ISA_INT8, "gap");
+  (void)gap;
+  rt_queue *b = rt_queue_init(ctx, RT_POS_VECIN, 2, 64, "b");
+  rt_queue *q[2] = {a, b};
+  rt_queues_interleave(q, 2);
+}
+
+static void interleave_used_kernel(rt_ctx *ctx, void *args) {
+  (void)args;
+  rt_queue *a = rt_queue_init(ctx, RT_POS_VECIN, 2, 64, "a");
+  rt_queue *b = rt_queue_init(ctx, RT_POS_VECIN, 2, 64, "b");
+  rt_ltensor t = rt_alloc(a, ISA_INT8);
+  (void)t;
+  rt_queue *q[2] = {a, b};
+  rt_queues_interleave(q, 2);
+}
+
+static void test_rt_queues_interleave(void **state) {
+  (void)state;
+  uint64_t off[6] = {0};
+  rt_device *dev = make_device(1);
+  cs_err err;
+  if (rt_launch(dev, 1, interleave_kernel, off, &err) != CS_OK) fail_msg("%s", err.msg);
+  static const uint64_t want[6] = {0, 96, 192, 288, 384, 480};
+  for (int i = 0; i < 6; i++) assert_int_equal(off[i], want[i]);
+  rt_device_destroy(dev);
+  expect_fault(interleave_gap_kernel, NULL,
+               "core 0, before its first instruction: rt_queues_interleave: queue 1 ('b') is not the next of 2 "
+               "queues of 2 slots of 64 bytes made one after the other in UB [runtime]");
+  expect_fault(interleave_used_kernel, NULL,
+               "core 0, before its first instruction: rt_queues_interleave: queue 'a' was used already [runtime]");
+}
+
 static void enque_plain_buffer_kernel(rt_ctx *ctx, void *args) {
   (void)args;
   rt_queue *q = rt_queue_init(ctx, RT_POS_VECIN, 2, 64, "in");
@@ -796,6 +848,7 @@ int main(void) {
       cmocka_unit_test(test_rt_queue_deque_of_empty_queue),
       cmocka_unit_test(test_rt_queue_free_of_slot_not_dequeued),
       cmocka_unit_test(test_rt_queue_follow_refusals),
+      cmocka_unit_test(test_rt_queues_interleave),
       cmocka_unit_test(test_rt_queue_free_of_enqueued_slot),
       cmocka_unit_test(test_rt_queue_enque_of_a_plain_buffer),
       cmocka_unit_test(test_rt_queue_enque_of_another_queues_slot),

@@ -355,8 +355,8 @@ static void test_sim_cube_vector_ops_use_the_vector_rate(void **state) {
 }
 
 /* Each repeat of a vector instruction takes the cycles of its rate class: one for the simple
- * ops, vector.div_cycles_per_repeat (default 7) for vdiv, vrec and vsqrt,
- * vector.transcendental_cycles_per_repeat (default 7) for vexp and vln. 200 fp32 elements are 4
+ * ops, vector.div_cycles_per_repeat (7 here) for vdiv, vrec and vsqrt,
+ * vector.transcendental_cycles_per_repeat (7 unless said) for vexp and vln. 200 fp32 elements are 4
  * repeats (the last one of 8 elements), from cycle 1, latency 4:
  *   vadd 4 cycles: busy to 5, done at 9; vdiv and vexp 4 x 7 = 28: busy to 29, done at 33;
  *   with transcendental_cycles_per_repeat = 3, vexp 12: busy to 13, done at 17, and vln the same;
@@ -375,7 +375,7 @@ static void test_sim_cube_vector_rate_classes(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     sim_config c;
     sb_round_config(&c, 1);
-    assert_int_equal(c.vector_div_cycles_per_repeat, 7);
+    c.vector_div_cycles_per_repeat = 7;
     c.vector_transcendental_cycles_per_repeat = cases[i].transc;
     fixture f;
     setup_with(&f, &c);
@@ -569,6 +569,59 @@ static void test_sim_cube_full_queue_deadlocks(void **state) {
   }
 }
 
+/* The UB bank rule (vector.ub_bank_groups = 16: 32-byte blocks interleaved over 16 groups, one
+ * block per group a beat for the reads and one for the writes; Ascend C's bank-conflict guide's
+ * own examples): a repeat takes as many cycles as the most blocks it reads from one group or
+ * writes to one, at least its ALU cycles. fp16 vadd, 128 lanes = 8 blocks a repeat, from cycle 1,
+ * latency 4 (sb_round_config), vector.insn_cycles 0 unless said:
+ *   src0 0x0, src1 0x8000: the same 8 groups, 2 beats a repeat; 4 repeats: busy to 9, done 13;
+ *   src1 0x8100 (256 B off): groups 8-15 against 0-7, 1 beat: busy to 5, done 9;
+ *   src0 = src1 = 0x0: the same blocks read once: 1 beat, busy to 5;
+ *   dst at 0x1FE00, block stride 16 (512 B): its 8 blocks in one group, 8 beats for the one repeat:
+ *   busy to 9, done 13 (the guide's first write example); block stride 8: groups 0, 8, 0, 8, ...,
+ *   4 beats: busy to 5 (its second);
+ *   src0 repeat stride 8 blocks, src1 (0x8000) 9 blocks, 20 repeats: repeat r's windows of 8
+ *   groups are r apart, disjoint only for r = 8: 19 x 2 + 1 = 39 beats: busy to 40, done 44;
+ *   insn_cycles 3 with the 256 B offset: 3 + 4, busy to 8; ub_bank_groups 0: no rule, busy to 5;
+ *   vdiv at 7 cycles a repeat over conflicting sources: 7 > 2, 4 x 7 = 28, busy to 29. */
+static void test_sim_cube_vector_ub_bank_groups(void **state) {
+  (void)state;
+  static const struct {
+    isa_op op;
+    uint64_t dst, src0, src1;
+    uint32_t count, dst_blk, src0_rep, src1_rep;
+    uint64_t insn, groups, busy, end;
+  } cases[] = {
+      {ISA_OP_VADD, 0x10000, 0x0, 0x8000, 512, 1, 8, 8, 0, 16, 9, 13},
+      {ISA_OP_VADD, 0x10000, 0x0, 0x8100, 512, 1, 8, 8, 0, 16, 5, 9},
+      {ISA_OP_VADD, 0x10000, 0x0, 0x0, 512, 1, 8, 8, 0, 16, 5, 9},
+      {ISA_OP_VADD, 0x1FE00, 0x0, 0x100, 128, 16, 8, 8, 0, 16, 9, 13},
+      {ISA_OP_VADD, 0x1FE00, 0x0, 0x100, 128, 8, 8, 8, 0, 16, 5, 9},
+      {ISA_OP_VADD, 0x10000, 0x0, 0x8000, 20 * 128, 1, 8, 9, 0, 16, 40, 44},
+      {ISA_OP_VADD, 0x10000, 0x0, 0x8100, 512, 1, 8, 8, 3, 16, 8, 12},
+      {ISA_OP_VADD, 0x10000, 0x0, 0x8000, 512, 1, 8, 8, 0, 0, 5, 9},
+      {ISA_OP_VDIV, 0x10000, 0x0, 0x8000, 512, 1, 8, 8, 0, 16, 29, 33},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sim_config c;
+    sb_round_config(&c, 1);
+    c.vector_ub_bank_groups = cases[i].groups;
+    c.vector_insn_cycles = cases[i].insn;
+    c.vector_div_cycles_per_repeat = 7;
+    fixture f;
+    setup_with(&f, &c);
+    isa_insn in = ib_vbinary_n(cases[i].op, ISA_FP16, cases[i].dst, cases[i].src0, cases[i].src1, cases[i].count);
+    in.u.vbinary.dst_blk_stride = cases[i].dst_blk;
+    in.u.vbinary.src0_rep_stride = cases[i].src0_rep;
+    in.u.vbinary.src1_rep_stride = cases[i].src1_rep;
+    issue(&f, in);
+    assert_int_equal(run(&f), CS_OK);
+    if (f.t.busy_end[0] != cases[i].busy) fail_msg("case %zu", i);
+    assert_times(&f, 0, 1, cases[i].busy, cases[i].end);
+    teardown(&f);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sim_cube_mmad_per_dtype_at_the_fractal_boundary),
@@ -578,6 +631,7 @@ int main(void) {
       cmocka_unit_test(test_sim_cube_fixpipe_rate_is_a_gm_bandwidth_cap),
       cmocka_unit_test(test_sim_cube_vector_ops_use_the_vector_rate),
       cmocka_unit_test(test_sim_cube_vector_rate_classes),
+      cmocka_unit_test(test_sim_cube_vector_ub_bank_groups),
       cmocka_unit_test(test_sim_cube_single_tile_pipeline),
       cmocka_unit_test(test_sim_cube_set_flag_does_not_block_its_pipe),
       cmocka_unit_test(test_sim_cube_pipe_barrier_holds_one_pipe),

@@ -14,6 +14,8 @@ void sb_neutral_costs(sim_config *c) {
   c->mte2_outstanding_bursts = c->mte3_outstanding_bursts = c->fixpipe_outstanding_bursts = 0;
   c->mte2_setup_cycles = c->mte3_setup_cycles = c->fixpipe_setup_cycles = 0;
   c->mte1_insn_cycles = 0;
+  c->vector_insn_cycles = 0;
+  c->vector_ub_bank_groups = 0; /* no UB bank conflicts (tests/sim/test_cube_timing.c tests them) */
   c->cube_restart_cycles = 0;
   c->scalar_kernel_init_cycles = 0;
   c->scalar_matmul_step_cycles = c->scalar_matmul_copy_cycles = c->scalar_matmul_tile_cycles = 0;
@@ -35,7 +37,7 @@ void sb_round_config(sim_config *c, unsigned cores) {
   sim_config_defaults(c);
   c->chip_aic_cores = cores;
   c->chip_clock_mhz = 1000;
-  c->scalar_dispatch_cycles = 1;
+  c->scalar_dispatch_cycles = c->aiv_dispatch_cycles = 1;
   c->mte2_queue_depth = c->mte1_queue_depth = c->cube_queue_depth = 16;
   c->fixpipe_queue_depth = c->mte3_queue_depth = c->vector_queue_depth = 16;
   c->mte2_gm_bytes_per_cycle = 64;
@@ -65,7 +67,7 @@ sim *sb_trace_sim(unsigned cores) {
   sim_config cfg;
   sim_config_defaults(&cfg);
   sb_neutral_costs(&cfg);
-  cfg.scalar_dispatch_cycles = 4; /* the tests' hand derivations issue an instruction per 4 cycles */
+  cfg.scalar_dispatch_cycles = cfg.aiv_dispatch_cycles = 4; /* the tests' hand derivations issue an instruction per 4 cycles */
   cfg.mte2_gm_bytes_per_cycle = 128;
   cfg.chip_aic_cores = cores;
   sim *s = NULL;
