@@ -383,6 +383,11 @@
   X(l2, same_line_gb_per_s, F64, 320.0, 1.0, 1000000.0, ANY, "GB/s", ASSUMED,               \
     "fitted (docs/TIMING.md, Calibration): cores copying the same addresses at the same time", \
     "bandwidth transfers of different cores share while they read the same lines at once")   \
+  X(l2, same_line_request_cycles, F64, 0.74, 0.0, 1000.0, ANY, "cycles", ASSUMED,             \
+    "fitted (docs/TIMING.md, Calibration): ladder cases C2 and C3 (2 x 12 against 4 x 6 blocks, "\
+    "whose cores read 128-byte rows of the same tiles of A and B at the same time)",           \
+    "cycles the L2 takes per request (a burst, at most a line) to serve the cores that read the " \
+    "same lines at once from it, one after the other; 0: no such serialisation")             \
   X(l2, hit_latency_cycles, U64, 60, 0, 100000, ANY, "cycles", ASSUMED,                      \
     "fitted (docs/TIMING.md, Calibration): one core's Norm-template ladder cases, whose L1 loads wait for each k-step's data", \
     "cycles from a GM request to its first byte when its lines are in L2")                   \

@@ -152,6 +152,7 @@ typedef struct eng_flow {
   double rate;         /* bytes/cycle now */
   uint64_t latency;    /* cycles from the last byte to completion */
   uint64_t lo, hi;     /* GM bytes spanned */
+  double request_bytes; /* its bursts' mean length, at most a line: the L2's requests */
   double miss_frac;    /* the fraction of its bytes HBM serves (L2 misses; all without the L2) */
   uint32_t sharers;    /* 1 + its partners: reads of other cores streaming the same bytes with it */
   uint64_t id;         /* unique among the run's flows */
@@ -365,15 +366,20 @@ static uint64_t flow_finish(const engine *e, const eng_flow *f) {
 
 /* The rates of the flows in flight: max-min fair shares of the L2 port and HBM (sim_gm.h), each
  * flow capped by its engine and, while reads of other cores stream the same bytes, by its share
- * of what HBM serves to one set of lines (l2.same_line_gb_per_s) for the part that misses. */
+ * of what HBM serves to one set of lines (l2.same_line_gb_per_s) for the part that misses and of
+ * the L2's requests for them (l2.same_line_request_cycles) for the part that hits. */
 static void recompute_rates(engine *e) {
   for (size_t i = 0; i < e->nflows; i++) {
     const eng_flow *f = &e->flows[i];
     double cap = f->own_cap;
     /* the bytes HBM serves to a set of lines several cores ask for at once share one stream;
      * what the L2 holds is served to each at its own rate */
-    if (f->sharers > 1 && f->miss_frac > 0) {
-      double same = e->d->same_line_bytes_per_cycle / ((double)f->sharers * f->miss_frac);
+    if (f->sharers > 1) {
+      /* per byte: its share of the one stream HBM fills the lines with, and of the L2's service
+       * of the requests for the lines it holds, one request of each reader after the other */
+      double per_byte = f->miss_frac / e->d->same_line_bytes_per_cycle +
+                        (1.0 - f->miss_frac) * e->cfg->l2_same_line_request_cycles / f->request_bytes;
+      double same = per_byte > 0 ? 1.0 / ((double)f->sharers * per_byte) : cap;
       if (same < cap) cap = same;
     }
     e->shares[i] = (sim_flow_share){cap, f->hbm_per_byte, 0};
@@ -887,6 +893,9 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
                                                                                 : c->l2_hit_latency_cycles);
   f->lo = sh.lo;
   f->hi = sh.hi;
+  f->request_bytes = sh.bursts ? (double)sh.bytes / (double)sh.bursts : (double)sh.bytes;
+  if (f->request_bytes > (double)c->l2_line_bytes) f->request_bytes = (double)c->l2_line_bytes;
+  if (f->request_bytes < 1) f->request_bytes = 1;
   f->write = write;
   f->sharers = 1;
   f->id = ++e->next_xfer_id;

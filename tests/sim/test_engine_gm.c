@@ -211,6 +211,7 @@ static void test_sim_engine_gm_same_lines_share_only_misses(void **state) {
   sb_round_config(&c, 2);
   c.l2_enabled = true;
   c.l2_same_line_gb_per_s = 64;
+  c.l2_same_line_request_cycles = 0; /* the L2's requests not shared: next test */
   fixture f;
   setup_with(&f, &c);
   sb_issue(f.s, 0, read_ub(f.a, 4096));
@@ -220,6 +221,29 @@ static void test_sim_engine_gm_same_lines_share_only_misses(void **state) {
   assert_int_equal(f.res.stats.core[1].finish_cycles, 95);
   assert_int_equal(f.res.stats.hbm_read_bytes, 4096);
   assert_int_equal(f.res.stats.l2_hit_bytes, 4096);
+  teardown(&f);
+}
+
+/* The L2 too serves the readers of the same lines one request after the other
+ * (l2.same_line_request_cycles: here 16 cycles a request of at most a 512 B line). The reads of
+ * the test above: core 1 hits the lines core 0 fills, its 4096 B read as 512 B requests shared by
+ * 2 readers: 512 / (2 x 16) = 16 B/cycle; core 0's misses 64 / 2 = 32 B/cycle. Core 0 is done
+ * streaming at 1 + 4096 / 32 = 129, done 129 + 10 + 100 = 239; core 1 has 2048 B by then, the
+ * rest alone at its port's 64: 32 cycles, done 161 + 10 + 20 = 191. */
+static void test_sim_engine_gm_same_lines_share_l2_requests(void **state) {
+  (void)state;
+  sim_config c;
+  sb_round_config(&c, 2);
+  c.l2_enabled = true;
+  c.l2_same_line_gb_per_s = 64;
+  c.l2_same_line_request_cycles = 16;
+  fixture f;
+  setup_with(&f, &c);
+  sb_issue(f.s, 0, read_ub(f.a, 4096));
+  sb_issue(f.s, 1, read_ub(f.a, 4096));
+  assert_int_equal(run(&f), CS_OK);
+  assert_int_equal(f.res.stats.core[0].finish_cycles, 239);
+  assert_int_equal(f.res.stats.core[1].finish_cycles, 191);
   teardown(&f);
 }
 
@@ -393,6 +417,7 @@ int main(void) {
       cmocka_unit_test(test_sim_engine_gm_pitch_alignment),
       cmocka_unit_test(test_sim_engine_gm_same_lines_are_shared),
       cmocka_unit_test(test_sim_engine_gm_same_lines_share_only_misses),
+      cmocka_unit_test(test_sim_engine_gm_same_lines_share_l2_requests),
       cmocka_unit_test(test_sim_engine_gm_launch_and_start_skew),
       cmocka_unit_test(test_sim_engine_gm_unit_flag_overlaps_fixpipe_and_mmad),
       cmocka_unit_test(test_sim_engine_gm_unit_flag_fixpipe_waits_in_its_pipe),

@@ -25,6 +25,7 @@ void sb_neutral_costs(sim_config *c) {
   c->gm_pitch_efficiency_256b = c->gm_pitch_efficiency_128b = c->gm_pitch_efficiency_64b = 1.0;
   c->gm_pitch_efficiency_32b = c->gm_pitch_efficiency_unaligned = 1.0;
   c->l2_same_line_gb_per_s = 1e6;
+  c->l2_same_line_request_cycles = 0;
   c->chip_launch_us = 0;
   c->chip_core_start_skew_cycles = 0;
   /* the GM latencies the hand derivations use, whatever the calibration fits */
