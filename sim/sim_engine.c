@@ -85,6 +85,14 @@ typedef struct eng_flag {
   uint32_t nids;
 } eng_flag;
 
+/* An instruction that has left the window but may still be named as a UnitFlag partner (see
+ * window_make_room): its final replay state and the instruction. */
+typedef struct eng_kept {
+  uint64_t idx;
+  eng_insn st;
+  isa_insn in;
+} eng_kept;
+
 typedef struct eng_core {
   sim_core *c;
   const sim_config *cfg; /* the chip's, or for an AIV the chip's with the aiv section's values */
@@ -100,6 +108,13 @@ typedef struct eng_core {
   eng_insn *st;
   uint64_t st_mask, st_lo;
   uint64_t done_lo; /* every instruction before it has completed */
+  /* tight: the window starts at done_lo, and the completed instructions below it the UnitFlag
+   * tracker or an instruction in flight may still name are kept aside (kept, in index order);
+   * else the window itself reaches back to the oldest the tracker may name (the check across
+   * cores reads the window's times after the replay, see xhb_hazard) */
+  bool tight;
+  eng_kept *kept;
+  size_t nkept, capkept;
   eng_pipe pipes[ISA_PIPE_COUNT];
   uint64_t dispatch_t; /* when the next instruction may enter its queue */
   uint64_t scalar_free; /* the scalar unit finished issuing the last instruction */
@@ -122,6 +137,33 @@ static inline eng_insn *eng_st(const eng_core *k, uint64_t idx) { return &k->st[
 /* Instruction idx, in [st_lo, pc] (pc: the next to dispatch). */
 static inline const isa_insn *eng_in(const eng_core *k, uint64_t idx) {
   return idx == k->pc ? &k->nxt : &k->ins[idx & k->st_mask];
+}
+
+/* The kept record of instruction idx (below st_lo), or NULL. */
+static const eng_kept *eng_kept_of(const eng_core *k, uint64_t idx) {
+  size_t lo = 0, hi = k->nkept;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (k->kept[mid].idx < idx) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < k->nkept && k->kept[lo].idx == idx ? &k->kept[lo] : NULL;
+}
+
+static const eng_insn eng_gone = {.state = ST_DONE, .uf_dep = UINT64_MAX};
+
+/* The replay state of a UnitFlag partner idx: in the window, or kept aside once it has left. */
+static inline const eng_insn *eng_st_uf(const eng_core *k, uint64_t idx) {
+  if (idx >= k->st_lo) return eng_st(k, idx);
+  const eng_kept *x = eng_kept_of(k, idx);
+  return x ? &x->st : &eng_gone; /* not reached: window_make_room keeps every partner named */
+}
+
+/* The instruction of a UnitFlag partner idx (dispatched). */
+static inline const isa_insn *eng_in_uf(const eng_core *k, uint64_t idx) {
+  if (idx >= k->st_lo) return eng_in(k, idx);
+  const eng_kept *x = eng_kept_of(k, idx);
+  return x ? &x->in : eng_in(k, k->st_lo);
 }
 
 /* The stream index of an instruction eng_in gave. */
@@ -510,7 +552,7 @@ static cs_status check_across_cores(engine *e, cs_err *err) {
  * starts before it reads anything). */
 static void check_hazards(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe, const eng_out *me) {
   uint64_t uf = eng_st(k, idx)->uf_dep;
-  uint32_t uf_pipe = uf == NEVER ? ISA_PIPE_COUNT : eng_st(k, uf)->pipe;
+  uint32_t uf_pipe = uf == NEVER ? ISA_PIPE_COUNT : eng_st_uf(k, uf)->pipe;
   for (size_t i = 0; i < k->nout; i++) {
     const eng_out *o = &k->out[i];
     if (o->idx >= idx) break;
@@ -882,7 +924,7 @@ static uint64_t uf_unit_cycles(const engine *e) { return ceil_div(128, e->cfg->f
 static bool uf_mmad_ready(engine *e, eng_core *k, uint64_t idx) {
   uint64_t f = eng_st(k, idx)->uf_dep;
   if (f == NEVER) return true;
-  const eng_insn *fs = eng_st(k, f);
+  const eng_insn *fs = eng_st_uf(k, f);
   if (fs->state < ST_RUNNING || fs->busy_end == 0) return false; /* not started, or streaming */
   if (fs->busy_end > e->now) {
     schedule_wake(e, k, fs->busy_end);
@@ -896,7 +938,7 @@ static bool uf_mmad_ready(engine *e, eng_core *k, uint64_t idx) {
 static uint64_t work_begin(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
   uint64_t m = eng_st(k, idx)->uf_dep;
   if (eng_in(k, idx)->op != ISA_OP_FIXPIPE || m == NEVER) return t;
-  uint64_t first = eng_st(k, m)->start + uf_first_unit_cycles(e, eng_in(k, m));
+  uint64_t first = eng_st_uf(k, m)->start + uf_first_unit_cycles(e, eng_in_uf(k, m));
   return first > t ? first : t;
 }
 
@@ -905,7 +947,7 @@ static uint64_t work_begin(const engine *e, const eng_core *k, uint64_t idx, uin
 static uint64_t work_end(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
   uint64_t m = eng_st(k, idx)->uf_dep;
   if (eng_in(k, idx)->op != ISA_OP_FIXPIPE || m == NEVER) return t;
-  uint64_t last = eng_st(k, m)->busy_end + uf_unit_cycles(e);
+  uint64_t last = eng_st_uf(k, m)->busy_end + uf_unit_cycles(e);
   return last > t ? last : t;
 }
 
@@ -935,7 +977,7 @@ static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
   pp->free_t = pp->idle_from = st->busy_end;
   heap_push(e, st->end, EV_COMPLETE, k->c->index, idx);
   /* a unit-flag fixpipe that started before this mmad can now be timed */
-  if (in->op == ISA_OP_MMAD && k->uf_waiting_fix != NEVER && eng_st(k, k->uf_waiting_fix)->uf_dep == idx) {
+  if (in->op == ISA_OP_MMAD && k->uf_waiting_fix != NEVER && eng_st_uf(k, k->uf_waiting_fix)->uf_dep == idx) {
     uint64_t f = k->uf_waiting_fix;
     k->uf_waiting_fix = NEVER;
     schedule_work(e, k, f);
@@ -949,7 +991,7 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
   if (pipe == ISA_PIPE_FIX && k->uf_last_fix != NEVER) {
     /* the FIX instruction before this one has ended its occupancy: a unit-flag fixpipe has read
      * every unit of its mmad, whose writes are then complete for the hazard check */
-    out_done(k, eng_st(k, k->uf_last_fix)->uf_dep);
+    out_done(k, eng_st_uf(k, k->uf_last_fix)->uf_dep);
     k->uf_last_fix = NEVER;
   }
   if (me) check_hazards(e, k, idx, pipe, me);
@@ -965,7 +1007,7 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
   k->stats->path_bytes[w.path] += w.bytes;
   k->stats->macs += w.macs;
   pp->free_t = NEVER; /* busy until its work is timed */
-  if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER && eng_st(k, st->uf_dep)->state < ST_RUNNING) {
+  if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER && eng_st_uf(k, st->uf_dep)->state < ST_RUNNING) {
     k->uf_waiting_fix = idx; /* it holds the FIX pipe, waiting for its mmad to start */
     return;
   }
@@ -1029,19 +1071,79 @@ static void note_hazard_times(engine *e, const eng_core *k, uint64_t idx) {
   }
 }
 
+/* Adds instruction idx to the set being built in *v (sorted, no duplicates) when it is below
+ * done_lo (it is about to leave the window, or has). */
+static bool keep_note(engine *e, const eng_core *k, uint64_t **v, size_t *n, size_t *cap, uint64_t idx) {
+  if (idx == NEVER || idx >= k->done_lo) return true;
+  size_t at = 0;
+  while (at < *n && (*v)[at] < idx) at++;
+  if (at < *n && (*v)[at] == idx) return true;
+  if (!grow(e, (void **)v, cap, *n, sizeof **v)) return false;
+  memmove(*v + at + 1, *v + at, (*n - at) * sizeof **v);
+  (*v)[at] = idx;
+  (*n)++;
+  return true;
+}
+
+/* Tight window (eng_core.tight): the window is about to start at done_lo; keeps aside the
+ * completed instructions below it that may still be read as UnitFlag partners: those the tracker
+ * may still name, the partners of the instructions in flight, the last unit-flag fixpipe
+ * started, and the partners of these (two steps further, as the deadlock report follows them). */
+static bool keep_partners(engine *e, eng_core *k) {
+  uint64_t *v = NULL;
+  size_t n = 0, cap = 0;
+  bool ok = true;
+  for (unsigned j = 0; j < SIM_UF_SLOTS && ok; j++) {
+    if (j < k->uf.nfix) ok = keep_note(e, k, &v, &n, &cap, k->uf.fix[j].idx);
+    if (ok && j < k->uf.nmmad) ok = keep_note(e, k, &v, &n, &cap, k->uf.mmad[j].idx);
+  }
+  for (uint64_t i = k->done_lo; i < k->pc && ok; i++) {
+    const eng_insn *x = eng_st(k, i);
+    if (x->state != ST_DONE) ok = keep_note(e, k, &v, &n, &cap, x->uf_dep);
+  }
+  if (ok) ok = keep_note(e, k, &v, &n, &cap, k->uf_last_fix) && keep_note(e, k, &v, &n, &cap, k->uf_waiting_fix);
+  for (int step = 0; step < 3 && ok; step++)
+    for (size_t i = 0, m = n; i < m && ok; i++) ok = keep_note(e, k, &v, &n, &cap, eng_st_uf(k, v[i])->uf_dep);
+  eng_kept *kept = NULL;
+  if (ok && n) {
+    kept = malloc(n * sizeof *kept);
+    if (!kept) e->oom = CS_ENOMEM;
+    ok = kept != NULL;
+  }
+  if (!ok) {
+    free(v);
+    free(kept);
+    return false;
+  }
+  for (size_t i = 0; i < n; i++) {
+    kept[i].idx = v[i];
+    kept[i].st = *eng_st_uf(k, v[i]);
+    kept[i].in = *eng_in_uf(k, v[i]);
+  }
+  free(v);
+  free(k->kept);
+  k->kept = kept;
+  k->nkept = k->capkept = n;
+  return true;
+}
+
 /* Makes room in the window for instruction pc: leaves out what no instruction can read any more
  * (completed, and no UnitFlag partner of one in flight or of one still to come), and doubles the
  * ring when that frees less than half of it. False when out of host memory. */
 static bool window_make_room(engine *e, eng_core *k) {
   uint64_t lo = k->done_lo;
-  for (uint64_t i = k->done_lo; i < k->pc; i++) {
-    const eng_insn *x = eng_st(k, i);
-    if (x->state != ST_DONE && x->uf_dep != NEVER && x->uf_dep < lo) lo = x->uf_dep;
+  if (k->tight) {
+    if (!keep_partners(e, k)) return false;
+  } else {
+    for (uint64_t i = k->done_lo; i < k->pc; i++) {
+      const eng_insn *x = eng_st(k, i);
+      if (x->state != ST_DONE && x->uf_dep != NEVER && x->uf_dep < lo) lo = x->uf_dep;
+    }
+    uint64_t keep[4] = {k->uf_last_fix, k->uf_waiting_fix, sim_uf_track_oldest(&k->uf, true),
+                        sim_uf_track_oldest(&k->uf, false)};
+    for (int i = 0; i < 4; i++)
+      if (keep[i] < lo) lo = keep[i];
   }
-  uint64_t keep[4] = {k->uf_last_fix, k->uf_waiting_fix, sim_uf_track_oldest(&k->uf, true),
-                      sim_uf_track_oldest(&k->uf, false)};
-  for (int i = 0; i < 4; i++)
-    if (keep[i] < lo) lo = keep[i];
   if (e->res->hazards_kept)
     for (uint64_t i = k->st_lo; i < lo; i++) note_hazard_times(e, k, i);
   k->st_lo = lo;
@@ -1234,6 +1336,10 @@ static const isa_insn *dl_in(const eng_core *k, uint64_t idx, isa_insn *tmp) {
 }
 
 static const eng_insn *dl_st(const eng_core *k, uint64_t idx) {
+  if (idx < k->st_lo && k->tight) {
+    const eng_kept *x = eng_kept_of(k, idx);
+    if (x) return &x->st;
+  }
   return idx >= k->pc ? &dl_undispatched : idx < k->st_lo ? &dl_retired : eng_st(k, idx);
 }
 
@@ -1538,6 +1644,7 @@ static void engine_free(engine *e) {
       eng_core *k = &e->cores[c];
       free(k->st);
       free(k->ins);
+      free(k->kept);
       free(k->out);
       for (int p = 0; p < ISA_PIPE_COUNT; p++) {
         free(k->pipes[p].q);
@@ -1618,6 +1725,10 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     for (int p = 0; p < ISA_PIPE_COUNT; p++) k->pipes[p].idle_from = NEVER;
     mark_dirty(e, k);
   }
+  bool tight = !s->aiv_enabled;
+  for (unsigned c = 0; c < s->ncores; c++)
+    if (s->cores[c].ncross) tight = false;
+  for (unsigned c = 0; c < s->ncores; c++) e->cores[c].tight = tight;
   bool *active = calloc(s->ncores ? s->ncores : 1, sizeof *active);
   if (!active) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
   for (unsigned c = 0; c < s->ncores; c++) active[c] = s->cores[c].len > 0;
