@@ -185,24 +185,25 @@ static const eng_insn *eng_st_any(const eng_core *k, uint64_t idx, bool *done) {
 
 /* A GM transfer streaming under the fluid bandwidth model (docs/TIMING.md, "GM transfers"). */
 typedef struct eng_flow {
-  unsigned core;
-  uint64_t idx;
-  isa_pipe pipe;
   double remaining;    /* bytes */
+  double rate;         /* bytes/cycle now */
+  uint64_t finish;     /* flow_finish at its current rate, from the last change of the rates or
+                        * the last step_flows (neither the time nor its rate changed since) */
+  bool ending;         /* step_flows: finishes now */
+  bool write;
+  isa_pipe pipe;
+  unsigned core;
+  uint32_t sharers;    /* 1 + its partners: reads of other cores streaming the same bytes with it */
+  uint32_t cappartner;
+  uint64_t *partner;   /* ids of its partners (sharers - 1 of them, cappartner room) */
+  uint64_t idx;
   double own_cap;      /* bytes/cycle its engine streams it at alone (sim_xfer_rate) */
   double hbm_per_byte; /* HBM bytes (line fills, write-backs) per byte transferred */
-  double rate;         /* bytes/cycle now */
   uint64_t latency;    /* cycles from the last byte to completion */
   uint64_t lo, hi;     /* GM bytes spanned */
   double miss_frac;    /* the fraction of its bytes HBM serves (L2 misses; all without the L2) */
-  uint32_t sharers;    /* 1 + its partners: reads of other cores streaming the same bytes with it */
   uint64_t id;         /* unique among the run's flows */
   double bytes;        /* all its bytes */
-  uint64_t partner[MAX_PARTNERS]; /* ids of its partners */
-  bool write;
-  bool ending;         /* end_flows: finishes now */
-  uint64_t finish;     /* flow_finish at its current rate, from the last change of the rates or
-                        * the last end_flows (neither the time nor its rate changed since) */
 } eng_flow;
 
 typedef struct engine {
@@ -220,6 +221,7 @@ typedef struct engine {
   eng_flow *flows;
   sim_flow_share *shares; /* scratch of recompute_rates, capflows entries */
   size_t nflows, capflows;
+  uint64_t flow_next; /* the earliest finish of the flows (NEVER: none), as finish */
   bool rates_dirty;
   uint64_t *dirty; /* bit c: core c may make progress now (ncores bits) */
   size_t dirty_words;
@@ -376,14 +378,17 @@ static void recompute_rates(engine *e) {
   }
   double hbm = 0, l2 = 0;
   sim_audit *a = &e->res->audit;
+  uint64_t next = NEVER;
   for (size_t i = 0; i < e->nflows; i++) {
     eng_flow *f = &e->flows[i];
     f->rate = e->shares[i].rate;
     f->finish = flow_finish(e, f);
+    if (f->finish < next) next = f->finish;
     hbm += f->rate * f->hbm_per_byte;
     l2 += f->rate;
     if (f->own_cap > 0 && f->rate / f->own_cap > a->flow_peak_util) a->flow_peak_util = f->rate / f->own_cap;
   }
+  e->flow_next = next;
   if (hbm / e->d->hbm_sustained_bytes_per_cycle > a->hbm_peak_util) a->hbm_peak_util = hbm / e->d->hbm_sustained_bytes_per_cycle;
   if (e->l2_on && l2 / e->d->l2_bytes_per_cycle > a->l2_peak_util) a->l2_peak_util = l2 / e->d->l2_bytes_per_cycle;
   if (l2 > a->gm_peak_bytes_per_cycle) a->gm_peak_bytes_per_cycle = l2;
@@ -815,6 +820,23 @@ static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uin
   eng_st(k, idx)->state = ST_RUNNING;
 }
 
+/* Notes id among flow f's partners. False when out of host memory. */
+static bool flow_add_partner(engine *e, eng_flow *f, uint64_t id) {
+  if (f->sharers - 1 == f->cappartner) {
+    uint32_t cap = f->cappartner ? f->cappartner * 2 : 4;
+    if (cap > MAX_PARTNERS) cap = MAX_PARTNERS;
+    uint64_t *p = realloc(f->partner, cap * sizeof *p);
+    if (!p) {
+      e->oom = CS_ENOMEM;
+      return false;
+    }
+    f->partner = p;
+    f->cappartner = cap;
+  }
+  f->partner[f->sharers++ - 1] = id;
+  return true;
+}
+
 /* A GM transfer begins to stream (after its engine's setup): the L2 decides what it costs HBM,
  * its shape and the latency of its data what its engine allows (sim_gm.h), reads of other cores
  * over the same bytes how much of a line set it gets. */
@@ -891,8 +913,7 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
       if (g->write || g->core == f->core || g->hi <= f->lo || f->hi <= g->lo) continue;
       if (g->bytes - g->remaining >= eng.outstanding_bytes) continue;
       if (g->sharers > MAX_PARTNERS || f->sharers > MAX_PARTNERS) continue;
-      g->partner[g->sharers++ - 1] = f->id;
-      f->partner[f->sharers++ - 1] = g->id;
+      if (!flow_add_partner(e, g, f->id) || !flow_add_partner(e, f, g->id)) return;
     }
   e->rates_dirty = true;
 }
@@ -1243,9 +1264,11 @@ static void progress(engine *e, eng_core *k) {
   bool changed;
   do {
     changed = false;
-    for (int p = 0; p < ISA_PIPE_COUNT; p++)
-      while (try_start_head(e, k, (isa_pipe)p)) changed = true;
-    while (try_dispatch(e, k)) changed = true;
+    for (int p = 0; p < ISA_PIPE_COUNT; p++) {
+      const eng_pipe *pp = &k->pipes[p]; /* try_start_head's own first test, without the call */
+      while (pp->qlen && e->now >= pp->free_t && try_start_head(e, k, (isa_pipe)p)) changed = true;
+    }
+    while (k->pc < k->n && k->dispatch_t <= e->now && try_dispatch(e, k)) changed = true;
   } while (changed && !e->oom);
   uint64_t next = NEVER;
   for (int p = 0; p < ISA_PIPE_COUNT; p++) {
@@ -1258,22 +1281,23 @@ static void progress(engine *e, eng_core *k) {
 
 /* ---- the main loop ---------------------------------------------------------------------- */
 
-static void advance_flows(engine *e, uint64_t t) {
+/* Time advances to t: the flows stream at their rates until then, and those finishing at t end:
+ * the pipe is free, results land after the latency. */
+static void step_flows(engine *e, uint64_t t) {
   double dt = (double)(t - e->now);
-  for (size_t i = 0; i < e->nflows; i++) e->flows[i].remaining -= e->flows[i].rate * dt;
-}
-
-/* Ends the flows finishing at the current time: the pipe is free, results land after the
- * latency. */
-static void end_flows(engine *e, uint64_t t) {
+  e->now = t;
   size_t n = e->nflows, w = 0;
   bool any = false;
+  uint64_t next = NEVER;
   for (size_t i = 0; i < n; i++) {
     eng_flow *f = &e->flows[i];
+    f->remaining -= f->rate * dt;
     f->finish = flow_finish(e, f);
     f->ending = f->finish <= t;
-    any = any || f->ending;
+    any |= f->ending;
+    if (f->finish < next) next = f->finish;
   }
+  e->flow_next = next;
   if (!any) return;
   for (size_t i = 0; i < n; i++) {
     eng_flow *f = &e->flows[i];
@@ -1298,8 +1322,14 @@ static void end_flows(engine *e, uint64_t t) {
     mark_dirty(e, k);
     heap_push(e, st->end, EV_COMPLETE, f->core, f->idx);
   }
-  for (size_t i = 0; i < n; i++)
-    if (!e->flows[i].ending) e->flows[w++] = e->flows[i];
+  for (size_t i = 0; i < n; i++) {
+    if (e->flows[i].ending) {
+      free(e->flows[i].partner);
+      continue;
+    }
+    if (w != i) e->flows[w] = e->flows[i];
+    w++;
+  }
   e->nflows = w;
   e->rates_dirty = true;
 }
@@ -1657,6 +1687,7 @@ static void engine_free(engine *e) {
   free(e->cores);
   free(e->dirty);
   free(e->heap);
+  for (size_t i = 0; i < e->nflows; i++) free(e->flows[i].partner);
   free(e->flows);
   free(e->shares);
   free(e->xids);
@@ -1790,12 +1821,9 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
     }
     /* the next moment something happens */
     uint64_t t = e.nheap ? e.heap[0].time : NEVER;
-    for (size_t i = 0; i < e.nflows; i++)
-      if (e.flows[i].finish < t) t = e.flows[i].finish;
+    if (e.nflows && e.flow_next < t) t = e.flow_next;
     if (t == NEVER) break;
-    advance_flows(&e, t);
-    e.now = t;
-    end_flows(&e, t);
+    step_flows(&e, t);
     while (e.nheap && e.heap[0].time == t) {
       ev x = heap_pop(&e);
       eng_core *k = &e.cores[x.core];
