@@ -25,12 +25,16 @@
  * round is released (idx: 1 for the AIVs' round) */
 typedef enum { EV_COMPLETE = 0, EV_FLOW = 1, EV_WAKE = 2, EV_XFLAG = 3, EV_SYNC = 4 } ev_kind;
 
+#define EV_KIND_SHIFT 58 /* ev.key: the kind above the push's sequence number */
+
 typedef struct ev {
   uint64_t time;
-  uint64_t seq;
+  uint64_t key; /* kind << EV_KIND_SHIFT | sequence number: the order among events of one time */
   uint64_t idx;
-  uint32_t kind, core;
+  uint32_t core;
 } ev;
+
+static inline ev_kind ev_kind_of(const ev *x) { return (ev_kind)(x->key >> EV_KIND_SHIFT); }
 
 typedef enum { ST_NEW, ST_QUEUED, ST_RUNNING, ST_DONE } insn_state;
 
@@ -248,8 +252,7 @@ static void mark_dirty(engine *e, const eng_core *k) {
 
 static bool ev_before(const ev *a, const ev *b) {
   if (a->time != b->time) return a->time < b->time;
-  if (a->kind != b->kind) return a->kind < b->kind; /* completions before wake-ups */
-  return a->seq < b->seq;
+  return a->key < b->key; /* completions before wake-ups, then in the order pushed */
 }
 
 static void heap_push(engine *e, uint64_t time, ev_kind kind, unsigned core, uint64_t idx) {
@@ -264,7 +267,7 @@ static void heap_push(engine *e, uint64_t time, ev_kind kind, unsigned core, uin
     e->capheap = cap;
   }
   size_t i = e->nheap++;
-  ev x = {time, e->seq++, idx, kind, core};
+  ev x = {time, (uint64_t)kind << EV_KIND_SHIFT | e->seq++, idx, core};
   while (i > 0) {
     size_t p = (i - 1) / 2;
     if (!ev_before(&x, &e->heap[p])) break;
@@ -1826,13 +1829,14 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
     step_flows(&e, t);
     while (e.nheap && e.heap[0].time == t) {
       ev x = heap_pop(&e);
+      ev_kind kind = ev_kind_of(&x);
       eng_core *k = &e.cores[x.core];
-      if (x.kind == EV_COMPLETE) complete(&e, k, x.idx);
-      else if (x.kind == EV_FLOW) flow_begin(&e, k, x.idx);
-      else if (x.kind == EV_XFLAG) {
+      if (kind == EV_COMPLETE) complete(&e, k, x.idx);
+      else if (kind == EV_FLOW) flow_begin(&e, k, x.idx);
+      else if (kind == EV_XFLAG) {
         sim_xcore_deliver(&e.xc, x.core, (unsigned)x.idx);
         mark_dirty(&e, k);
-      } else if (x.kind == EV_SYNC) {
+      } else if (kind == EV_SYNC) {
         sim_xcore_sync_release(&e.xc, x.idx != 0);
         wake_all(&e);
       } else {
