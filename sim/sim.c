@@ -372,6 +372,7 @@ static cs_status append(sim_core *c, const isa_insn *in) {
     return CS_ENOMEM;
   }
   c->len = (size_t)c->rec.n;
+  if (in->op == ISA_OP_CROSS_SET_FLAG || in->op == ISA_OP_CROSS_WAIT_FLAG || in->op == ISA_OP_SYNC_ALL) c->ncross++;
   return CS_OK;
 }
 

@@ -25,12 +25,16 @@
  * round is released (idx: 1 for the AIVs' round) */
 typedef enum { EV_COMPLETE = 0, EV_FLOW = 1, EV_WAKE = 2, EV_XFLAG = 3, EV_SYNC = 4 } ev_kind;
 
+#define EV_KIND_SHIFT 58 /* ev.key: the kind above the push's sequence number */
+
 typedef struct ev {
   uint64_t time;
-  uint64_t seq;
+  uint64_t key; /* kind << EV_KIND_SHIFT | sequence number: the order among events of one time */
   uint64_t idx;
-  uint32_t kind, core;
+  uint32_t core;
 } ev;
+
+static inline ev_kind ev_kind_of(const ev *x) { return (ev_kind)(x->key >> EV_KIND_SHIFT); }
 
 typedef enum { ST_NEW, ST_QUEUED, ST_RUNNING, ST_DONE } insn_state;
 
@@ -85,6 +89,14 @@ typedef struct eng_flag {
   uint32_t nids;
 } eng_flag;
 
+/* An instruction that has left the window but may still be named as a UnitFlag partner (see
+ * window_make_room): its final replay state and the instruction. */
+typedef struct eng_kept {
+  uint64_t idx;
+  eng_insn st;
+  isa_insn in;
+} eng_kept;
+
 typedef struct eng_core {
   sim_core *c;
   const sim_config *cfg; /* the chip's, or for an AIV the chip's with the aiv section's values */
@@ -100,6 +112,13 @@ typedef struct eng_core {
   eng_insn *st;
   uint64_t st_mask, st_lo;
   uint64_t done_lo; /* every instruction before it has completed */
+  /* tight: the window starts at done_lo, and the completed instructions below it the UnitFlag
+   * tracker or an instruction in flight may still name are kept aside (kept, in index order);
+   * else the window itself reaches back to the oldest the tracker may name (the check across
+   * cores reads the window's times after the replay, see xhb_hazard) */
+  bool tight;
+  eng_kept *kept;
+  size_t nkept, capkept;
   eng_pipe pipes[ISA_PIPE_COUNT];
   uint64_t dispatch_t; /* when the next instruction may enter its queue */
   uint64_t scalar_free; /* the scalar unit finished issuing the last instruction */
@@ -124,6 +143,33 @@ static inline const isa_insn *eng_in(const eng_core *k, uint64_t idx) {
   return idx == k->pc ? &k->nxt : &k->ins[idx & k->st_mask];
 }
 
+/* The kept record of instruction idx (below st_lo), or NULL. */
+static const eng_kept *eng_kept_of(const eng_core *k, uint64_t idx) {
+  size_t lo = 0, hi = k->nkept;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (k->kept[mid].idx < idx) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < k->nkept && k->kept[lo].idx == idx ? &k->kept[lo] : NULL;
+}
+
+static const eng_insn eng_gone = {.state = ST_DONE, .uf_dep = UINT64_MAX};
+
+/* The replay state of a UnitFlag partner idx: in the window, or kept aside once it has left. */
+static inline const eng_insn *eng_st_uf(const eng_core *k, uint64_t idx) {
+  if (idx >= k->st_lo) return eng_st(k, idx);
+  const eng_kept *x = eng_kept_of(k, idx);
+  return x ? &x->st : &eng_gone; /* not reached: window_make_room keeps every partner named */
+}
+
+/* The instruction of a UnitFlag partner idx (dispatched). */
+static inline const isa_insn *eng_in_uf(const eng_core *k, uint64_t idx) {
+  if (idx >= k->st_lo) return eng_in(k, idx);
+  const eng_kept *x = eng_kept_of(k, idx);
+  return x ? &x->in : eng_in(k, k->st_lo);
+}
+
 /* The stream index of an instruction eng_in gave. */
 static uint64_t eng_idx_of(const eng_core *k, const isa_insn *in) {
   if (in == &k->nxt) return k->pc;
@@ -143,25 +189,26 @@ static const eng_insn *eng_st_any(const eng_core *k, uint64_t idx, bool *done) {
 
 /* A GM transfer streaming under the fluid bandwidth model (docs/TIMING.md, "GM transfers"). */
 typedef struct eng_flow {
-  unsigned core;
-  uint64_t idx;
-  isa_pipe pipe;
   double remaining;    /* bytes */
+  double rate;         /* bytes/cycle now */
+  uint64_t finish;     /* flow_finish at its current rate, from the last change of the rates or
+                        * the last step_flows (neither the time nor its rate changed since) */
+  bool ending;         /* step_flows: finishes now */
+  bool write;
+  isa_pipe pipe;
+  unsigned core;
+  uint32_t sharers;    /* 1 + its partners: reads of other cores streaming the same bytes with it */
+  uint32_t cappartner;
+  uint64_t *partner;   /* ids of its partners (sharers - 1 of them, cappartner room) */
+  uint64_t idx;
   double own_cap;      /* bytes/cycle its engine streams it at alone (sim_xfer_rate) */
   double hbm_per_byte; /* HBM bytes (line fills, write-backs) per byte transferred */
-  double rate;         /* bytes/cycle now */
   uint64_t latency;    /* cycles from the last byte to completion */
   uint64_t lo, hi;     /* GM bytes spanned */
   double request_bytes; /* its bursts' mean length, at most a line: the L2's requests */
   double miss_frac;    /* the fraction of its bytes HBM serves (L2 misses; all without the L2) */
-  uint32_t sharers;    /* 1 + its partners: reads of other cores streaming the same bytes with it */
   uint64_t id;         /* unique among the run's flows */
   double bytes;        /* all its bytes */
-  uint64_t partner[MAX_PARTNERS]; /* ids of its partners */
-  bool write;
-  bool ending;         /* end_flows: finishes now */
-  uint64_t finish;     /* flow_finish at its current rate, from the last change of the rates or
-                        * the last end_flows (neither the time nor its rate changed since) */
 } eng_flow;
 
 typedef struct engine {
@@ -179,6 +226,7 @@ typedef struct engine {
   eng_flow *flows;
   sim_flow_share *shares; /* scratch of recompute_rates, capflows entries */
   size_t nflows, capflows;
+  uint64_t flow_next; /* the earliest finish of the flows (NEVER: none), as finish */
   bool rates_dirty;
   uint64_t *dirty; /* bit c: core c may make progress now (ncores bits) */
   size_t dirty_words;
@@ -205,8 +253,7 @@ static void mark_dirty(engine *e, const eng_core *k) {
 
 static bool ev_before(const ev *a, const ev *b) {
   if (a->time != b->time) return a->time < b->time;
-  if (a->kind != b->kind) return a->kind < b->kind; /* completions before wake-ups */
-  return a->seq < b->seq;
+  return a->key < b->key; /* completions before wake-ups, then in the order pushed */
 }
 
 static void heap_push(engine *e, uint64_t time, ev_kind kind, unsigned core, uint64_t idx) {
@@ -221,7 +268,7 @@ static void heap_push(engine *e, uint64_t time, ev_kind kind, unsigned core, uin
     e->capheap = cap;
   }
   size_t i = e->nheap++;
-  ev x = {time, e->seq++, idx, kind, core};
+  ev x = {time, (uint64_t)kind << EV_KIND_SHIFT | e->seq++, idx, core};
   while (i > 0) {
     size_t p = (i - 1) / 2;
     if (!ev_before(&x, &e->heap[p])) break;
@@ -390,14 +437,17 @@ static void recompute_rates(engine *e) {
   }
   double hbm = 0, l2 = 0;
   sim_audit *a = &e->res->audit;
+  uint64_t next = NEVER;
   for (size_t i = 0; i < e->nflows; i++) {
     eng_flow *f = &e->flows[i];
     f->rate = e->shares[i].rate;
     f->finish = flow_finish(e, f);
+    if (f->finish < next) next = f->finish;
     hbm += f->rate * f->hbm_per_byte;
     l2 += f->rate;
     if (f->own_cap > 0 && f->rate / f->own_cap > a->flow_peak_util) a->flow_peak_util = f->rate / f->own_cap;
   }
+  e->flow_next = next;
   if (hbm / e->d->hbm_sustained_bytes_per_cycle > a->hbm_peak_util) a->hbm_peak_util = hbm / e->d->hbm_sustained_bytes_per_cycle;
   if (e->l2_on && l2 / e->d->l2_bytes_per_cycle > a->l2_peak_util) a->l2_peak_util = l2 / e->d->l2_bytes_per_cycle;
   if (l2 > a->gm_peak_bytes_per_cycle) a->gm_peak_bytes_per_cycle = l2;
@@ -566,7 +616,7 @@ static cs_status check_across_cores(engine *e, cs_err *err) {
  * starts before it reads anything). */
 static void check_hazards(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe, const eng_out *me) {
   uint64_t uf = eng_st(k, idx)->uf_dep;
-  uint32_t uf_pipe = uf == NEVER ? ISA_PIPE_COUNT : eng_st(k, uf)->pipe;
+  uint32_t uf_pipe = uf == NEVER ? ISA_PIPE_COUNT : eng_st_uf(k, uf)->pipe;
   for (size_t i = 0; i < k->nout; i++) {
     const eng_out *o = &k->out[i];
     if (o->idx >= idx) break;
@@ -829,6 +879,23 @@ static void set_flag_start(engine *e, eng_core *k, eng_pipe *pp, isa_pipe p, uin
   eng_st(k, idx)->state = ST_RUNNING;
 }
 
+/* Notes id among flow f's partners. False when out of host memory. */
+static bool flow_add_partner(engine *e, eng_flow *f, uint64_t id) {
+  if (f->sharers - 1 == f->cappartner) {
+    uint32_t cap = f->cappartner ? f->cappartner * 2 : 4;
+    if (cap > MAX_PARTNERS) cap = MAX_PARTNERS;
+    uint64_t *p = realloc(f->partner, cap * sizeof *p);
+    if (!p) {
+      e->oom = CS_ENOMEM;
+      return false;
+    }
+    f->partner = p;
+    f->cappartner = cap;
+  }
+  f->partner[f->sharers++ - 1] = id;
+  return true;
+}
+
 /* A GM transfer begins to stream (after its engine's setup): the L2 decides what it costs HBM,
  * its shape and the latency of its data what its engine allows (sim_gm.h), reads of other cores
  * over the same bytes how much of a line set it gets. */
@@ -908,8 +975,7 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
       if (g->write || g->core == f->core || g->hi <= f->lo || f->hi <= g->lo) continue;
       if (g->bytes - g->remaining >= eng.outstanding_bytes) continue;
       if (g->sharers > MAX_PARTNERS || f->sharers > MAX_PARTNERS) continue;
-      g->partner[g->sharers++ - 1] = f->id;
-      f->partner[f->sharers++ - 1] = g->id;
+      if (!flow_add_partner(e, g, f->id) || !flow_add_partner(e, f, g->id)) return;
     }
   e->rates_dirty = true;
 }
@@ -941,7 +1007,7 @@ static uint64_t uf_unit_cycles(const engine *e) { return ceil_div(128, e->cfg->f
 static bool uf_mmad_ready(engine *e, eng_core *k, uint64_t idx) {
   uint64_t f = eng_st(k, idx)->uf_dep;
   if (f == NEVER) return true;
-  const eng_insn *fs = eng_st(k, f);
+  const eng_insn *fs = eng_st_uf(k, f);
   if (fs->state < ST_RUNNING || fs->busy_end == 0) return false; /* not started, or streaming */
   if (fs->busy_end > e->now) {
     schedule_wake(e, k, fs->busy_end);
@@ -955,7 +1021,7 @@ static bool uf_mmad_ready(engine *e, eng_core *k, uint64_t idx) {
 static uint64_t work_begin(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
   uint64_t m = eng_st(k, idx)->uf_dep;
   if (eng_in(k, idx)->op != ISA_OP_FIXPIPE || m == NEVER) return t;
-  uint64_t first = eng_st(k, m)->start + uf_first_unit_cycles(e, eng_in(k, m));
+  uint64_t first = eng_st_uf(k, m)->start + uf_first_unit_cycles(e, eng_in_uf(k, m));
   return first > t ? first : t;
 }
 
@@ -964,7 +1030,7 @@ static uint64_t work_begin(const engine *e, const eng_core *k, uint64_t idx, uin
 static uint64_t work_end(const engine *e, const eng_core *k, uint64_t idx, uint64_t t) {
   uint64_t m = eng_st(k, idx)->uf_dep;
   if (eng_in(k, idx)->op != ISA_OP_FIXPIPE || m == NEVER) return t;
-  uint64_t last = eng_st(k, m)->busy_end + uf_unit_cycles(e);
+  uint64_t last = eng_st_uf(k, m)->busy_end + uf_unit_cycles(e);
   return last > t ? last : t;
 }
 
@@ -994,7 +1060,7 @@ static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
   pp->free_t = pp->idle_from = st->busy_end;
   heap_push(e, st->end, EV_COMPLETE, k->c->index, idx);
   /* a unit-flag fixpipe that started before this mmad can now be timed */
-  if (in->op == ISA_OP_MMAD && k->uf_waiting_fix != NEVER && eng_st(k, k->uf_waiting_fix)->uf_dep == idx) {
+  if (in->op == ISA_OP_MMAD && k->uf_waiting_fix != NEVER && eng_st_uf(k, k->uf_waiting_fix)->uf_dep == idx) {
     uint64_t f = k->uf_waiting_fix;
     k->uf_waiting_fix = NEVER;
     schedule_work(e, k, f);
@@ -1008,7 +1074,7 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
   if (pipe == ISA_PIPE_FIX && k->uf_last_fix != NEVER) {
     /* the FIX instruction before this one has ended its occupancy: a unit-flag fixpipe has read
      * every unit of its mmad, whose writes are then complete for the hazard check */
-    out_done(k, eng_st(k, k->uf_last_fix)->uf_dep);
+    out_done(k, eng_st_uf(k, k->uf_last_fix)->uf_dep);
     k->uf_last_fix = NEVER;
   }
   if (me) check_hazards(e, k, idx, pipe, me);
@@ -1024,7 +1090,7 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
   k->stats->path_bytes[w.path] += w.bytes;
   k->stats->macs += w.macs;
   pp->free_t = NEVER; /* busy until its work is timed */
-  if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER && eng_st(k, st->uf_dep)->state < ST_RUNNING) {
+  if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER && eng_st_uf(k, st->uf_dep)->state < ST_RUNNING) {
     k->uf_waiting_fix = idx; /* it holds the FIX pipe, waiting for its mmad to start */
     return;
   }
@@ -1088,19 +1154,79 @@ static void note_hazard_times(engine *e, const eng_core *k, uint64_t idx) {
   }
 }
 
+/* Adds instruction idx to the set being built in *v (sorted, no duplicates) when it is below
+ * done_lo (it is about to leave the window, or has). */
+static bool keep_note(engine *e, const eng_core *k, uint64_t **v, size_t *n, size_t *cap, uint64_t idx) {
+  if (idx == NEVER || idx >= k->done_lo) return true;
+  size_t at = 0;
+  while (at < *n && (*v)[at] < idx) at++;
+  if (at < *n && (*v)[at] == idx) return true;
+  if (!grow(e, (void **)v, cap, *n, sizeof **v)) return false;
+  memmove(*v + at + 1, *v + at, (*n - at) * sizeof **v);
+  (*v)[at] = idx;
+  (*n)++;
+  return true;
+}
+
+/* Tight window (eng_core.tight): the window is about to start at done_lo; keeps aside the
+ * completed instructions below it that may still be read as UnitFlag partners: those the tracker
+ * may still name, the partners of the instructions in flight, the last unit-flag fixpipe
+ * started, and the partners of these (two steps further, as the deadlock report follows them). */
+static bool keep_partners(engine *e, eng_core *k) {
+  uint64_t *v = NULL;
+  size_t n = 0, cap = 0;
+  bool ok = true;
+  for (unsigned j = 0; j < SIM_UF_SLOTS && ok; j++) {
+    if (j < k->uf.nfix) ok = keep_note(e, k, &v, &n, &cap, k->uf.fix[j].idx);
+    if (ok && j < k->uf.nmmad) ok = keep_note(e, k, &v, &n, &cap, k->uf.mmad[j].idx);
+  }
+  for (uint64_t i = k->done_lo; i < k->pc && ok; i++) {
+    const eng_insn *x = eng_st(k, i);
+    if (x->state != ST_DONE) ok = keep_note(e, k, &v, &n, &cap, x->uf_dep);
+  }
+  if (ok) ok = keep_note(e, k, &v, &n, &cap, k->uf_last_fix) && keep_note(e, k, &v, &n, &cap, k->uf_waiting_fix);
+  for (int step = 0; step < 3 && ok; step++)
+    for (size_t i = 0, m = n; i < m && ok; i++) ok = keep_note(e, k, &v, &n, &cap, eng_st_uf(k, v[i])->uf_dep);
+  eng_kept *kept = NULL;
+  if (ok && n) {
+    kept = malloc(n * sizeof *kept);
+    if (!kept) e->oom = CS_ENOMEM;
+    ok = kept != NULL;
+  }
+  if (!ok) {
+    free(v);
+    free(kept);
+    return false;
+  }
+  for (size_t i = 0; i < n; i++) {
+    kept[i].idx = v[i];
+    kept[i].st = *eng_st_uf(k, v[i]);
+    kept[i].in = *eng_in_uf(k, v[i]);
+  }
+  free(v);
+  free(k->kept);
+  k->kept = kept;
+  k->nkept = k->capkept = n;
+  return true;
+}
+
 /* Makes room in the window for instruction pc: leaves out what no instruction can read any more
  * (completed, and no UnitFlag partner of one in flight or of one still to come), and doubles the
  * ring when that frees less than half of it. False when out of host memory. */
 static bool window_make_room(engine *e, eng_core *k) {
   uint64_t lo = k->done_lo;
-  for (uint64_t i = k->done_lo; i < k->pc; i++) {
-    const eng_insn *x = eng_st(k, i);
-    if (x->state != ST_DONE && x->uf_dep != NEVER && x->uf_dep < lo) lo = x->uf_dep;
+  if (k->tight) {
+    if (!keep_partners(e, k)) return false;
+  } else {
+    for (uint64_t i = k->done_lo; i < k->pc; i++) {
+      const eng_insn *x = eng_st(k, i);
+      if (x->state != ST_DONE && x->uf_dep != NEVER && x->uf_dep < lo) lo = x->uf_dep;
+    }
+    uint64_t keep[4] = {k->uf_last_fix, k->uf_waiting_fix, sim_uf_track_oldest(&k->uf, true),
+                        sim_uf_track_oldest(&k->uf, false)};
+    for (int i = 0; i < 4; i++)
+      if (keep[i] < lo) lo = keep[i];
   }
-  uint64_t keep[4] = {k->uf_last_fix, k->uf_waiting_fix, sim_uf_track_oldest(&k->uf, true),
-                      sim_uf_track_oldest(&k->uf, false)};
-  for (int i = 0; i < 4; i++)
-    if (keep[i] < lo) lo = keep[i];
   if (e->res->hazards_kept)
     for (uint64_t i = k->st_lo; i < lo; i++) note_hazard_times(e, k, i);
   k->st_lo = lo;
@@ -1200,9 +1326,11 @@ static void progress(engine *e, eng_core *k) {
   bool changed;
   do {
     changed = false;
-    for (int p = 0; p < ISA_PIPE_COUNT; p++)
-      while (try_start_head(e, k, (isa_pipe)p)) changed = true;
-    while (try_dispatch(e, k)) changed = true;
+    for (int p = 0; p < ISA_PIPE_COUNT; p++) {
+      const eng_pipe *pp = &k->pipes[p]; /* try_start_head's own first test, without the call */
+      while (pp->qlen && e->now >= pp->free_t && try_start_head(e, k, (isa_pipe)p)) changed = true;
+    }
+    while (k->pc < k->n && k->dispatch_t <= e->now && try_dispatch(e, k)) changed = true;
   } while (changed && !e->oom);
   uint64_t next = NEVER;
   for (int p = 0; p < ISA_PIPE_COUNT; p++) {
@@ -1215,22 +1343,23 @@ static void progress(engine *e, eng_core *k) {
 
 /* ---- the main loop ---------------------------------------------------------------------- */
 
-static void advance_flows(engine *e, uint64_t t) {
+/* Time advances to t: the flows stream at their rates until then, and those finishing at t end:
+ * the pipe is free, results land after the latency. */
+static void step_flows(engine *e, uint64_t t) {
   double dt = (double)(t - e->now);
-  for (size_t i = 0; i < e->nflows; i++) e->flows[i].remaining -= e->flows[i].rate * dt;
-}
-
-/* Ends the flows finishing at the current time: the pipe is free, results land after the
- * latency. */
-static void end_flows(engine *e, uint64_t t) {
+  e->now = t;
   size_t n = e->nflows, w = 0;
   bool any = false;
+  uint64_t next = NEVER;
   for (size_t i = 0; i < n; i++) {
     eng_flow *f = &e->flows[i];
+    f->remaining -= f->rate * dt;
     f->finish = flow_finish(e, f);
     f->ending = f->finish <= t;
-    any = any || f->ending;
+    any |= f->ending;
+    if (f->finish < next) next = f->finish;
   }
+  e->flow_next = next;
   if (!any) return;
   for (size_t i = 0; i < n; i++) {
     eng_flow *f = &e->flows[i];
@@ -1255,8 +1384,14 @@ static void end_flows(engine *e, uint64_t t) {
     mark_dirty(e, k);
     heap_push(e, st->end, EV_COMPLETE, f->core, f->idx);
   }
-  for (size_t i = 0; i < n; i++)
-    if (!e->flows[i].ending) e->flows[w++] = e->flows[i];
+  for (size_t i = 0; i < n; i++) {
+    if (e->flows[i].ending) {
+      free(e->flows[i].partner);
+      continue;
+    }
+    if (w != i) e->flows[w] = e->flows[i];
+    w++;
+  }
   e->nflows = w;
   e->rates_dirty = true;
 }
@@ -1293,6 +1428,10 @@ static const isa_insn *dl_in(const eng_core *k, uint64_t idx, isa_insn *tmp) {
 }
 
 static const eng_insn *dl_st(const eng_core *k, uint64_t idx) {
+  if (idx < k->st_lo && k->tight) {
+    const eng_kept *x = eng_kept_of(k, idx);
+    if (x) return &x->st;
+  }
   return idx >= k->pc ? &dl_undispatched : idx < k->st_lo ? &dl_retired : eng_st(k, idx);
 }
 
@@ -1597,6 +1736,7 @@ static void engine_free(engine *e) {
       eng_core *k = &e->cores[c];
       free(k->st);
       free(k->ins);
+      free(k->kept);
       free(k->out);
       for (int p = 0; p < ISA_PIPE_COUNT; p++) {
         free(k->pipes[p].q);
@@ -1609,6 +1749,7 @@ static void engine_free(engine *e) {
   free(e->cores);
   free(e->dirty);
   free(e->heap);
+  for (size_t i = 0; i < e->nflows; i++) free(e->flows[i].partner);
   free(e->flows);
   free(e->shares);
   free(e->xids);
@@ -1678,6 +1819,10 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     for (int p = 0; p < ISA_PIPE_COUNT; p++) k->pipes[p].idle_from = NEVER;
     mark_dirty(e, k);
   }
+  bool tight = !s->aiv_enabled;
+  for (unsigned c = 0; c < s->ncores; c++)
+    if (s->cores[c].ncross) tight = false;
+  for (unsigned c = 0; c < s->ncores; c++) e->cores[c].tight = tight;
   bool *active = calloc(s->ncores ? s->ncores : 1, sizeof *active);
   if (!active) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
   for (unsigned c = 0; c < s->ncores; c++) active[c] = s->cores[c].len > 0;
@@ -1739,21 +1884,19 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
     }
     /* the next moment something happens */
     uint64_t t = e.nheap ? e.heap[0].time : NEVER;
-    for (size_t i = 0; i < e.nflows; i++)
-      if (e.flows[i].finish < t) t = e.flows[i].finish;
+    if (e.nflows && e.flow_next < t) t = e.flow_next;
     if (t == NEVER) break;
-    advance_flows(&e, t);
-    e.now = t;
-    end_flows(&e, t);
+    step_flows(&e, t);
     while (e.nheap && e.heap[0].time == t) {
       ev x = heap_pop(&e);
+      ev_kind kind = ev_kind_of(&x);
       eng_core *k = &e.cores[x.core];
-      if (x.kind == EV_COMPLETE) complete(&e, k, x.idx);
-      else if (x.kind == EV_FLOW) flow_begin(&e, k, x.idx);
-      else if (x.kind == EV_XFLAG) {
+      if (kind == EV_COMPLETE) complete(&e, k, x.idx);
+      else if (kind == EV_FLOW) flow_begin(&e, k, x.idx);
+      else if (kind == EV_XFLAG) {
         sim_xcore_deliver(&e.xc, x.core, (unsigned)x.idx);
         mark_dirty(&e, k);
-      } else if (x.kind == EV_SYNC) {
+      } else if (kind == EV_SYNC) {
         sim_xcore_sync_release(&e.xc, x.idx != 0);
         wake_all(&e);
       } else {

@@ -156,6 +156,7 @@ typedef struct hb {
   const isa_insn *s;            /* the stream as an array, or NULL: */
   const sim_stream *rs;         /* the compact stream, decoded through the cache */
   uint64_t *ctag;               /* [HB_CACHE]: the instruction in each slot, NONE: empty */
+  sim_stream_cursor seq;        /* reads on from the last instruction decoded in order */
   isa_insn *cins;
   uint64_t n;
   const sim_hb_sink *sink;
@@ -182,7 +183,8 @@ static const isa_insn *hb_in(hb *h, uint64_t i) {
   if (h->s) return &h->s[i];
   size_t slot = (size_t)(i & (HB_CACHE - 1));
   if (h->ctag[slot] != i) {
-    sim_stream_get(h->rs, i, &h->cins[slot]);
+    if (h->seq.idx == i) sim_stream_next(&h->seq, &h->cins[slot]); /* the dispatcher's next: no jump */
+    else sim_stream_get(h->rs, i, &h->cins[slot]);
     h->ctag[slot] = i;
   }
   return &h->cins[slot];
@@ -357,8 +359,7 @@ static bool pipe_head(hb *h, int p);
 /* The dispatcher's step at instruction disp: false when it must stop there. */
 static bool dispatch_one(hb *h) {
   uint64_t i = h->disp;
-  isa_insn cur = *hb_in(h, i);
-  const isa_insn *in = &cur;
+  const isa_insn *in = hb_in(h, i); /* nothing below reads another instruction */
   int p = h->pipe[i];
   if (p == ISA_PIPE_ALL) { /* holds dispatch until every pipe has drained */
     for (int q = 0; q < NPIPE; q++)
@@ -395,8 +396,8 @@ static bool pipe_head(hb *h, int p) {
 static bool run_one(hb *h, int p) {
   if (!pipe_head(h, p)) return false;
   uint64_t i = h->next[p];
-  isa_insn cur = *hb_in(h, i);
-  const isa_insn *in = &cur;
+  const isa_insn *in = hb_in(h, i); /* valid until check_and_add reads others */
+  const isa_op op = (isa_op)in->op;
   vclock *k = &h->k[p];
   /* what the dispatcher knew when it issued this instruction */
   for (;;) {
@@ -414,7 +415,7 @@ static bool run_one(hb *h, int p) {
     partner = uf_find(h, p == ISA_PIPE_M ? ISA_PIPE_FIX : ISA_PIPE_M, pt);
     if (!partner) return false; /* has not run yet */
   }
-  switch ((isa_op)in->op) {
+  switch (op) {
     case ISA_OP_SET_FLAG: {
       vclock v = *k;
       vc_raise(&v, p, i); /* fires once p's earlier work has completed */
@@ -425,14 +426,15 @@ static bool run_one(hb *h, int p) {
       if (!take_set(h, in, k)) return false;
       break;
     case ISA_OP_PIPE_BARRIER: vc_raise(k, p, i); break;
-    default:
+    default: {
+      uint32_t unit_flag = isa_insn_unit_flag(in);
       if (partner) {
         vec_drop_front(pend, 1);
         vc_join(k, &partner->d);
       }
       if (h->sink->visit) h->sink->visit(h->sink->arg, i, k->at);
       check_and_add(h, i, p, k);
-      if (isa_insn_unit_flag(in) && (in->op == ISA_OP_FIXPIPE || isa_insn_unit_flag(in) == 3)) {
+      if (unit_flag && (op == ISA_OP_FIXPIPE || unit_flag == 3)) {
         uf_done *d = vec_push(&h->uf_done[p]);
         if (!d) {
           h->oom = true;
@@ -445,6 +447,7 @@ static bool run_one(hb *h, int p) {
           uf_trim(h, p, p == ISA_PIPE_M ? ISA_PIPE_FIX : ISA_PIPE_M);
       }
       break;
+    }
   }
   h->next[p]++;
   return true;
@@ -469,8 +472,18 @@ static bool prepass(hb *h) {
     for (int m = 0; m < NMEM; m++) h->last[p][m] = NONE;
   }
   isa_range r[ISA_MAX_RANGES];
+  sim_stream_cursor cur;
+  if (h->rs) sim_stream_cursor_init(&cur, h->rs, 0);
   for (uint64_t i = 0; i < h->n; i++) {
-    const isa_insn *in = hb_in(h, i);
+    const isa_insn *in;
+    if (h->rs) { /* in order: read on, into the cache (as hb_in would) */
+      size_t slot = (size_t)(i & (HB_CACHE - 1));
+      sim_stream_next(&cur, &h->cins[slot]);
+      h->ctag[slot] = i;
+      in = &h->cins[slot];
+    } else {
+      in = hb_in(h, i);
+    }
     isa_pipe p = isa_insn_pipe(in);
     h->pipe[i] = (uint8_t)p;
     if (p >= ISA_PIPE_COUNT) continue;
@@ -510,6 +523,7 @@ static cs_status check(const isa_insn *s, const sim_stream *rs, uint64_t n, cons
       return cs_err_set(err, CS_ENOMEM, "no host memory for the hazard check");
     }
     for (size_t i = 0; i < HB_CACHE; i++) h->ctag[i] = NONE;
+    sim_stream_cursor_init(&h->seq, rs, 0);
   }
   h->sink = sink;
   sim_uf_track_init(&h->uf);

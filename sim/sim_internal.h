@@ -22,6 +22,7 @@ struct sim_core {
   isa_host *host;              /* the functional model's workspace (NULL when timing-only) */
   sim_stream rec;               /* the recorded instructions, compact (sim_stream.h) */
   size_t len;                   /* = rec.n */
+  uint64_t ncross;              /* of them cross-core (cross_set_flag, cross_wait_flag, sync_all) */
   sim_stream_view *view;        /* sim_core_stream's decoded copy (made with the core, filled when asked for) */
   bool faulted;
   sim_fault fault;
