@@ -293,23 +293,31 @@ static void epilogue_aiv(rt_ctx *ctx, const launch *L) {
 
 /* ---- KN_EPI_QCORR: the zero-point corrections of the quantized matmuls on the AIVs ---------
  *
- * Every AIV of the launch takes its share of three phases (kn_mm_qcorr in kn_mm.h):
- *   1. column sums (col): items of QC_COLS columns of one batch's b', dealt round-robin; K rows
- *      at a time GM -> UB, int8 -> fp16 -> int32 (both exact), and one vadd per 64 columns adds
- *      the rows into an accumulator (Ascend's accumulate pattern: dst = src1, repeat stride 0);
- *      then v = K·zb' - sums, times za' for the bias (vmuls), UB -> GM;
+ * Three phases (kn_mm_qcorr in kn_mm.h), int32 vector arithmetic wrapping (docs/ISA.md), so
+ * every value is exact modulo 2^32:
+ *   1. column sums (col): items of QC_COLS columns of one batch's b', dealt round-robin to the
+ *      AIVs; K rows at a time GM -> UB, int8 -> fp16 -> int32 (vcast, both exact; vreduce has
+ *      no integer form), and one vadd per 64 columns adds the rows into an accumulator (Ascend's
+ *      accumulate pattern: dst = src1, repeat stride 0); then v = K·zb' - sums (vmuls, vsub),
+ *      times za' for the bias (vmuls), UB -> GM;
  *   2. row sums (row): items of up to rg rows of one batch's a'; kc elements of each row at a
  *      time, converted as above, and one vadd per 8 rows folds them block by block: a repeat's 8
  *      blocks are the 8 rows (block stride: the row), its repeats walk along the rows, so each
  *      row ends as 8 partial sums in one block; vbrcb spreads the 8 over 8 blocks and one vadd
  *      per 8 rows adds those, leaving each row's sum 8 times in its block: the form the tiles'
  *      per-row operand takes (block stride 0). row_za: a's zero points get the same form (vbrcb);
- *   3. the tiles (row, row_za): the tiles its AIC computes, in the same order, each once the
- *      AIC's flag says it is in GM; its half of the rows (two AIVs an AI core) in chunks: C and
- *      the rows' blocks GM -> UB, tmp = sum ⊗ zb' and C - tmp, tmp = za' ⊗ v and C + tmp (one
- *      vmul and one vsub / vadd per 64 columns, the rows as repeats), UB -> GM in place.
- * SyncAll of every core after phase 1 when the cube needs the bias, SyncAll of the AIVs before
- * phase 3. int32 vector arithmetic wraps (docs/ISA.md), so every result is exact modulo 2^32. */
+ *   3. the tiles (row, row_za): each AIV takes the tiles its AIC computes, in the same order, each
+ *      once the AIC's cross-core flag says the fixpipe wrote it, and its half of the rows (two
+ *      AIVs an AI core) in chunks: C and the rows' blocks GM -> UB, tmp = sum ⊗ zb' and C - tmp,
+ *      tmp = za' ⊗ v and C + tmp (a vmul and a vsub / vadd per 64 columns, the rows as repeats),
+ *      UB -> GM in place.
+ * Phases 1 and 2 are an AIV-only launch of their own on the AIVs of the MIX launch's AI cores:
+ * the runtime computes a launch's data block by block, each AIC before its AIVs (docs/API.md,
+ * "MIX kernels and data"), so the bias the cube reads and the row sums of other AI cores' AIVs
+ * must come from an earlier launch. The MIX launch opens with SyncAll — of every core when the
+ * cube starts from the AIVs' bias, of the AIVs otherwise — which the timing needs (the engine
+ * replays launches back to back without the host's wait): the cube starts once every AIV has
+ * finished phases 1 and 2, as in one fused kernel with a SyncAll between the phases. */
 
 #define QC_COLS 128u /* columns of b' per column-sum item: a 512-byte int32 row */
 #define QC_KC 512u   /* elements of each a' row per row-sum pass: a block stride of 64 */
@@ -403,10 +411,10 @@ static bool qc_ub_init(rt_ctx *ctx, const launch *L, qc_ub *u) {
   u->kc = umin(QC_KC, round_up(j->k, 32));
   uint64_t fixed = 2 * (uint64_t)QC_COLS * 4 + (tiles ? 2 * (uint64_t)u->col_bytes : 0);
   uint64_t free_ub = rt_buf_free_bytes(ctx, RT_POS_VECIN), avail = free_ub > fixed ? free_ub - fixed : 0;
-  uint64_t rg = avail / 11 / u->kc;
+  uint64_t rg = avail / 11 / u->kc; /* rows of a row item: all of them if they fit, else groups of 8 */
   if (rg > 255) rg = 255;
-  if (rg > j->m) rg = j->m;
-  if (rg >= 8) rg -= rg % 8;
+  if (rg >= j->m) rg = j->m;
+  else if (rg >= 8) rg -= rg % 8;
   uint64_t rest = avail > rg * 288 ? avail - rg * 288 : 0;
   u->unit = rest / 10 / 32 * 32;
   if (rg > u->unit / u->kc) rg = u->unit / u->kc;
