@@ -152,6 +152,7 @@ typedef struct launch {
   const kn_mm_job *job;
   rt_tiling tiling;
   rt_gtensor a, b, bias, qvec, c, work, scale;
+  rt_gtensor za, zb, rowsum, zablk, colv; /* KN_EPI_QCORR: parameters and the AIVs' workspaces */
   uint64_t a_batch, b_batch, c_batch; /* elements per batch */
   uint64_t blocks;                    /* blocks of C per batch */
   unsigned cores;                     /* the cores the work is dealt to (used_core_num) */
@@ -290,14 +291,389 @@ static void epilogue_aiv(rt_ctx *ctx, const launch *L) {
     }
 }
 
+/* ---- KN_EPI_QCORR: the zero-point corrections of the quantized matmuls on the AIVs ---------
+ *
+ * Three phases (kn_mm_qcorr in kn_mm.h), int32 vector arithmetic wrapping (docs/ISA.md), so
+ * every value is exact modulo 2^32:
+ *   1. column sums (col): items of QC_COLS columns of one batch's b', dealt round-robin to the
+ *      AIVs; K rows at a time GM -> UB, int8 -> fp16 -> int32 (vcast, both exact; vreduce has
+ *      no integer form), and one vadd per 64 columns adds the rows into an accumulator (Ascend's
+ *      accumulate pattern: dst = src1, repeat stride 0); then v = K·zb' - sums (vmuls, vsub),
+ *      times za' for the bias (vmuls), UB -> GM;
+ *   2. row sums (row): items of up to rg rows of one batch's a'; kc elements of each row at a
+ *      time, converted as above, and one vadd per 8 rows folds them block by block: a repeat's 8
+ *      blocks are the 8 rows (block stride: the row), its repeats walk along the rows, so each
+ *      row ends as 8 partial sums in one block; vbrcb spreads the 8 over 8 blocks and one vadd
+ *      per 8 rows adds those, leaving each row's sum 8 times in its block: the form the tiles'
+ *      per-row operand takes (block stride 0). row_za: a's zero points get the same form (vbrcb);
+ *   3. the tiles (row, row_za): each AIV takes the tiles its AIC computes, in the same order, each
+ *      once the AIC's cross-core flag says the fixpipe wrote it, and its half of the rows (two
+ *      AIVs an AI core) in chunks: C and the rows' blocks GM -> UB, tmp = sum ⊗ zb' and C - tmp,
+ *      tmp = za' ⊗ v and C + tmp (a vmul and a vsub / vadd per 64 columns, the rows as repeats),
+ *      UB -> GM in place.
+ * Phases 1 and 2 are an AIV-only launch of their own on the AIVs of the MIX launch's AI cores:
+ * the runtime computes a launch's data block by block, each AIC before its AIVs (docs/API.md,
+ * "MIX kernels and data"), so the bias the cube reads and the row sums of other AI cores' AIVs
+ * must come from an earlier launch. The MIX launch opens with SyncAll — of every core when the
+ * cube starts from the AIVs' bias, of the AIVs otherwise — which the timing needs (the engine
+ * replays launches back to back without the host's wait): the cube starts once every AIV has
+ * finished phases 1 and 2, as in one fused kernel with a SyncAll between the phases. */
+
+#define QC_COLS 128u /* columns of b' per column-sum item: a 512-byte int32 row */
+#define QC_KC 512u   /* elements of each a' row per row-sum pass: a block stride of 64 */
+#define QC_LANES 64u /* int32 lanes of a repeat */
+
+typedef enum qc_opnd {
+  QC_TILE,   /* rows `stride` elements apart */
+  QC_ROWVAL, /* one 32-byte block per row: its value 8 times */
+  QC_COLVEC  /* one vector of the tile's columns, the same for every row */
+} qc_opnd;
+
+typedef struct qc_ub {
+  rt_queue *qin, *qout, *qcol;
+  rt_ltensor ca, cb, acc, vec, acc8, brc; /* VECCALC */
+  uint32_t kr, kc, rg, rows, stride, col_bytes;
+  uint64_t unit;
+} qc_ub;
+
+static uint64_t lanes_mask(uint32_t n) { return n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1; }
+static rt_ltensor as_type(rt_ltensor t, isa_dtype d) {
+  t.dtype = d;
+  return t;
+}
+static void vbarrier(rt_ctx *ctx) { rt_pipe_barrier(ctx, ISA_PIPE_V); }
+
+static void qc_operand(qc_opnd k, uint32_t rep, uint32_t c0, rt_ltensor *t, uint32_t *blk, uint32_t *rs) {
+  switch (k) {
+    case QC_TILE: *blk = 1, *rs = rep, *t = rt_ltensor_at(*t, (uint64_t)c0 * 4); break;
+    case QC_ROWVAL: *blk = 0, *rs = 1; break;
+    case QC_COLVEC: *blk = 1, *rs = 0, *t = rt_ltensor_at(*t, (uint64_t)c0 * 4); break;
+  }
+}
+
+/* dst = s0 op s1 over rows x cols int32 elements, dst a tile: one instruction per 64 columns,
+ * the rows as its repeats (rows <= 255, stride / 8 <= 255). */
+static void qc_tile_op(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor s0, qc_opnd k0, rt_ltensor s1, qc_opnd k1,
+                       uint32_t rows, uint32_t cols, uint32_t stride) {
+  uint32_t rep = stride / 8;
+  for (uint32_t c0 = 0; c0 < cols; c0 += QC_LANES) {
+    isa_fmt_vbinary p;
+    memset(&p, 0, sizeof p);
+    p.mask_mode = ISA_VMASK_NORM;
+    p.mask_lo = lanes_mask(cols - c0);
+    p.repeat_times = rows;
+    p.dst_blk_stride = 1;
+    p.dst_rep_stride = rep;
+    rt_ltensor o0 = s0, o1 = s1;
+    qc_operand(k0, rep, c0, &o0, &p.src0_blk_stride, &p.src0_rep_stride);
+    qc_operand(k1, rep, c0, &o1, &p.src1_blk_stride, &p.src1_rep_stride);
+    rt_vbinary(ctx, op, rt_ltensor_at(dst, (uint64_t)c0 * 4), o0, o1, p);
+  }
+}
+
+/* acc (blocks of 8 int32, one per row, blk stride 1) += `repeats` blocks of each of the rows
+ * (src: row b's blocks at src + b * src_blk_stride blocks, one a repeat), lanes as `mask`. */
+static void qc_fold(rt_ctx *ctx, rt_ltensor acc, rt_ltensor src, uint32_t src_blk_stride, uint32_t repeats,
+                    uint64_t mask) {
+  isa_fmt_vbinary p;
+  memset(&p, 0, sizeof p);
+  p.mask_mode = ISA_VMASK_NORM;
+  p.mask_lo = mask;
+  p.repeat_times = repeats;
+  p.dst_blk_stride = p.src1_blk_stride = 1;
+  p.dst_rep_stride = p.src1_rep_stride = 0;
+  p.src0_blk_stride = src_blk_stride;
+  p.src0_rep_stride = 1;
+  rt_vbinary(ctx, ISA_OP_VADD, acc, src, acc, p);
+}
+
+static isa_fmt_copy rows_copy(uint32_t count, uint32_t len, uint32_t src_gap, uint32_t dst_gap) {
+  isa_fmt_copy cp;
+  memset(&cp, 0, sizeof cp);
+  cp.block_count = count;
+  cp.block_len_bytes = len;
+  cp.src_gap_bytes = src_gap;
+  cp.dst_gap_bytes = dst_gap;
+  return cp;
+}
+
+/* The UB of one AIV: two queues of two `unit` slots (in, out), VECCALC of 2 and 4 units (fp16
+ * and int32 staging, the tiles' scratch), the row sums' blocks, and for the tiles a queue of
+ * their column vectors; the phases' sizes follow. false (and a fault) if the UB is too small. */
+static bool qc_ub_init(rt_ctx *ctx, const launch *L, qc_ub *u) {
+  const kn_mm_job *j = L->job;
+  const rt_tiling *t = &L->tiling;
+  memset(u, 0, sizeof *u);
+  bool tiles = j->qc.row || j->qc.row_za;
+  uint32_t nl_max = umin(t->base_n, j->n);
+  u->col_bytes = round_up(nl_max * 4, 32);
+  u->stride = u->col_bytes / 4;
+  u->kc = umin(QC_KC, round_up(j->k, 32));
+  uint64_t fixed = 2 * (uint64_t)QC_COLS * 4 + (tiles ? 2 * (uint64_t)u->col_bytes : 0);
+  uint64_t free_ub = rt_buf_free_bytes(ctx, RT_POS_VECIN), avail = free_ub > fixed ? free_ub - fixed : 0;
+  uint64_t rg = avail / 11 / u->kc; /* rows of a row item: all of them if they fit, else groups of 8 */
+  if (rg > 255) rg = 255;
+  if (rg >= j->m) rg = j->m;
+  else if (rg >= 8) rg -= rg % 8;
+  uint64_t rest = avail > rg * 288 ? avail - rg * 288 : 0;
+  u->unit = rest / 10 / 32 * 32;
+  if (rg > u->unit / u->kc) rg = u->unit / u->kc;
+  u->rg = (uint32_t)rg;
+  uint64_t kr = u->unit / QC_COLS, rows = u->unit / (u->col_bytes + 64);
+  u->kr = (uint32_t)(kr < 255 ? kr : 255);
+  u->rows = (uint32_t)(rows < 255 ? rows : 255);
+  if (u->rows > t->base_m) u->rows = t->base_m;
+  if (u->stride / 8 > 255) {
+    rt_fail(ctx, "quantized matmul corrections: a tile row of %u int32 is beyond the 255 blocks of a repeat stride", nl_max);
+    return false;
+  }
+  if (!u->rg || !u->kr || (tiles && !u->rows)) {
+    rt_fail(ctx, "quantized matmul corrections: a UB of %" PRIu64 " free bytes cannot hold one row (%u elements of a, "
+            "%u columns of a tile)", free_ub, u->kc, nl_max);
+    return false;
+  }
+  u->qin = rt_queue_init(ctx, RT_POS_VECIN, 2, u->unit, "qmm in");
+  u->qout = rt_queue_init(ctx, RT_POS_VECOUT, 2, u->unit, "qmm out");
+  u->ca = rt_buf_alloc(ctx, RT_POS_VECCALC, 2 * u->unit, ISA_FP16, "qmm fp16");
+  u->cb = rt_buf_alloc(ctx, RT_POS_VECCALC, 4 * u->unit, ISA_INT32, "qmm int32");
+  u->acc = rt_buf_alloc(ctx, RT_POS_VECCALC, QC_COLS * 4, ISA_INT32, "qmm column sums");
+  u->vec = rt_buf_alloc(ctx, RT_POS_VECCALC, QC_COLS * 4, ISA_INT32, "qmm K zb");
+  u->acc8 = rt_buf_alloc(ctx, RT_POS_VECCALC, (uint64_t)u->rg * 32, ISA_INT32, "qmm row partials");
+  u->brc = rt_buf_alloc(ctx, RT_POS_VECCALC, (uint64_t)u->rg * 256, ISA_INT32, "qmm row spread");
+  if (tiles) u->qcol = rt_queue_init(ctx, RT_POS_VECIN, 1, 2 * (uint64_t)u->col_bytes, "qmm columns");
+  return rt_ok(ctx);
+}
+
+/* Phase 1: v[c] = K·zb'[c] - Σ_t b'[t][c], or (bias) za'·v[c], for this AIV's column items. */
+static void qc_col_sums(rt_ctx *ctx, const launch *L, const qc_ub *u, unsigned v, unsigned nv_all) {
+  const kn_mm_job *j = L->job;
+  bool bias = !j->qc.row_za;
+  uint32_t ipb = cdiv(j->n, QC_COLS);
+  uint64_t items = (uint64_t)j->batch * ipb;
+  for (uint64_t it = v; it < items && rt_ok(ctx); it += nv_all) {
+    uint32_t bi = (uint32_t)(it / ipb), c0 = (uint32_t)(it % ipb) * QC_COLS, cw = umin(QC_COLS, j->n - c0);
+    vbarrier(ctx);
+    rt_vdup_n(ctx, u->acc, 0, QC_COLS);
+    for (uint32_t t0 = 0; t0 < j->k && rt_ok(ctx); t0 += u->kr) {
+      uint32_t kr = umin(u->kr, j->k - t0);
+      rt_ltensor in = rt_alloc(u->qin, ISA_INT8);
+      uint64_t at = (uint64_t)bi * L->b_batch + (uint64_t)t0 * j->n + c0;
+      rt_copy_gm_to_local(ctx, in, rt_gtensor_at(L->b, at), rows_copy(kr, cw, j->n - cw, QC_COLS - cw));
+      rt_enque(u->qin, in);
+      in = rt_deque(u->qin);
+      vbarrier(ctx);
+      rt_vcast_n(ctx, u->ca, in, ISA_ROUND_NONE, kr * QC_COLS);
+      vbarrier(ctx);
+      rt_free(u->qin, in);
+      rt_vcast_n(ctx, u->cb, u->ca, ISA_ROUND_RINT, kr * QC_COLS);
+      vbarrier(ctx);
+      for (uint32_t s0 = 0; s0 < cw; s0 += QC_LANES) { /* the kr rows into acc */
+        isa_fmt_vbinary p;
+        memset(&p, 0, sizeof p);
+        p.mask_mode = ISA_VMASK_NORM;
+        p.mask_lo = lanes_mask(cw - s0);
+        p.repeat_times = kr;
+        p.dst_blk_stride = p.src0_blk_stride = p.src1_blk_stride = 1;
+        p.src0_rep_stride = QC_COLS * 4 / 32;
+        rt_ltensor a = rt_ltensor_at(u->acc, (uint64_t)s0 * 4);
+        rt_vbinary(ctx, ISA_OP_VADD, a, rt_ltensor_at(u->cb, (uint64_t)s0 * 4), a, p);
+      }
+    }
+    rt_ltensor z = rt_alloc(u->qin, ISA_INT32);
+    rt_copy_gm_to_local(ctx, z, rt_gtensor_at(L->zb, (uint64_t)bi * j->n + c0), rt_copy_params((uint64_t)cw * 4));
+    rt_enque(u->qin, z);
+    z = rt_deque(u->qin);
+    rt_vscalar_n(ctx, ISA_OP_VMULS, u->vec, z, (double)j->k, cw);
+    rt_ltensor out = rt_alloc(u->qout, ISA_INT32);
+    vbarrier(ctx);
+    rt_free(u->qin, z);
+    rt_vbinary_n(ctx, ISA_OP_VSUB, out, u->vec, u->acc, cw);
+    if (bias) {
+      vbarrier(ctx);
+      rt_vscalar_n(ctx, ISA_OP_VMULS, out, out, (double)j->qc.za[(uint64_t)bi * j->m], cw);
+    }
+    rt_enque(u->qout, out);
+    out = rt_deque(u->qout);
+    rt_copy_local_to_gm(ctx, rt_gtensor_at(bias ? L->bias : L->colv, (uint64_t)bi * j->n + c0), out,
+                        rt_copy_params((uint64_t)cw * 4));
+    rt_free(u->qout, out);
+  }
+}
+
+/* Phase 2: each row's Σ_t a'[r][t] (row) and za'[r] (row_za) as blocks of 8, for this AIV's row
+ * items. */
+static void qc_row_sums(rt_ctx *ctx, const launch *L, const qc_ub *u, unsigned v, unsigned nv_all) {
+  const kn_mm_job *j = L->job;
+  uint32_t ipb = cdiv(j->m, u->rg);
+  uint64_t items = (uint64_t)j->batch * ipb;
+  for (uint64_t it = v; it < items && rt_ok(ctx); it += nv_all) {
+    uint32_t bi = (uint32_t)(it / ipb), r0 = (uint32_t)(it % ipb) * u->rg, rg = umin(u->rg, j->m - r0);
+    uint64_t row_at = ((uint64_t)bi * j->m + r0) * 8;
+    if (j->qc.row) {
+      vbarrier(ctx);
+      rt_vdup_n(ctx, u->acc8, 0, rg * 8);
+      for (uint32_t t0 = 0; t0 < j->k && rt_ok(ctx); t0 += u->kc) {
+        uint32_t kc = umin(u->kc, j->k - t0);
+        rt_ltensor in = rt_alloc(u->qin, ISA_INT8);
+        uint64_t at = (uint64_t)bi * L->a_batch + (uint64_t)r0 * j->k + t0;
+        rt_copy_gm_to_local(ctx, in, rt_gtensor_at(L->a, at), rows_copy(rg, kc, j->k - kc, u->kc - kc));
+        rt_enque(u->qin, in);
+        in = rt_deque(u->qin);
+        vbarrier(ctx);
+        rt_vcast_n(ctx, u->ca, in, ISA_ROUND_NONE, rg * u->kc);
+        vbarrier(ctx);
+        rt_free(u->qin, in);
+        rt_vcast_n(ctx, u->cb, u->ca, ISA_ROUND_RINT, rg * u->kc);
+        vbarrier(ctx);
+        uint32_t full = kc / 8, tail = kc % 8;
+        for (int part = 0; part < 2; part++) { /* the whole blocks, then (after a barrier) the last one */
+          if (part ? !tail : !full) continue;
+          if (part && full) vbarrier(ctx);
+          for (uint32_t g = 0; g * 8 < rg; g++) {
+            uint32_t rows_in = umin(8, rg - g * 8);
+            rt_ltensor acc = rt_ltensor_at(u->acc8, (uint64_t)g * 256);
+            rt_ltensor src = rt_ltensor_at(u->cb, (uint64_t)g * 8 * u->kc * 4);
+            uint64_t mask = 0;
+            for (uint32_t b = 0; b < rows_in; b++) mask |= lanes_mask(part ? tail : 8) << (8 * b);
+            qc_fold(ctx, acc, part ? rt_ltensor_at(src, (uint64_t)full * 32) : src, u->kc / 8, part ? 1 : full, mask);
+          }
+        }
+      }
+      vbarrier(ctx);
+      isa_fmt_vbrcb b;
+      memset(&b, 0, sizeof b);
+      b.repeat_times = rg; /* row r's 8 partials over 8 blocks */
+      b.dst_blk_stride = 1;
+      b.dst_rep_stride = 8;
+      rt_vbrcb(ctx, u->brc, u->acc8, b);
+      rt_ltensor out = rt_alloc(u->qout, ISA_INT32);
+      rt_vdup_n(ctx, out, 0, rg * 8);
+      vbarrier(ctx);
+      for (uint32_t g = 0; g * 8 < rg; g++) /* block b of repeat q: row 8g + b's partial q */
+        qc_fold(ctx, rt_ltensor_at(out, (uint64_t)g * 256), rt_ltensor_at(u->brc, (uint64_t)g * 2048), 8, 8,
+                lanes_mask(umin(8, rg - g * 8) * 8));
+      rt_enque(u->qout, out);
+      out = rt_deque(u->qout);
+      rt_copy_local_to_gm(ctx, rt_gtensor_at(L->rowsum, row_at), out, rt_copy_params((uint64_t)rg * 32));
+      rt_free(u->qout, out);
+    }
+    if (j->qc.row_za) {
+      rt_ltensor z = rt_alloc(u->qin, ISA_INT32);
+      rt_copy_gm_to_local(ctx, z, rt_gtensor_at(L->za, (uint64_t)bi * j->m + r0), rt_copy_params((uint64_t)rg * 4));
+      rt_enque(u->qin, z);
+      z = rt_deque(u->qin);
+      rt_ltensor out = rt_alloc(u->qout, ISA_INT32);
+      isa_fmt_vbrcb b;
+      memset(&b, 0, sizeof b);
+      b.repeat_times = cdiv(rg, 8);
+      b.dst_blk_stride = 1;
+      b.dst_rep_stride = 8;
+      rt_vbrcb(ctx, out, z, b);
+      rt_free(u->qin, z);
+      rt_enque(u->qout, out);
+      out = rt_deque(u->qout);
+      rt_copy_local_to_gm(ctx, rt_gtensor_at(L->zablk, row_at), out, rt_copy_params((uint64_t)rg * 32));
+      rt_free(u->qout, out);
+    }
+  }
+}
+
+/* Phase 3: the row terms on the tiles of this AIV's AIC, its share of each tile's rows. */
+static void qc_tiles(rt_ctx *ctx, const launch *L, const qc_ub *u) {
+  const kn_mm_job *j = L->job;
+  const rt_tiling *t = &L->tiling;
+  unsigned nv = rt_task_ratio(ctx), sub = rt_sub_block_idx(ctx), c = rt_block_idx(ctx) / nv;
+  bool ra = j->qc.row, zr = j->qc.row_za;
+  uint32_t row_bytes = u->stride * 4;
+  uint64_t aux = (uint64_t)u->rows * row_bytes; /* the rows' blocks follow the tile's rows in a slot */
+  uint64_t g = 0, off = 0;
+  piece p;
+  while (rt_ok(ctx) && next_piece(L, c, &g, &off, &p))
+    for (uint64_t i = 0; i < p.count && rt_ok(ctx); i++) {
+      rt_rect r = rt_tiling_tile(t, p.blk.ml, p.blk.nl, p.first + i * p.stride);
+      if (j->gelu_sync != KN_GELU_NO_WAIT) rt_cross_wait_flag_pipe(ctx, ISA_PIPE_MTE2, KN_GELU_FLAG);
+      uint32_t half = (r.ml + nv - 1) / nv, r_lo = umin(sub * half, r.ml), r_hi = umin(r_lo + half, r.ml);
+      if (r_lo >= r_hi) continue;
+      uint32_t n0 = p.blk.n0 + r.n0;
+      uint64_t col_at = (uint64_t)p.batch * j->n + n0;
+      rt_ltensor cv = rt_alloc(u->qcol, ISA_INT32);
+      if (ra) rt_copy_gm_to_local(ctx, cv, rt_gtensor_at(L->zb, col_at), rt_copy_params((uint64_t)r.nl * 4));
+      if (zr)
+        rt_copy_gm_to_local(ctx, rt_ltensor_at(cv, u->col_bytes), rt_gtensor_at(L->colv, col_at),
+                            rt_copy_params((uint64_t)r.nl * 4));
+      rt_enque(u->qcol, cv);
+      cv = rt_deque(u->qcol);
+      for (uint32_t r0 = r_lo; r0 < r_hi && rt_ok(ctx); r0 += u->rows) {
+        uint32_t rn = umin(u->rows, r_hi - r0), m_abs = p.blk.m0 + r.m0 + r0;
+        uint64_t at = (uint64_t)p.batch * L->c_batch + (uint64_t)m_abs * j->n + n0;
+        uint64_t blk_at = ((uint64_t)p.batch * j->m + m_abs) * 8;
+        rt_ltensor in = rt_alloc(u->qin, ISA_INT32);
+        rt_ltensor rb = rt_ltensor_at(in, aux), zab = rt_ltensor_at(in, aux + (uint64_t)u->rows * 32);
+        rt_copy_gm_to_local(ctx, in, rt_gtensor_at(L->c, at), rows_copy(rn, r.nl * 4, (j->n - r.nl) * 4, row_bytes - r.nl * 4));
+        if (ra) rt_copy_gm_to_local(ctx, rb, rt_gtensor_at(L->rowsum, blk_at), rt_copy_params((uint64_t)rn * 32));
+        if (zr) rt_copy_gm_to_local(ctx, zab, rt_gtensor_at(L->zablk, blk_at), rt_copy_params((uint64_t)rn * 32));
+        rt_enque(u->qin, in);
+        in = rt_deque(u->qin);
+        rt_ltensor out = rt_alloc(u->qout, ISA_INT32), tmp = as_type(u->ca, ISA_INT32), acc = in;
+        vbarrier(ctx);
+        if (ra) { /* C - Σ_t a'[r][t] · zb'[c] */
+          qc_tile_op(ctx, ISA_OP_VMUL, tmp, rb, QC_ROWVAL, cv, QC_COLVEC, rn, r.nl, u->stride);
+          vbarrier(ctx);
+          qc_tile_op(ctx, ISA_OP_VSUB, out, in, QC_TILE, tmp, QC_TILE, rn, r.nl, u->stride);
+          acc = out;
+        }
+        if (zr) { /* + za'[r] · (K·zb'[c] - Σ_t b'[t][c]) */
+          vbarrier(ctx);
+          qc_tile_op(ctx, ISA_OP_VMUL, tmp, zab, QC_ROWVAL, rt_ltensor_at(cv, u->col_bytes), QC_COLVEC, rn, r.nl, u->stride);
+          vbarrier(ctx);
+          qc_tile_op(ctx, ISA_OP_VADD, out, acc, QC_TILE, tmp, QC_TILE, rn, r.nl, u->stride);
+        }
+        rt_free(u->qin, in);
+        rt_enque(u->qout, out);
+        out = rt_deque(u->qout);
+        rt_copy_local_to_gm(ctx, rt_gtensor_at(L->c, at), out, rows_copy(rn, r.nl * 4, row_bytes - r.nl * 4, (j->n - r.nl) * 4));
+        rt_free(u->qout, out);
+      }
+      rt_free(u->qcol, cv);
+    }
+}
+
+/* The first launch (AIV-only, every AIV of the MIX launch's AI cores): phases 1 and 2. */
+static void qc_sums_kernel(rt_ctx *ctx, void *arg) {
+  const launch *L = arg;
+  const kn_mm_job *j = L->job;
+  qc_ub u;
+  if (!qc_ub_init(ctx, L, &u)) return;
+  unsigned v = rt_block_idx(ctx), nv_all = rt_block_num(ctx);
+  if (j->qc.col) qc_col_sums(ctx, L, &u, v, nv_all);
+  if (j->qc.row || j->qc.row_za) qc_row_sums(ctx, L, &u, v, nv_all);
+}
+
+/* Whether the cube starts from the AIVs' bias (and every core opens the MIX launch with SyncAll). */
+static bool qc_bias_sync(const kn_mm_job *j) { return j->qc.col && !j->qc.row_za; }
+
+/* The AIV side of the MIX launch: SyncAll (the AIVs' alone when the cube needs no bias), phase 3. */
+static void qcorr_aiv(rt_ctx *ctx, const launch *L) {
+  const kn_mm_job *j = L->job;
+  bool tiles = j->qc.row || j->qc.row_za;
+  if (qc_bias_sync(j)) rt_sync_all(ctx, false);
+  else if (tiles) rt_sync_all(ctx, true);
+  qc_ub u;
+  if (tiles && qc_ub_init(ctx, L, &u)) qc_tiles(ctx, L, &u);
+}
+
 static void mm_kernel(rt_ctx *ctx, void *arg) {
   const launch *L = arg;
   const kn_mm_job *j = L->job;
   const rt_tiling *t = &L->tiling;
+  bool qc = j->epilogue == KN_EPI_QCORR;
   if (rt_core_kind_of(ctx) == RT_CORE_AIV) {
-    epilogue_aiv(ctx, L);
+    if (qc) qcorr_aiv(ctx, L);
+    else epilogue_aiv(ctx, L);
     return;
   }
+  /* the bias the AIVs compute (phase 1 of qcorr_aiv) is in GM once every core passed SyncAll */
+  if (qc && qc_bias_sync(j)) rt_sync_all(ctx, false);
   rt_matmul_types ty = j->ty;
   rt_matmul *mm = rt_matmul_init(ctx, &ty, t);
   if (!mm) return;
@@ -306,7 +682,7 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
   rt_gtensor out = j->epilogue == KN_EPI_DEQ_BF16 ? L->work : L->c;
   uint64_t g = 0, off = 0;
   piece p;
-  bool mix = j->epilogue == KN_EPI_GELU_AIV || j->epilogue == KN_EPI_DEQ_BF16;
+  bool mix = j->epilogue == KN_EPI_GELU_AIV || j->epilogue == KN_EPI_DEQ_BF16 || (qc && (j->qc.row || j->qc.row_za));
   while (rt_ok(ctx) && next_piece(L, c, &g, &off, &p)) {
     uint32_t b = p.batch;
     rt_matmul_set_tensor_a(mm, rt_gtensor_at(L->a, b * L->a_batch));
@@ -372,7 +748,21 @@ static cs_status record_job(rt_device *dev, const kn_mm_job *job, const rt_tilin
                       "%u, single_core_n %u, l2_split %u, batch %u)", t->used_core_num, items, t->single_core_m,
                       t->single_core_n, t->l2_split, job->batch);
   unsigned blocks = (unsigned)(items < L->cores ? items : L->cores);
-  if (job->epilogue == KN_EPI_GELU_AIV || job->epilogue == KN_EPI_DEQ_BF16)
+  const kn_mm_qcorr *qc = &job->qc;
+  if (job->epilogue == KN_EPI_QCORR) {
+    uint64_t bm = (uint64_t)job->batch * job->m, bn = (uint64_t)job->batch * job->n;
+    if ((qc->row_za && (st = gm_tensor(dev, "a zero points", ISA_INT32, bm, qc->za, &L->za, err)) != CS_OK) ||
+        ((st = gm_tensor(dev, "b zero points", ISA_INT32, bn, qc->zb, &L->zb, err)) != CS_OK) ||
+        (qc->row && (st = gm_tensor(dev, "row sums", ISA_INT32, bm * 8, NULL, &L->rowsum, err)) != CS_OK) ||
+        (qc->row_za && (st = gm_tensor(dev, "a zero point blocks", ISA_INT32, bm * 8, NULL, &L->zablk, err)) != CS_OK) ||
+        (qc->row_za && (st = gm_tensor(dev, "column terms", ISA_INT32, bn, NULL, &L->colv, err)) != CS_OK))
+      return st;
+  }
+  unsigned per = (unsigned)rt_device_config(dev)->chip_aiv_per_aic;
+  if (job->epilogue == KN_EPI_QCORR && per >= 1 && (st = rt_launch_kind(dev, RT_LAUNCH_AIV, blocks * (per >= 2 ? 2 : 1),
+                                                                       qc_sums_kernel, L, err)) != CS_OK)
+    return st;
+  if (job->epilogue == KN_EPI_GELU_AIV || job->epilogue == KN_EPI_DEQ_BF16 || job->epilogue == KN_EPI_QCORR)
     return rt_launch_kind(dev, rt_device_config(dev)->chip_aiv_per_aic >= 2 ? RT_LAUNCH_MIX_1_2 : RT_LAUNCH_MIX_1_1,
                           blocks, mm_kernel, L, err);
   return rt_launch(dev, blocks, mm_kernel, L, err);

@@ -27,16 +27,37 @@ typedef enum kn_epilogue {
   KN_EPI_DEQ_BF16, /* a MIX launch: the fixpipe writes int32 tiles (NoQuant) to a GM workspace,
                     * each handed to the AI core's AIVs by a cross-core flag; they compute
                     * bf16_rne(fp32(acc) * scale[j]) with vdeq, half the tile's rows each */
-  KN_EPI_GELU_AIV  /* a MIX 1:2 launch: the fixpipe writes fp32 C tile by tile, each tile handed
+  KN_EPI_GELU_AIV, /* a MIX 1:2 launch: the fixpipe writes fp32 C tile by tile, each tile handed
                     * to the AI core's two AIVs by a cross-core flag; they apply GELU in place,
                     * half the tile's rows each (docs/KERNELS.md, "matmul_gelu") */
+  KN_EPI_QCORR     /* a MIX launch: the zero-point corrections of the quantized matmuls on the AIVs
+                    * (kn_mm_qcorr below; kernels/kn_qmatmul.c) */
 } kn_epilogue;
 
-/* How the MIX epilogues (KN_EPI_GELU_AIV, KN_EPI_DEQ_BF16) synchronise (the last two are the seeded bugs of the tests and of
- * docs/KERNELS.md: a race, a deadlock). */
+/* How the MIX epilogues (KN_EPI_GELU_AIV, KN_EPI_DEQ_BF16, KN_EPI_QCORR) synchronise (the last two are the
+ * seeded bugs of the tests and of docs/KERNELS.md: a race, a deadlock). */
 typedef enum kn_gelu_sync { KN_GELU_FLAGS, KN_GELU_NO_WAIT, KN_GELU_NO_SET } kn_gelu_sync;
 #define KN_GELU_SYNC_NAMES "flags,no_wait,no_set"
+#define KN_QCORR_SYNC_NAMES "flags,no_wait"
 #define KN_GELU_FLAG 0 /* the cross-core flag id of "tile t is in GM" */
+
+/* The zero-point corrections of a quantized matmul (KN_EPI_QCORR) with int8 operands a' (M x K)
+ * and b' (K x N) re-centred from their stored types (docs/QUANT_OPS.md): the exact int32 result
+ * is, modulo 2^32,
+ *   Σ_t a'b'  +  za'[r]·(K·zb'[c] − Σ_t b'[t][c])  −  zb'[c]·Σ_t a'[r][t]
+ *   (cube)       (column part: the bias when za' is one value per batch)   (row part)
+ * The AIVs compute the sums from A and B in GM with vector instructions, int32 wrapping:
+ *   col     the column sums and v[c] = K·zb'[c] − Σ_t b'[t][c]; with za' uniform the bias
+ *           za'·v[c] (in GM before the cube reads it: SyncAll of every core), else v itself;
+ *   row     the row sums Σ_t a'[r][t], as one 32-byte block a row (the value 8 times);
+ *   row_za  za' varies by row: za'[r]·v[c] is added to the tiles too (the bias stays 0).
+ * With row or row_za the cube hands each int32 tile of C over by a cross-core flag and the AIVs
+ * add the row terms in place (SyncAll of the AIVs first: any AIV may need any row's sum). */
+typedef struct kn_mm_qcorr {
+  bool col, row, row_za;
+  const int32_t *za; /* batch x m: a's re-centred zero points (za - 128 for uint8 a) */
+  const int32_t *zb; /* batch x n: b's */
+} kn_mm_qcorr;
 
 typedef struct kn_mm_job {
   rt_matmul_types ty;        /* ty.c: what the fixpipe writes (int32 under KN_EPI_DEQ_BF16) */
@@ -51,7 +72,8 @@ typedef struct kn_mm_job {
   bool relu;
   kn_epilogue epilogue;
   const float *epi_scale;    /* n (x batch) fp32 scales for KN_EPI_DEQ_BF16 */
-  kn_gelu_sync gelu_sync;    /* KN_EPI_GELU_AIV and KN_EPI_DEQ_BF16 (linear always uses flags) */
+  kn_gelu_sync gelu_sync;    /* KN_EPI_GELU_AIV, KN_EPI_DEQ_BF16 (linear always uses flags), KN_EPI_QCORR */
+  kn_mm_qcorr qc;            /* KN_EPI_QCORR; the bias is then the AIVs' (col without row_za: give none) */
   rt_tiling tiling;          /* the fields of tiling_given (attributes or a --tiling file) */
   rt_tiling_mask tiling_given;
   bool tiling_analytic;      /* attribute tiling=analytic: the estimate alone completes it */

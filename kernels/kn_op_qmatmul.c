@@ -10,6 +10,12 @@
 #include "kernels/kn_qmatmul.h"
 #include "kernels/kn_qmatmul_ref.h"
 
+/* The seeded synchronisation bugs of the tests (docs/KERNELS.md). */
+#define CROSS_SYNC_ATTR                                                                            \
+  {"cross_sync", KN_ATTR_ENUM, "flags", KN_QCORR_SYNC_NAMES,                                       \
+   "flags: each int32 tile handed to the AIVs by a cross-core flag; no_wait: the AIVs correct "    \
+   "a tile without waiting for it (a race, for the tests)"}
+
 #define GEN_ATTRS(a_name)                                                                          \
   {"precision", KN_ATTR_ENUM, "exact", "exact,fixpipe",                                             \
    "exact: the operator's requantization; fixpipe: REQ8/VREQ8 words, reporting the differences"},   \
@@ -19,6 +25,7 @@
   {"a_dtype", KN_ATTR_ENUM, "uint8", "int8,uint8", "type of " a_name " (generated inputs)"},       \
   {"b_dtype", KN_ATTR_ENUM, "int8", "int8,uint8", "type of the weights (generated inputs)"},       \
   {"per_channel", KN_ATTR_BOOL, "true", NULL, "per-column weight scales (generated inputs)"},      \
+  CROSS_SYNC_ATTR,                                                                                 \
   KN_MM_TILING_ATTRS
 
 /* precision=fixpipe was given (MatMulInteger has no such attribute: its products are exact). */
@@ -125,6 +132,7 @@ static const kn_attr_desc mmi_attrs[] = {
     {"k", KN_ATTR_INT, "512", NULL, "reduction length (generated inputs)"},
     {"a_dtype", KN_ATTR_ENUM, "uint8", "int8,uint8", "type of A (generated inputs)"},
     {"b_dtype", KN_ATTR_ENUM, "int8", "int8,uint8", "type of B (generated inputs)"},
+    CROSS_SYNC_ATTR,
     KN_MM_TILING_ATTRS,
 };
 static const kn_attr_desc qlm_attrs[] = {GEN_ATTRS("a")};

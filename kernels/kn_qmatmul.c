@@ -37,24 +37,26 @@
 typedef struct dense {
   uint64_t B, M, K, N;
   int8_t *a, *b;       /* re-centred operands, per output batch */
-  int32_t *bias;       /* B x N column part */
-  int32_t *row;        /* B x M x N row part (NULL when it vanishes everywhere) */
+  int32_t *za, *zb;    /* re-centred zero points: B x M (a's, per row) and B x N (b's, per column) */
   kn_qmm_row_params *rows; /* B x M */
   kn_qmm_col_params *cols; /* B x N */
+  kn_mm_qcorr qc;      /* which corrections there are (kn_mm.h), from the zero points alone */
 } dense;
 
 static void dense_free(dense *d) {
   free(d->a);
   free(d->b);
-  free(d->bias);
-  free(d->row);
+  free(d->za);
+  free(d->zb);
   free(d->rows);
   free(d->cols);
 }
 
 static uint32_t wrap32(int64_t v) { return (uint32_t)((uint64_t)v & 0xFFFFFFFFu); }
 
-/* Re-centres the operands and splits the zero-point corrections (the file's comment). */
+/* Re-centres the operands and the zero points, and says which corrections the zero points call
+ * for (the file's comment): a's non-zero anywhere, the column part; b's non-zero anywhere, the
+ * row part; a's varying from row to row within a batch, both on the tiles. */
 static cs_status densify(const kn_qmm *q, isa_dtype a_t, isa_dtype b_t, dense *d, cs_err *err) {
   const kn_matmul_geom *g = kn_qmm_geom(q);
   memset(d, 0, sizeof *d);
@@ -66,13 +68,13 @@ static cs_status densify(const kn_qmm *q, isa_dtype a_t, isa_dtype b_t, dense *d
   int32_t ca = a_t == ISA_UINT8 ? 128 : 0, cb = b_t == ISA_UINT8 ? 128 : 0;
   d->a = malloc(B * M * K + 1);
   d->b = malloc(B * K * N + 1);
-  d->bias = calloc(B * N + 1, sizeof *d->bias);
+  d->za = calloc(B * M + 1, sizeof *d->za);
+  d->zb = calloc(B * N + 1, sizeof *d->zb);
   d->rows = calloc(B * M + 1, sizeof *d->rows);
   d->cols = calloc(B * N + 1, sizeof *d->cols);
   int32_t *a = malloc((M * K + 1) * sizeof *a), *b = malloc((K * N + 1) * sizeof *b);
-  int64_t *ra = malloc((M + 1) * sizeof *ra), *cbs = malloc((N + 1) * sizeof *cbs);
-  if (!d->a || !d->b || !d->bias || !d->rows || !d->cols || !a || !b || !ra || !cbs) {
-    free(a), free(b), free(ra), free(cbs);
+  if (!d->a || !d->b || !d->za || !d->zb || !d->rows || !d->cols || !a || !b) {
+    free(a), free(b);
     dense_free(d);
     return cs_err_set(err, CS_ENOMEM, "no host memory for the operands");
   }
@@ -85,38 +87,47 @@ static cs_status densify(const kn_qmm *q, isa_dtype a_t, isa_dtype b_t, dense *d
     for (uint64_t i = 0; i < M * K; i++) a8[i] = (int8_t)(a[i] - ca);
     for (uint64_t i = 0; i < K * N; i++) b8[i] = (int8_t)(b[i] - cb);
     for (uint64_t r = 0; r < M; r++) {
-      ra[r] = 0;
-      for (uint64_t t = 0; t < K; t++) ra[r] += a8[r * K + t];
+      int32_t z = d->za[bi * M + r] = rows[r].zero_point - ca;
+      d->qc.col = d->qc.col || z != 0;
+      d->qc.row_za = d->qc.row_za || z != d->za[bi * M];
     }
     for (uint64_t c = 0; c < N; c++) {
-      cbs[c] = 0;
-      for (uint64_t t = 0; t < K; t++) cbs[c] += b8[t * N + c];
+      int32_t z = d->zb[bi * N + c] = cols[c].zero_point - cb;
+      d->qc.row = d->qc.row || z != 0;
     }
-    bool za_uniform = true;
-    for (uint64_t r = 1; r < M; r++) za_uniform = za_uniform && rows[r].zero_point == rows[0].zero_point;
-    int64_t za0 = (int64_t)rows[0].zero_point - ca;
-    for (uint64_t c = 0; c < N; c++) {
-      int64_t zb = (int64_t)cols[c].zero_point - cb;
-      if (za_uniform) d->bias[bi * N + c] = (int32_t)wrap32(-za0 * cbs[c] + (int64_t)K * za0 * zb);
-    }
-    for (uint64_t r = 0; r < M; r++)
-      for (uint64_t c = 0; c < N; c++) {
-        int64_t za = (int64_t)rows[r].zero_point - ca, zb = (int64_t)cols[c].zero_point - cb;
-        int64_t part = -zb * ra[r];
-        if (!za_uniform) part += -za * cbs[c] + (int64_t)K * za * zb;
-        if (part && !d->row) {
-          d->row = calloc(B * M * N + 1, sizeof *d->row);
-          if (!d->row) {
-            free(a), free(b), free(ra), free(cbs);
-            dense_free(d);
-            return cs_err_set(err, CS_ENOMEM, "no host memory for the corrections");
-          }
-        }
-        if (d->row) d->row[(bi * M + r) * N + c] = (int32_t)wrap32(part);
-      }
   }
-  free(a), free(b), free(ra), free(cbs);
+  free(a), free(b);
+  d->qc.za = d->za;
+  d->qc.zb = d->zb;
   return CS_OK;
+}
+
+/* The host's column part of batch bi (the bias the cube starts from when a's zero point is one
+ * value in the batch, else 0) into bias[N], and whether the batch's remaining corrections (the
+ * row part) vanish everywhere: for precision=fixpipe, whose cube writes no int32 to correct, and
+ * its reference. ra and cbs: M and N of scratch. */
+static bool host_corrections(const dense *d, uint64_t bi, int32_t *bias, int64_t *ra, int64_t *cbs) {
+  uint64_t M = d->M, K = d->K, N = d->N;
+  const int8_t *a8 = d->a + bi * M * K, *b8 = d->b + bi * K * N;
+  const int32_t *za = d->za + bi * M, *zb = d->zb + bi * N;
+  bool uniform = true, row_vanishes = true;
+  for (uint64_t r = 1; r < M; r++) uniform = uniform && za[r] == za[0];
+  for (uint64_t r = 0; r < M; r++) {
+    ra[r] = 0;
+    for (uint64_t t = 0; t < K; t++) ra[r] += a8[r * K + t];
+  }
+  for (uint64_t c = 0; c < N; c++) {
+    cbs[c] = 0;
+    for (uint64_t t = 0; t < K; t++) cbs[c] += b8[t * N + c];
+    bias[c] = uniform ? (int32_t)wrap32(-(int64_t)za[0] * cbs[c] + (int64_t)K * za[0] * zb[c]) : 0;
+  }
+  for (uint64_t r = 0; r < M && row_vanishes; r++)
+    for (uint64_t c = 0; c < N && row_vanishes; c++) {
+      int64_t part = -(int64_t)zb[c] * ra[r];
+      if (!uniform) part += -(int64_t)za[r] * cbs[c] + (int64_t)K * za[r] * zb[c];
+      row_vanishes = part == 0;
+    }
+  return row_vanishes;
 }
 
 /* The cube's job: int8 x int8 (+ the column part as bias), batch by batch. */
@@ -131,12 +142,28 @@ static void base_job(const dense *d, kn_mm_job *j) {
   j->b_batched = j->bias_batched = true;
   j->a = d->a;
   j->b = d->b;
-  j->bias = d->bias;
+}
+
+/* The host's bias of every batch (see host_corrections); *row_vanishes: the row part is zero in
+ * every batch. */
+static cs_status host_bias(const dense *d, int32_t **bias, bool *row_vanishes, cs_err *err) {
+  int32_t *bs = calloc(d->B * d->N + 1, sizeof *bs);
+  int64_t *ra = malloc((d->M + 1) * sizeof *ra), *cbs = malloc((d->N + 1) * sizeof *cbs);
+  if (!bs || !ra || !cbs) {
+    free(bs), free(ra), free(cbs);
+    return cs_err_set(err, CS_ENOMEM, "no host memory for the corrections");
+  }
+  *row_vanishes = true;
+  for (uint64_t bi = 0; bi < d->B; bi++)
+    if (!host_corrections(d, bi, bs + bi * d->N, ra, cbs)) *row_vanishes = false;
+  free(ra), free(cbs);
+  *bias = bs;
+  return CS_OK;
 }
 
 /* Why the fixpipe cannot requantize this product on its own (written to why), or false. */
-static bool fixpipe_obstacle(const dense *d, isa_dtype b_t, char *why, size_t why_bytes) {
-  if (d->row) {
+static bool fixpipe_obstacle(const dense *d, bool row_vanishes, isa_dtype b_t, char *why, size_t why_bytes) {
+  if (!row_vanishes) {
     int32_t cb = b_t == ISA_UINT8 ? 128 : 0;
     for (uint64_t bi = 0; bi < d->B; bi++)
       for (uint64_t c = 0; c < d->N; c++) {
@@ -189,6 +216,19 @@ static cs_status fixpipe_words(const kn_qmm *q, const dense *d, uint64_t **out, 
   return CS_OK;
 }
 
+/* What the AIVs do, for the run's note. */
+static void qcorr_note(kn_ctx *ctx, const kn_mm_qcorr *qc, bool host_requant) {
+  char what[400] = "";
+  size_t used = 0;
+  if (qc->col && !qc->row_za)
+    used += (size_t)snprintf(what + used, sizeof what - used, "the column sums of b' and the bias the cube starts from");
+  if (qc->row || qc->row_za)
+    used += (size_t)snprintf(what + used, sizeof what - used, "%s%s the per-row correction of each int32 tile",
+                             used ? "; " : "", qc->row_za ? "the row and column sums and" : "the row sums of a' and");
+  kn_note(ctx, "note: the zero-point corrections run on the AIVs (a MIX launch): %s%s", what,
+          host_requant ? "; the requantization (a double-precision product) runs on the host" : "");
+}
+
 cs_status kn_qmatmul_simulate(kn_ctx *ctx, const kn_qmm *q, isa_dtype a_t, isa_dtype b_t, kn_precision prec,
                               const kn_tensor *exact, kn_tensor *out, cs_err *err) {
   dense d;
@@ -200,55 +240,74 @@ cs_status kn_qmatmul_simulate(kn_ctx *ctx, const kn_qmm *q, isa_dtype a_t, isa_d
     dense_free(&d);
     return st;
   }
+  const char *sync = "flags";
+  if (kn_attr_given(ctx, "cross_sync") && (st = kn_attr_str(ctx, "cross_sync", &sync, err)) != CS_OK) {
+    dense_free(&d);
+    return st;
+  }
+  j.gelu_sync = strcmp(sync, "no_wait") == 0 ? KN_GELU_NO_WAIT : KN_GELU_FLAGS;
   bool timing_only = kn_options(ctx)->timing_only;
   uint64_t total = d.B * d.M * d.N;
   bool requant = kn_qmm_requantizes(q);
   uint64_t *words = NULL;
+  int32_t *zero_bias = NULL;
   void *c = NULL;
+  kn_mm_qcorr qc = d.qc;
   if (requant && prec == KN_PRECISION_FIXPIPE) {
     char why[320];
-    if (fixpipe_obstacle(&d, b_t, why, sizeof why)) {
-      dense_free(&d);
-      return cs_err_set(err, CS_EINVAL, "precision=fixpipe: %s (use precision=exact)", why);
-    }
-    if ((st = fixpipe_words(q, &d, &words, err)) != CS_OK) {
+    int32_t *hb = NULL;
+    bool row_vanishes = false;
+    if ((st = host_bias(&d, &hb, &row_vanishes, err)) == CS_OK && fixpipe_obstacle(&d, row_vanishes, b_t, why, sizeof why))
+      st = cs_err_set(err, CS_EINVAL, "precision=fixpipe: %s (use precision=exact)", why);
+    free(hb);
+    if (st == CS_OK) st = fixpipe_words(q, &d, &words, err);
+    if (st != CS_OK) {
       dense_free(&d);
       return st;
     }
+    /* the row part vanishes: the AIVs compute the bias (none when a's zero point varies by row:
+     * the column part is then row part too, and vanishes with it), the fixpipe requantizes */
+    if (qc.row_za) qc.col = false;
+    qc.row = qc.row_za = false;
     j.ty.c = kn_qmm_out_dtype(q);
     j.qvec = words;
     j.q_batched = true;
   } else {
     j.ty.c = ISA_INT32;
   }
-  if (!timing_only) {
+  bool aiv = qc.col || qc.row || qc.row_za;
+  if (aiv) {
+    j.epilogue = KN_EPI_QCORR;
+    j.qc = qc;
+  }
+  if (!aiv || qc.row_za) { /* no column part on the cube: a zero bias (the AIVs write theirs) */
+    zero_bias = calloc(d.B * d.N + 1, sizeof *zero_bias);
+    if (!zero_bias) st = cs_err_set(err, CS_ENOMEM, "no host memory for the bias");
+    j.bias = zero_bias;
+  }
+  if (st == CS_OK && !timing_only) {
     c = calloc(total + 1, isa_dtype_bytes(j.ty.c, 1));
     if (!c) st = cs_err_set(err, CS_ENOMEM, "no host memory for the result");
     j.c = c;
   }
   if (st == CS_OK) st = kn_mm_simulate(ctx, &j, err);
   if (st == CS_OK && !timing_only) {
-    if (j.ty.c != ISA_INT32) { /* the fixpipe's bytes are the output */
-      memcpy(out->data, c, total);
-    } else {
-      int32_t *acc = c;
+    if (j.ty.c != ISA_INT32 || !requant) { /* the fixpipe's bytes, or the AIVs' int32, are the output */
+      memcpy(out->data, c, total * isa_dtype_bytes(j.ty.c, 1));
+    } else { /* the operator's requantization, bit for bit: a double-precision product the AIVs'
+              * fp32 cannot reproduce */
+      const int32_t *acc = c;
       for (uint64_t bi = 0; bi < d.B; bi++)
         for (uint64_t r = 0; r < d.M; r++)
           for (uint64_t col = 0; col < d.N; col++) {
             uint64_t e = (bi * d.M + r) * d.N + col;
-            uint32_t v = (uint32_t)acc[e] + (d.row ? (uint32_t)d.row[e] : 0u);
-            if (!requant) {
-              ((int32_t *)out->data)[e] = (int32_t)v;
-              continue;
-            }
-            int32_t y = kn_qmm_requantize(q, (int32_t)v, d.rows + bi * d.M + r, d.cols + bi * d.N + col);
+            int32_t y = kn_qmm_requantize(q, acc[e], d.rows + bi * d.M + r, d.cols + bi * d.N + col);
             if (out->dtype == ISA_INT8) ((int8_t *)out->data)[e] = (int8_t)y;
             else ((uint8_t *)out->data)[e] = (uint8_t)y;
           }
     }
   }
-  if (st == CS_OK && !timing_only && d.row)
-    kn_note(ctx, "note: the zero points leave a per-row correction, added to the int32 result on the host");
+  if (st == CS_OK && !timing_only && aiv) qcorr_note(ctx, &qc, requant && prec == KN_PRECISION_EXACT);
   if (st == CS_OK && !timing_only && requant && prec == KN_PRECISION_FIXPIPE && exact) {
     /* what the engineer came for: how the fixpipe's requantization differs from the exact one. The
      * clamp to [-256, 255] before the offset is no cause: with an offset in the output type's range
@@ -279,6 +338,7 @@ cs_status kn_qmatmul_simulate(kn_ctx *ctx, const kn_qmm *q, isa_dtype a_t, isa_d
     }
   }
   free(words);
+  free(zero_bias);
   free(c);
   dense_free(&d);
   return st;
@@ -291,14 +351,17 @@ cs_status kn_qmatmul_fixpipe_reference(const kn_qmm *q, isa_dtype a_t, isa_dtype
   if (st != CS_OK) return st;
   char why[320];
   uint64_t *words = NULL;
-  if (fixpipe_obstacle(&d, b_t, why, sizeof why))
+  int32_t *bias = NULL;
+  bool row_vanishes = false;
+  st = host_bias(&d, &bias, &row_vanishes, err);
+  if (st == CS_OK && fixpipe_obstacle(&d, row_vanishes, b_t, why, sizeof why))
     st = cs_err_set(err, CS_EINVAL, "precision=fixpipe: %s (use precision=exact)", why);
   if (st == CS_OK) st = fixpipe_words(q, &d, &words, err);
   for (uint64_t bi = 0; st == CS_OK && bi < d.B; bi++)
     for (uint64_t r = 0; r < d.M; r++)
       for (uint64_t c = 0; c < d.N; c++) {
         /* the exact int32 accumulator the cube holds: re-centred products plus the column part */
-        int64_t acc = d.bias[bi * d.N + c];
+        int64_t acc = bias[bi * d.N + c];
         for (uint64_t t = 0; t < d.K; t++)
           acc += (int64_t)d.a[(bi * d.M + r) * d.K + t] * d.b[(bi * d.K + t) * d.N + c];
         uint32_t y = isa_fixpipe_convert_elem(ISA_QUANT_VREQ8,
@@ -307,6 +370,7 @@ cs_status kn_qmatmul_fixpipe_reference(const kn_qmm *q, isa_dtype a_t, isa_dtype
         ((uint8_t *)out->data)[(bi * d.M + r) * d.N + c] = (uint8_t)y;
       }
   free(words);
+  free(bias);
   dense_free(&d);
   return st;
 }

@@ -152,7 +152,8 @@ static void test_cli_run_quant_qlinear_from_files(void **state) {
   cr_assert_contains(r.out, "onnx_qlinear_matmul: ONNX QLinearMatMul: quantized matrix product, requantized to int8/uint8\n");
   cr_assert_contains(r.out, "  out  y            uint8   [2, 3]\n");
   cr_assert_contains(r.out, "check against the host reference: every output bit-exact\n");
-  cr_assert_contains(r.out, "cubesim summary: ascend910b, 2 cores at 1850 MHz\n");
+  /* the zero points' corrections run on the AIVs: the 2 AI cores' 4 AIVs join the summary */
+  cr_assert_contains(r.out, "cubesim summary: ascend910b, 6 cores at 1850 MHz\n");
   cr_assert_contains(r.out, "(24 MACs;"); /* 2 x 3 x 4 */
   cr_free(&r);
   const size_t ys[2] = {2, 3};
@@ -178,7 +179,9 @@ static void test_cli_run_quant_qlinear_from_files(void **state) {
   assert_true(cycles > 0);
   assert_int_equal(cs_jcount(cs_jget(cs_jroot(doc), "notes")), 1); /* b's zero point leaves a row part */
   assert_string_equal(cs_jget_string(cs_jroot(doc), "notes[0]"),
-                      "note: the zero points leave a per-row correction, added to the int32 result on the host");
+                      "note: the zero-point corrections run on the AIVs (a MIX launch): the column sums of b' and the "
+                      "bias the cube starts from; the row sums of a' and the per-row correction of each int32 tile; "
+                      "the requantization (a double-precision product) runs on the host");
   cs_jfree(doc);
   free(buf);
   read_back(&d, "y2.npy", CS_NPY_U8, 2, ys, want);
@@ -315,7 +318,7 @@ static void test_cli_run_quant_generated_inputs_check(void **state) {
   assert_int_equal(r.status, 2);
   assert_string_equal(r.out, "");
   assert_string_equal(r.err, "cubesim run: error: onnx_matmul_integer has no attribute 'precision' (it has: m, n, k, "
-                             "a_dtype, b_dtype, used_core_num, single_core_m, single_core_n, single_core_k, base_m, base_n, "
+                             "a_dtype, b_dtype, cross_sync, used_core_num, single_core_m, single_core_n, single_core_k, base_m, base_n, "
                              "base_k, depth_a1, depth_b1, step_m, step_n, step_ka, step_kb, iterate_order, db_l0a, db_l0b, "
                              "db_l0c, l2_split, unit_flag, core_split, const_tiling, api, step_k, tiling)\n");
   cr_free(&r);

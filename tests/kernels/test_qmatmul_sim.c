@@ -952,7 +952,7 @@ static void test_qmm_sim_fixpipe_refusals(void **state) {
   make_tensor(&c, S_B, ISA_INT8, 2, bsh2);
   ctx = ctx_for(&c, 2, NULL);
   assert_int_equal(kn_ctx_set_attr(ctx, "precision", "fixpipe", &err), CS_EINVAL);
-  assert_string_equal(err.msg, "onnx_matmul_integer has no attribute 'precision' (it has: m, n, k, a_dtype, b_dtype, "
+  assert_string_equal(err.msg, "onnx_matmul_integer has no attribute 'precision' (it has: m, n, k, a_dtype, b_dtype, cross_sync, "
                                "used_core_num, single_core_m, single_core_n, single_core_k, base_m, base_n, base_k, "
                                "depth_a1, depth_b1, step_m, step_n, step_ka, step_kb, iterate_order, db_l0a, db_l0b, "
                                "db_l0c, l2_split, unit_flag, core_split, const_tiling, api, step_k, tiling)");
