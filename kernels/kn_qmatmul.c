@@ -20,8 +20,11 @@
  *   y_zero_point as its offset, S from the output type. That needs a vanishing row part and
  *   row-independent scales; the run then reports how the result differs from the exact one.
  *
- * The row and column sums, the corrections and the exact requantization run on the host; a
- * device kernel would do them on the vector cores (not timed here).
+ * The row and column sums and the corrections run on the AI cores' vector cores (kn_mm's
+ * kn_mm_qcorr, a MIX launch, timed): the AIVs sum b's columns into the bias the cube starts from
+ * and a's rows, a SyncAll orders them before the cube's first tile, and each int32 tile reaches
+ * them from the fixpipe by a cross-core flag for the per-row correction, in place. The exact
+ * requantization (a double-precision product) stays on the host.
  */
 #include <inttypes.h>
 #include <math.h>
