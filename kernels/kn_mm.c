@@ -336,6 +336,15 @@ typedef struct qc_ub {
   uint64_t unit;
 } qc_ub;
 
+/* Whether the AIVs correct the int32 tiles (phase 3): a row part, or a column part the cube does
+ * not start from. */
+static bool qc_tiles_needed(const kn_mm_job *j) { return j->qc.row || j->qc.row_za || (j->qc.col && !j->qc.bias); }
+
+/* Columns of a column-sum item: 128, or 64 when that gives the AIVs too few items. */
+static uint32_t qc_item_cols(const kn_mm_job *j, unsigned nv_all) {
+  return (uint64_t)j->batch * cdiv(j->n, QC_COLS) >= nv_all ? QC_COLS : QC_LANES;
+}
+
 static uint64_t lanes_mask(uint32_t n) { return n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1; }
 static rt_ltensor as_type(rt_ltensor t, isa_dtype d) {
   t.dtype = d;
@@ -404,7 +413,7 @@ static bool qc_ub_init(rt_ctx *ctx, const launch *L, qc_ub *u) {
   const kn_mm_job *j = L->job;
   const rt_tiling *t = &L->tiling;
   memset(u, 0, sizeof *u);
-  bool tiles = j->qc.row || j->qc.row_za;
+  bool tiles = qc_tiles_needed(j);
   uint32_t nl_max = umin(t->base_n, j->n);
   u->col_bytes = round_up(nl_max * 4, 32);
   u->stride = u->col_bytes / 4;
@@ -444,14 +453,15 @@ static bool qc_ub_init(rt_ctx *ctx, const launch *L, qc_ub *u) {
   return rt_ok(ctx);
 }
 
-/* Phase 1: v[c] = K·zb'[c] - Σ_t b'[t][c], or (bias) za'·v[c], for this AIV's column items. */
-static void qc_col_sums(rt_ctx *ctx, const launch *L, const qc_ub *u, unsigned v, unsigned nv_all) {
+/* Phase 1: v[c] = K·zb'[c] - Σ_t b'[t][c] (row_za), else za'·v[c] (the bias, or the tiles'
+ * column term), for this AIV's column items; returns how many items there are in all. */
+static uint64_t qc_col_sums(rt_ctx *ctx, const launch *L, const qc_ub *u, unsigned v, unsigned nv_all) {
   const kn_mm_job *j = L->job;
-  bool bias = !j->qc.row_za;
-  uint32_t ipb = cdiv(j->n, QC_COLS);
+  bool times_za = !j->qc.row_za;
+  uint32_t w = qc_item_cols(j, nv_all), ipb = cdiv(j->n, w);
   uint64_t items = (uint64_t)j->batch * ipb;
   for (uint64_t it = v; it < items && rt_ok(ctx); it += nv_all) {
-    uint32_t bi = (uint32_t)(it / ipb), c0 = (uint32_t)(it % ipb) * QC_COLS, cw = umin(QC_COLS, j->n - c0);
+    uint32_t bi = (uint32_t)(it / ipb), c0 = (uint32_t)(it % ipb) * w, cw = umin(w, j->n - c0);
     vbarrier(ctx);
     rt_vdup_n(ctx, u->acc, 0, QC_COLS);
     for (uint32_t t0 = 0; t0 < j->k && rt_ok(ctx); t0 += u->kr) {
@@ -488,25 +498,27 @@ static void qc_col_sums(rt_ctx *ctx, const launch *L, const qc_ub *u, unsigned v
     vbarrier(ctx);
     rt_free(u->qin, z);
     rt_vbinary_n(ctx, ISA_OP_VSUB, out, u->vec, u->acc, cw);
-    if (bias) {
+    if (times_za) {
       vbarrier(ctx);
       rt_vscalar_n(ctx, ISA_OP_VMULS, out, out, (double)j->qc.za[(uint64_t)bi * j->m], cw);
     }
     rt_enque(u->qout, out);
     out = rt_deque(u->qout);
-    rt_copy_local_to_gm(ctx, rt_gtensor_at(bias ? L->bias : L->colv, (uint64_t)bi * j->n + c0), out,
+    rt_copy_local_to_gm(ctx, rt_gtensor_at(j->qc.bias ? L->bias : L->colv, (uint64_t)bi * j->n + c0), out,
                         rt_copy_params((uint64_t)cw * 4));
     rt_free(u->qout, out);
   }
+  return items;
 }
 
 /* Phase 2: each row's Σ_t a'[r][t] (row) and za'[r] (row_za) as blocks of 8, for this AIV's row
  * items. */
-static void qc_row_sums(rt_ctx *ctx, const launch *L, const qc_ub *u, unsigned v, unsigned nv_all) {
+static void qc_row_sums(rt_ctx *ctx, const launch *L, const qc_ub *u, unsigned v, unsigned nv_all, uint64_t skip) {
   const kn_mm_job *j = L->job;
   uint32_t ipb = cdiv(j->m, u->rg);
   uint64_t items = (uint64_t)j->batch * ipb;
-  for (uint64_t it = v; it < items && rt_ok(ctx); it += nv_all) {
+  /* the round-robin goes on from the column items: item i to AIV (skip + i) mod nv_all */
+  for (uint64_t it = (v + nv_all - skip % nv_all) % nv_all; it < items && rt_ok(ctx); it += nv_all) {
     uint32_t bi = (uint32_t)(it / ipb), r0 = (uint32_t)(it % ipb) * u->rg, rg = umin(u->rg, j->m - r0);
     uint64_t row_at = ((uint64_t)bi * j->m + r0) * 8;
     if (j->qc.row) {
@@ -583,7 +595,7 @@ static void qc_tiles(rt_ctx *ctx, const launch *L, const qc_ub *u) {
   const kn_mm_job *j = L->job;
   const rt_tiling *t = &L->tiling;
   unsigned nv = rt_task_ratio(ctx), sub = rt_sub_block_idx(ctx), c = rt_block_idx(ctx) / nv;
-  bool ra = j->qc.row, zr = j->qc.row_za;
+  bool ra = j->qc.row, zr = j->qc.row_za, cu = j->qc.col && !j->qc.bias && !zr; /* cu: za' uniform */
   uint32_t row_bytes = u->stride * 4;
   uint64_t aux = (uint64_t)u->rows * row_bytes; /* the rows' blocks follow the tile's rows in a slot */
   uint64_t g = 0, off = 0;
@@ -598,7 +610,7 @@ static void qc_tiles(rt_ctx *ctx, const launch *L, const qc_ub *u) {
       uint64_t col_at = (uint64_t)p.batch * j->n + n0;
       rt_ltensor cv = rt_alloc(u->qcol, ISA_INT32);
       if (ra) rt_copy_gm_to_local(ctx, cv, rt_gtensor_at(L->zb, col_at), rt_copy_params((uint64_t)r.nl * 4));
-      if (zr)
+      if (zr || cu)
         rt_copy_gm_to_local(ctx, rt_ltensor_at(cv, u->col_bytes), rt_gtensor_at(L->colv, col_at),
                             rt_copy_params((uint64_t)r.nl * 4));
       rt_enque(u->qcol, cv);
@@ -627,6 +639,9 @@ static void qc_tiles(rt_ctx *ctx, const launch *L, const qc_ub *u) {
           qc_tile_op(ctx, ISA_OP_VMUL, tmp, zab, QC_ROWVAL, rt_ltensor_at(cv, u->col_bytes), QC_COLVEC, rn, r.nl, u->stride);
           vbarrier(ctx);
           qc_tile_op(ctx, ISA_OP_VADD, out, acc, QC_TILE, tmp, QC_TILE, rn, r.nl, u->stride);
+        } else if (cu) { /* + za'·(K·zb'[c] - Σ_t b'[t][c]), one vector for every row */
+          if (ra) vbarrier(ctx);
+          qc_tile_op(ctx, ISA_OP_VADD, out, acc, QC_TILE, rt_ltensor_at(cv, u->col_bytes), QC_COLVEC, rn, r.nl, u->stride);
         }
         rt_free(u->qin, in);
         rt_enque(u->qout, out);
@@ -645,17 +660,17 @@ static void qc_sums_kernel(rt_ctx *ctx, void *arg) {
   qc_ub u;
   if (!qc_ub_init(ctx, L, &u)) return;
   unsigned v = rt_block_idx(ctx), nv_all = rt_block_num(ctx);
-  if (j->qc.col) qc_col_sums(ctx, L, &u, v, nv_all);
-  if (j->qc.row || j->qc.row_za) qc_row_sums(ctx, L, &u, v, nv_all);
+  uint64_t col_items = j->qc.col ? qc_col_sums(ctx, L, &u, v, nv_all) : 0;
+  if (j->qc.row || j->qc.row_za) qc_row_sums(ctx, L, &u, v, nv_all, col_items);
 }
 
 /* Whether the cube starts from the AIVs' bias (and every core opens the MIX launch with SyncAll). */
-static bool qc_bias_sync(const kn_mm_job *j) { return j->qc.col && !j->qc.row_za; }
+static bool qc_bias_sync(const kn_mm_job *j) { return j->qc.bias; }
 
 /* The AIV side of the MIX launch: SyncAll (the AIVs' alone when the cube needs no bias), phase 3. */
 static void qcorr_aiv(rt_ctx *ctx, const launch *L) {
   const kn_mm_job *j = L->job;
-  bool tiles = j->qc.row || j->qc.row_za;
+  bool tiles = qc_tiles_needed(j);
   if (qc_bias_sync(j)) rt_sync_all(ctx, false);
   else if (tiles) rt_sync_all(ctx, true);
   qc_ub u;
@@ -682,7 +697,7 @@ static void mm_kernel(rt_ctx *ctx, void *arg) {
   rt_gtensor out = j->epilogue == KN_EPI_DEQ_BF16 ? L->work : L->c;
   uint64_t g = 0, off = 0;
   piece p;
-  bool mix = j->epilogue == KN_EPI_GELU_AIV || j->epilogue == KN_EPI_DEQ_BF16 || (qc && (j->qc.row || j->qc.row_za));
+  bool mix = j->epilogue == KN_EPI_GELU_AIV || j->epilogue == KN_EPI_DEQ_BF16 || (qc && qc_tiles_needed(j));
   while (rt_ok(ctx) && next_piece(L, c, &g, &off, &p)) {
     uint32_t b = p.batch;
     rt_matmul_set_tensor_a(mm, rt_gtensor_at(L->a, b * L->a_batch));
@@ -755,7 +770,7 @@ static cs_status record_job(rt_device *dev, const kn_mm_job *job, const rt_tilin
         ((st = gm_tensor(dev, "b zero points", ISA_INT32, bn, qc->zb, &L->zb, err)) != CS_OK) ||
         (qc->row && (st = gm_tensor(dev, "row sums", ISA_INT32, bm * 8, NULL, &L->rowsum, err)) != CS_OK) ||
         (qc->row_za && (st = gm_tensor(dev, "a zero point blocks", ISA_INT32, bm * 8, NULL, &L->zablk, err)) != CS_OK) ||
-        (qc->row_za && (st = gm_tensor(dev, "column terms", ISA_INT32, bn, NULL, &L->colv, err)) != CS_OK))
+        (qc->col && !qc->bias && (st = gm_tensor(dev, "column terms", ISA_INT32, bn, NULL, &L->colv, err)) != CS_OK))
       return st;
   }
   unsigned per = (unsigned)rt_device_config(dev)->chip_aiv_per_aic;

@@ -45,16 +45,20 @@ typedef enum kn_gelu_sync { KN_GELU_FLAGS, KN_GELU_NO_WAIT, KN_GELU_NO_SET } kn_
  * and b' (K x N) re-centred from their stored types (docs/QUANT_OPS.md): the exact int32 result
  * is, modulo 2^32,
  *   Σ_t a'b'  +  za'[r]·(K·zb'[c] − Σ_t b'[t][c])  −  zb'[c]·Σ_t a'[r][t]
- *   (cube)       (column part: the bias when za' is one value per batch)   (row part)
- * The AIVs compute the sums from A and B in GM with vector instructions, int32 wrapping:
- *   col     the column sums and v[c] = K·zb'[c] − Σ_t b'[t][c]; with za' uniform the bias
- *           za'·v[c] (in GM before the cube reads it: SyncAll of every core), else v itself;
+ *   (cube)       (column part)                      (row part)
+ * The AIVs compute the sums from A and B in GM with vector instructions, int32 wrapping, in an
+ * AIV-only launch before the MIX launch (kernels/kn_mm.c explains why two):
+ *   col     the column sums and v[c] = K·zb'[c] − Σ_t b'[t][c], times za' when a's zero point is
+ *           one value per batch;
  *   row     the row sums Σ_t a'[r][t], as one 32-byte block a row (the value 8 times);
- *   row_za  za' varies by row: za'[r]·v[c] is added to the tiles too (the bias stays 0).
- * With row or row_za the cube hands each int32 tile of C over by a cross-core flag and the AIVs
- * add the row terms in place (SyncAll of the AIVs first: any AIV may need any row's sum). */
+ *   row_za  a's zero point varies by row: v itself, and za' as blocks like the row sums;
+ *   bias    the cube starts from the column part (za' uniform; precision=fixpipe, whose fixpipe
+ *           requantizes): every core passes SyncAll before the cube reads it.
+ * Otherwise the cube hands each int32 tile of C over by a cross-core flag and the AIVs add the
+ * terms in place (after a SyncAll of the AIVs: any AIV may need any row's or column's sums), while
+ * the cube goes on with the next tiles. */
 typedef struct kn_mm_qcorr {
-  bool col, row, row_za;
+  bool col, row, row_za, bias;
   const int32_t *za; /* batch x m: a's re-centred zero points (za - 128 for uint8 a) */
   const int32_t *zb; /* batch x n: b's */
 } kn_mm_qcorr;
@@ -73,7 +77,7 @@ typedef struct kn_mm_job {
   kn_epilogue epilogue;
   const float *epi_scale;    /* n (x batch) fp32 scales for KN_EPI_DEQ_BF16 */
   kn_gelu_sync gelu_sync;    /* KN_EPI_GELU_AIV, KN_EPI_DEQ_BF16 (linear always uses flags), KN_EPI_QCORR */
-  kn_mm_qcorr qc;            /* KN_EPI_QCORR; the bias is then the AIVs' (col without row_za: give none) */
+  kn_mm_qcorr qc;            /* KN_EPI_QCORR (with qc.bias the AIVs write the bias: give none) */
   rt_tiling tiling;          /* the fields of tiling_given (attributes or a --tiling file) */
   rt_tiling_mask tiling_given;
   bool tiling_analytic;      /* attribute tiling=analytic: the estimate alone completes it */

@@ -223,11 +223,11 @@ static cs_status fixpipe_words(const kn_qmm *q, const dense *d, uint64_t **out, 
 static void qcorr_note(kn_ctx *ctx, const kn_mm_qcorr *qc, bool host_requant) {
   char what[400] = "";
   size_t used = 0;
-  if (qc->col && !qc->row_za)
+  if (qc->bias)
     used += (size_t)snprintf(what + used, sizeof what - used, "the column sums of b' and the bias the cube starts from");
-  if (qc->row || qc->row_za)
-    used += (size_t)snprintf(what + used, sizeof what - used, "%s%s the per-row correction of each int32 tile",
-                             used ? "; " : "", qc->row_za ? "the row and column sums and" : "the row sums of a' and");
+  else
+    used += (size_t)snprintf(what + used, sizeof what - used, "the %s sums and the correction of each int32 tile",
+                             qc->col && (qc->row || qc->row_za) ? "row and column" : qc->col ? "column" : "row");
   kn_note(ctx, "note: the zero-point corrections run on the AIVs (a MIX launch): %s%s", what,
           host_requant ? "; the requantization (a double-precision product) runs on the host" : "");
 }
@@ -272,6 +272,7 @@ cs_status kn_qmatmul_simulate(kn_ctx *ctx, const kn_qmm *q, isa_dtype a_t, isa_d
      * the column part is then row part too, and vanishes with it), the fixpipe requantizes */
     if (qc.row_za) qc.col = false;
     qc.row = qc.row_za = false;
+    qc.bias = qc.col;
     j.ty.c = kn_qmm_out_dtype(q);
     j.qvec = words;
     j.q_batched = true;
@@ -283,10 +284,12 @@ cs_status kn_qmatmul_simulate(kn_ctx *ctx, const kn_qmm *q, isa_dtype a_t, isa_d
     j.epilogue = KN_EPI_QCORR;
     j.qc = qc;
   }
-  if (!aiv || qc.row_za) { /* no column part on the cube: a zero bias (the AIVs write theirs) */
+  if (!aiv) { /* the cube alone, from a zero bias as before the AIVs took the corrections */
     zero_bias = calloc(d.B * d.N + 1, sizeof *zero_bias);
     if (!zero_bias) st = cs_err_set(err, CS_ENOMEM, "no host memory for the bias");
     j.bias = zero_bias;
+  } else {
+    j.ty.has_bias = qc.bias; /* the AIVs write it; else they add the column part to the tiles */
   }
   if (st == CS_OK && !timing_only) {
     c = calloc(total + 1, isa_dtype_bytes(j.ty.c, 1));

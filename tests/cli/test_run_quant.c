@@ -179,9 +179,9 @@ static void test_cli_run_quant_qlinear_from_files(void **state) {
   assert_true(cycles > 0);
   assert_int_equal(cs_jcount(cs_jget(cs_jroot(doc), "notes")), 1); /* b's zero point leaves a row part */
   assert_string_equal(cs_jget_string(cs_jroot(doc), "notes[0]"),
-                      "note: the zero-point corrections run on the AIVs (a MIX launch): the column sums of b' and the "
-                      "bias the cube starts from; the row sums of a' and the per-row correction of each int32 tile; "
-                      "the requantization (a double-precision product) runs on the host");
+                      "note: the zero-point corrections run on the AIVs (a MIX launch): the row and column sums and "
+                      "the correction of each int32 tile; the requantization (a double-precision product) runs on "
+                      "the host");
   cs_jfree(doc);
   free(buf);
   read_back(&d, "y2.npy", CS_NPY_U8, 2, ys, want);

@@ -229,14 +229,16 @@ static needs needs_of(const qcase *c, const qdata *d) {
 
 static uint32_t cdiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
-/* The split of a run of c on `cores` AI cores (each with two AIVs): nothing of the corrections on
- * the AICs; on the AIVs, with K <= 64 and M <= 100 (one pass per item, one row item a batch:
- * kernels/kn_mm.c's phases), two vcasts per column item of 128 columns and per row item, a
- * vbrcb per row item for the sums and one for a's zero points; one SyncAll per AIV that ran and
- * per AIC that ran when the cube starts from the AIVs' bias; a cross-core wait per tile and AIV. */
+/* The split of an exact run of c on `cores` AI cores (each with two AIVs): nothing of the
+ * corrections on the AICs; on the AIVs, with K <= 64 and M <= 100 (one pass per item, one row
+ * item a batch: kernels/kn_mm.c's phases), two vcasts per column item (of 128 columns, or 64
+ * when there would be fewer items than AIVs) and per row item, a vbrcb per row item for the sums
+ * and one for a's zero points; one SyncAll per AIV that ran and none on the AICs (the cube does
+ * not wait: the AIVs add every correction to its int32 tiles); a cross-core wait per tile and
+ * AIV. */
 static void check_split(const qcase *c, const qdata *d, const sim_result *res, unsigned cores) {
   needs n = needs_of(c, d);
-  bool tiles = n.row || n.row_za, bias_sync = n.col && !n.row_za;
+  bool tiles = n.col || n.row || n.row_za;
   split s = work_split(res, cores);
   assert_int_equal(res->stats.cores, cores * 3);
   assert_int_equal(res->hazard_count, 0);
@@ -247,7 +249,7 @@ static void check_split(const qcase *c, const qdata *d, const sim_result *res, u
   assert_true(s.aics_ran >= 1);
   assert_int_equal(s.aivs_ran, 2 * s.aics_ran); /* the AIVs of the MIX launch's AI cores */
   assert_int_equal(s.aiv_sync, s.aivs_ran);
-  assert_int_equal(s.aic_sync, bias_sync ? s.aics_ran : 0);
+  assert_int_equal(s.aic_sync, 0);
   if (tiles) {
     assert_true(s.aic_sets > 0);
     assert_int_equal(s.aiv_waits, 2 * s.aic_sets); /* each tile's flag raises both AIVs of its AI core */
@@ -256,7 +258,8 @@ static void check_split(const qcase *c, const qdata *d, const sim_result *res, u
     assert_int_equal(s.aiv_waits, 0);
   }
   if (c->k <= 64 && c->m <= 100) {
-    uint64_t col_items = n.col ? (uint64_t)c->batch * cdiv(c->n, 128) : 0, row_items = n.row ? c->batch : 0;
+    uint32_t w = (uint64_t)c->batch * cdiv(c->n, 128) >= s.aivs_ran ? 128 : 64;
+    uint64_t col_items = n.col ? (uint64_t)c->batch * cdiv(c->n, w) : 0, row_items = n.row ? c->batch : 0;
     assert_int_equal(s.aiv_vcast, 2 * (col_items + row_items));
     assert_int_equal(s.aiv_vbrcb, row_items + (n.row_za ? c->batch : 0));
   }
@@ -335,9 +338,8 @@ static void test_qmm_aiv_per_row_and_column_zero_points(void **state) {
   run_checked(&q, 3);
 }
 
-/* Only a's zero point (b's is the re-centring value): the AIVs compute the bias alone; no tile
- * is handed over, and every core passes one SyncAll. Only b's: the row part alone, no SyncAll on
- * the AICs. Neither: the cube alone, on a chip without AIVs. */
+/* Only a's zero point (b's is the re-centring value): the column part alone; only b's: the row
+ * part alone. Neither: the cube alone, on a chip without AIVs. */
 static void test_qmm_aiv_one_part_or_none(void **state) {
   (void)state;
   qcase col = {false, ISA_INT8, ISA_UINT8, 2, 21, 30, 200, ZP_TENSOR, ZP_TENSOR, 5, 5, 128, 128, -128, 127, 0, 255, 5};
@@ -373,6 +375,39 @@ static void test_qmm_aiv_wraps_like_int32(void **state) {
   for (int e = 0; e < 6; e++) assert_int_equal(d.want[e], 33553921);
   qdata_free(&d);
   run_checked(&c, 2);
+}
+
+/* precision=fixpipe: the fixpipe requantizes, so the column part must be in the accumulator: the
+ * AIVs compute the bias, every core passes one SyncAll before the cube reads it, and no tile is
+ * handed over (test_qmatmul_sim checks these outputs against its own REQ8 reference; here the
+ * operator's reference, which computes the bias on the host). */
+static void test_qmm_aiv_fixpipe_bias_from_the_aivs(void **state) {
+  (void)state;
+  qcase c = {true, ISA_INT8, ISA_INT8, 1, 40, 77, 50, ZP_TENSOR, ZP_TENSOR, -7, -7, 0, 0, -128, 127, -128, 127, 31};
+  qdata d;
+  make_data(&c, &d);
+  chip h = {3, false, UINT64_MAX, NULL};
+  kn_ctx *ctx = make_ctx(&c, &d, &h);
+  cs_err err;
+  assert_int_equal(kn_ctx_set_attr(ctx, "precision", "fixpipe", &err), CS_OK);
+  if (kn_ctx_run(ctx, &err) != CS_OK) fail_msg("run: %s", err.msg);
+  const sim_result *res = rt_device_result(kn_device(ctx));
+  split s = work_split(res, 3);
+  assert_int_equal(res->hazard_count, 0);
+  assert_int_equal(s.aic_vector, 0);
+  assert_true(s.aiv_vector > 0);
+  assert_int_equal(s.aic_sync, s.aics_ran);
+  assert_int_equal(s.aiv_sync, s.aivs_ran);
+  assert_int_equal(s.aic_sets, 0);
+  assert_int_equal(s.aiv_waits, 0);
+  assert_int_equal(s.aiv_vbrcb, 0); /* no row sums */
+  assert_non_null(strstr(kn_ctx_notes(ctx), "the column sums of b' and the bias the cube starts from"));
+  if (kn_ctx_reference(ctx, &err) != CS_OK) fail_msg("reference: %s", err.msg);
+  const kn_tensor *got = kn_ctx_output(ctx, "y"), *want = kn_ctx_reference_output(ctx, "y");
+  assert_int_equal(got->count, want->count);
+  assert_memory_equal(got->data, want->data, got->count);
+  kn_ctx_destroy(ctx);
+  qdata_free(&d);
 }
 
 /* Without the AIVs' wait for the cube's flag, an AIV reads a tile before the fixpipe wrote it:
@@ -450,6 +485,7 @@ int main(void) {
       cmocka_unit_test(test_qmm_aiv_per_row_and_column_zero_points),
       cmocka_unit_test(test_qmm_aiv_one_part_or_none),
       cmocka_unit_test(test_qmm_aiv_wraps_like_int32),
+      cmocka_unit_test(test_qmm_aiv_fixpipe_bias_from_the_aivs),
       cmocka_unit_test(test_qmm_aiv_no_wait_is_a_race),
       cmocka_unit_test(test_qmm_aiv_timing_only),
   };
