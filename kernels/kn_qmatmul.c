@@ -6,12 +6,11 @@
  *   Σ_t (a - za)(b - zb) = Σ a'b'  -  zb'·Σ_t a'  -  za'·Σ_t b'  +  K·za'·zb'
  *                          (cube)    (row part)    (column part)
  *
- * with za' = za - 128 for uint8 a (za otherwise), likewise zb'. The column part — everything
- * that depends on the column only, when a's zero point is per tensor — enters the accumulator
- * through the bias table (the first mmad starts from it), so the cube's int32 is exact. What
- * depends on the row (b's zero point times a's row sums, or a per-row zero point) cannot enter a
- * per-column bias; it is added to the int32 result afterwards. All of it is exact modulo 2^32,
- * as the operators' int32 accumulation is.
+ * with za' = za - 128 for uint8 a (za otherwise), likewise zb'. The cube computes Σ a'b' alone;
+ * the corrections are exact modulo 2^32, as the operators' int32 accumulation is. Where the
+ * fixpipe requantizes (precision=fixpipe), the column part — everything that depends on the
+ * column only, when a's zero point is per tensor — must already be in the accumulator: it enters
+ * through the bias table (the first mmad starts from it).
  *
  * precision=exact (default): the fixpipe writes the int32 accumulators (NoQuant) and the
  *   requantization is the operator's own, bit for bit (kn_qmm_requantize).
@@ -21,10 +20,11 @@
  *   row-independent scales; the run then reports how the result differs from the exact one.
  *
  * The row and column sums and the corrections run on the AI cores' vector cores (kn_mm's
- * kn_mm_qcorr, a MIX launch, timed): the AIVs sum b's columns into the bias the cube starts from
- * and a's rows, a SyncAll orders them before the cube's first tile, and each int32 tile reaches
- * them from the fixpipe by a cross-core flag for the per-row correction, in place. The exact
- * requantization (a double-precision product) stays on the host.
+ * kn_mm_qcorr, timed): an AIV-only launch sums b's columns and a's rows into GM; in the MIX launch
+ * that follows, each int32 tile reaches the AIVs from the fixpipe by a cross-core flag and they add
+ * the row and column parts in place while the cube goes on (precision=exact), or the cube starts
+ * from the AIVs' bias after a SyncAll of every core (precision=fixpipe). The exact requantization
+ * (a double-precision product) stays on the host.
  */
 #include <inttypes.h>
 #include <math.h>
