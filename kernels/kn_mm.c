@@ -204,6 +204,38 @@ static uint64_t work_items(const launch *L) {
   return tiles * L->job->batch;
 }
 
+/* An AIV's walk over the tiles its AIC computes, in the AIC's order (next_piece), for the MIX
+ * kernels' AIV sides: for each, the wait for the AIC's flag that says the tile is in GM (unless
+ * the job drops it: cross_sync/gelu_sync no_wait), then this AIV's share of the tile's rows (the
+ * sub-block's half with two AIVs per AI core); tiles with no rows for this AIV are skipped after
+ * their wait, since each flag raises every AIV of the AI core. */
+typedef struct aiv_tile {
+  piece p;           /* the piece the tile belongs to */
+  rt_rect r;         /* the tile, within p.blk */
+  uint32_t lo, hi;   /* this AIV's rows of the tile: [lo, hi) relative to r.m0 */
+  uint32_t n0;       /* the tile's first column in C */
+  uint64_t g, off, i; /* the walk's position: next_piece's and the tile within the piece */
+} aiv_tile;
+
+static bool next_aiv_tile(rt_ctx *ctx, const launch *L, aiv_tile *a) {
+  unsigned nv = rt_task_ratio(ctx), sub = rt_sub_block_idx(ctx), c = rt_block_idx(ctx) / nv;
+  while (rt_ok(ctx)) {
+    if (a->i >= a->p.count) {
+      if (!next_piece(L, c, &a->g, &a->off, &a->p)) return false;
+      a->i = 0;
+      continue;
+    }
+    a->r = rt_tiling_tile(&L->tiling, a->p.blk.ml, a->p.blk.nl, a->p.first + a->i++ * a->p.stride);
+    if (L->job->gelu_sync != KN_GELU_NO_WAIT) rt_cross_wait_flag_pipe(ctx, ISA_PIPE_MTE2, KN_GELU_FLAG);
+    uint32_t half = (a->r.ml + nv - 1) / nv;
+    a->lo = umin(sub * half, a->r.ml);
+    a->hi = umin(a->lo + half, a->r.ml);
+    a->n0 = a->p.blk.n0 + a->r.n0;
+    if (a->lo < a->hi) return true;
+  }
+  return false;
+}
+
 /* The AIV side of a MIX epilogue (KN_EPI_GELU_AIV, KN_EPI_DEQ_BF16): the tiles its AIC computes,
  * in the same order; for each, once the AIC's flag says the tile is in GM, its share of the rows
  * (half of them with two AIVs per AI core) through UB in chunks of rows that fit two buffers of
@@ -215,7 +247,6 @@ static void epilogue_aiv(rt_ctx *ctx, const launch *L) {
   const kn_mm_job *j = L->job;
   const rt_tiling *t = &L->tiling;
   bool deq = j->epilogue == KN_EPI_DEQ_BF16;
-  unsigned nv = rt_task_ratio(ctx), sub = rt_sub_block_idx(ctx), c = rt_block_idx(ctx) / nv;
   uint32_t nl_max = umin(t->base_n, j->n);
   uint32_t in_row = round_up(nl_max * 4, 32), out_row = deq ? round_up(nl_max * 2, 32) : in_row;
   uint64_t fixed = deq ? (uint64_t)round_up(nl_max * 4, 32) + 256 : 0, free_ub = rt_buf_free_bytes(ctx, RT_POS_VECIN);
@@ -233,62 +264,58 @@ static void epilogue_aiv(rt_ctx *ctx, const launch *L) {
   isa_dtype in_t = deq ? ISA_INT32 : ISA_FP32, out_t = deq ? ISA_BF16 : ISA_FP32;
   size_t ob = deq ? 2 : 4;
   uint32_t in_stride = in_row / 4, out_stride = out_row / (uint32_t)ob;
-  uint64_t g = 0, off = 0;
-  piece p;
-  while (rt_ok(ctx) && next_piece(L, c, &g, &off, &p))
-    for (uint64_t i = 0; i < p.count && rt_ok(ctx); i++) {
-      rt_rect r = rt_tiling_tile(t, p.blk.ml, p.blk.nl, p.first + i * p.stride);
-      if (j->gelu_sync != KN_GELU_NO_WAIT) rt_cross_wait_flag_pipe(ctx, ISA_PIPE_MTE2, KN_GELU_FLAG);
-      uint32_t half = (r.ml + nv - 1) / nv, r_lo = umin(sub * half, r.ml), r_hi = umin(r_lo + half, r.ml);
-      if (r_lo >= r_hi) continue;
-      uint32_t n0 = p.blk.n0 + r.n0;
-      rt_ltensor sc = {RT_POS_GM, 0, 0, ISA_FP32, -1};
-      if (deq) {
-        sc = rt_alloc(qscale, ISA_FP32);
-        rt_gtensor scale = rt_gtensor_at(L->scale, (uint64_t)(j->q_batched ? p.batch : 0) * j->n + n0);
-        rt_copy_gm_to_local(ctx, sc, scale, rt_copy_params((uint64_t)r.nl * 4));
-        rt_enque(qscale, sc);
-        sc = rt_deque(qscale);
-      }
-      for (uint32_t r0 = r_lo; r0 < r_hi && rt_ok(ctx); r0 += rows) {
-        uint32_t rn = umin(rows, r_hi - r0);
-        uint64_t at = (uint64_t)p.batch * L->c_batch + (uint64_t)(p.blk.m0 + r.m0 + r0) * j->n + n0;
-        isa_fmt_copy cp;
-        memset(&cp, 0, sizeof cp);
-        cp.block_count = rn;
-        cp.block_len_bytes = r.nl * 4;
-        cp.src_gap_bytes = (j->n - r.nl) * 4;
-        cp.dst_gap_bytes = (in_stride - r.nl) * 4;
-        rt_ltensor in = rt_alloc(qin, in_t);
-        rt_copy_gm_to_local(ctx, in, rt_gtensor_at(src_t, at), cp);
-        rt_enque(qin, in);
-        in = rt_deque(qin);
-        rt_ltensor out = rt_alloc(qout, out_t);
-        if (deq) {
-          isa_fmt_vdeq v;
-          memset(&v, 0, sizeof v);
-          v.out_dtype = ISA_BF16;
-          v.rows = rn;
-          v.cols = r.nl;
-          v.src_row_stride = in_stride;
-          v.dst_row_stride = out_stride;
-          rt_vdeq(ctx, out, in, sc, v);
-        } else {
-          rt_gelu(ctx, out, in, rn * in_stride);
-        }
-        rt_free(qin, in);
-        rt_enque(qout, out);
-        out = rt_deque(qout);
-        memset(&cp, 0, sizeof cp);
-        cp.block_count = rn;
-        cp.block_len_bytes = r.nl * (uint32_t)ob;
-        cp.src_gap_bytes = (out_stride - r.nl) * (uint32_t)ob;
-        cp.dst_gap_bytes = (j->n - r.nl) * (uint32_t)ob;
-        rt_copy_local_to_gm(ctx, rt_gtensor_at(L->c, at), out, cp);
-        rt_free(qout, out);
-      }
-      if (deq) rt_free(qscale, sc);
+  aiv_tile a = {0};
+  while (next_aiv_tile(ctx, L, &a)) {
+    const piece p = a.p;
+    const rt_rect r = a.r;
+    uint32_t r_lo = a.lo, r_hi = a.hi, n0 = a.n0;
+    rt_ltensor sc = {RT_POS_GM, 0, 0, ISA_FP32, -1};
+    if (deq) {
+      sc = rt_alloc(qscale, ISA_FP32);
+      rt_gtensor scale = rt_gtensor_at(L->scale, (uint64_t)(j->q_batched ? p.batch : 0) * j->n + n0);
+      rt_copy_gm_to_local(ctx, sc, scale, rt_copy_params((uint64_t)r.nl * 4));
+      rt_enque(qscale, sc);
+      sc = rt_deque(qscale);
     }
+    for (uint32_t r0 = r_lo; r0 < r_hi && rt_ok(ctx); r0 += rows) {
+      uint32_t rn = umin(rows, r_hi - r0);
+      uint64_t at = (uint64_t)p.batch * L->c_batch + (uint64_t)(p.blk.m0 + r.m0 + r0) * j->n + n0;
+      isa_fmt_copy cp;
+      memset(&cp, 0, sizeof cp);
+      cp.block_count = rn;
+      cp.block_len_bytes = r.nl * 4;
+      cp.src_gap_bytes = (j->n - r.nl) * 4;
+      cp.dst_gap_bytes = (in_stride - r.nl) * 4;
+      rt_ltensor in = rt_alloc(qin, in_t);
+      rt_copy_gm_to_local(ctx, in, rt_gtensor_at(src_t, at), cp);
+      rt_enque(qin, in);
+      in = rt_deque(qin);
+      rt_ltensor out = rt_alloc(qout, out_t);
+      if (deq) {
+        isa_fmt_vdeq v;
+        memset(&v, 0, sizeof v);
+        v.out_dtype = ISA_BF16;
+        v.rows = rn;
+        v.cols = r.nl;
+        v.src_row_stride = in_stride;
+        v.dst_row_stride = out_stride;
+        rt_vdeq(ctx, out, in, sc, v);
+      } else {
+        rt_gelu(ctx, out, in, rn * in_stride);
+      }
+      rt_free(qin, in);
+      rt_enque(qout, out);
+      out = rt_deque(qout);
+      memset(&cp, 0, sizeof cp);
+      cp.block_count = rn;
+      cp.block_len_bytes = r.nl * (uint32_t)ob;
+      cp.src_gap_bytes = (out_stride - r.nl) * (uint32_t)ob;
+      cp.dst_gap_bytes = (j->n - r.nl) * (uint32_t)ob;
+      rt_copy_local_to_gm(ctx, rt_gtensor_at(L->c, at), out, cp);
+      rt_free(qout, out);
+    }
+    if (deq) rt_free(qscale, sc);
+  }
 }
 
 /* ---- KN_EPI_QCORR: the zero-point corrections of the quantized matmuls on the AIVs ---------
@@ -590,67 +617,61 @@ static void qc_row_sums(rt_ctx *ctx, const launch *L, const qc_ub *u, unsigned v
   }
 }
 
-/* Phase 3: the row terms on the tiles of this AIV's AIC, its share of each tile's rows. */
+/* Phase 3: the row and column parts on the tiles of this AIV's AIC, its share of each tile's rows. */
 static void qc_tiles(rt_ctx *ctx, const launch *L, const qc_ub *u) {
   const kn_mm_job *j = L->job;
-  const rt_tiling *t = &L->tiling;
-  unsigned nv = rt_task_ratio(ctx), sub = rt_sub_block_idx(ctx), c = rt_block_idx(ctx) / nv;
   bool ra = j->qc.row, zr = j->qc.row_za, cu = j->qc.col && !j->qc.bias && !zr; /* cu: za' uniform */
   uint32_t row_bytes = u->stride * 4;
   uint64_t aux = (uint64_t)u->rows * row_bytes; /* the rows' blocks follow the tile's rows in a slot */
-  uint64_t g = 0, off = 0;
-  piece p;
-  while (rt_ok(ctx) && next_piece(L, c, &g, &off, &p))
-    for (uint64_t i = 0; i < p.count && rt_ok(ctx); i++) {
-      rt_rect r = rt_tiling_tile(t, p.blk.ml, p.blk.nl, p.first + i * p.stride);
-      if (j->gelu_sync != KN_GELU_NO_WAIT) rt_cross_wait_flag_pipe(ctx, ISA_PIPE_MTE2, KN_GELU_FLAG);
-      uint32_t half = (r.ml + nv - 1) / nv, r_lo = umin(sub * half, r.ml), r_hi = umin(r_lo + half, r.ml);
-      if (r_lo >= r_hi) continue;
-      uint32_t n0 = p.blk.n0 + r.n0;
-      uint64_t col_at = (uint64_t)p.batch * j->n + n0;
-      rt_ltensor cv = rt_alloc(u->qcol, ISA_INT32);
-      if (ra) rt_copy_gm_to_local(ctx, cv, rt_gtensor_at(L->zb, col_at), rt_copy_params((uint64_t)r.nl * 4));
-      if (zr || cu)
-        rt_copy_gm_to_local(ctx, rt_ltensor_at(cv, u->col_bytes), rt_gtensor_at(L->colv, col_at),
-                            rt_copy_params((uint64_t)r.nl * 4));
-      rt_enque(u->qcol, cv);
-      cv = rt_deque(u->qcol);
-      for (uint32_t r0 = r_lo; r0 < r_hi && rt_ok(ctx); r0 += u->rows) {
-        uint32_t rn = umin(u->rows, r_hi - r0), m_abs = p.blk.m0 + r.m0 + r0;
-        uint64_t at = (uint64_t)p.batch * L->c_batch + (uint64_t)m_abs * j->n + n0;
-        uint64_t blk_at = ((uint64_t)p.batch * j->m + m_abs) * 8;
-        rt_ltensor in = rt_alloc(u->qin, ISA_INT32);
-        rt_ltensor rb = rt_ltensor_at(in, aux), zab = rt_ltensor_at(in, aux + (uint64_t)u->rows * 32);
-        rt_copy_gm_to_local(ctx, in, rt_gtensor_at(L->c, at), rows_copy(rn, r.nl * 4, (j->n - r.nl) * 4, row_bytes - r.nl * 4));
-        if (ra) rt_copy_gm_to_local(ctx, rb, rt_gtensor_at(L->rowsum, blk_at), rt_copy_params((uint64_t)rn * 32));
-        if (zr) rt_copy_gm_to_local(ctx, zab, rt_gtensor_at(L->zablk, blk_at), rt_copy_params((uint64_t)rn * 32));
-        rt_enque(u->qin, in);
-        in = rt_deque(u->qin);
-        rt_ltensor out = rt_alloc(u->qout, ISA_INT32), tmp = as_type(u->ca, ISA_INT32), acc = in;
+  aiv_tile a = {0};
+  while (next_aiv_tile(ctx, L, &a)) {
+    const piece p = a.p;
+    const rt_rect r = a.r;
+    uint32_t r_lo = a.lo, r_hi = a.hi, n0 = a.n0;
+    uint64_t col_at = (uint64_t)p.batch * j->n + n0;
+    rt_ltensor cv = rt_alloc(u->qcol, ISA_INT32);
+    if (ra) rt_copy_gm_to_local(ctx, cv, rt_gtensor_at(L->zb, col_at), rt_copy_params((uint64_t)r.nl * 4));
+    if (zr || cu)
+      rt_copy_gm_to_local(ctx, rt_ltensor_at(cv, u->col_bytes), rt_gtensor_at(L->colv, col_at),
+                          rt_copy_params((uint64_t)r.nl * 4));
+    rt_enque(u->qcol, cv);
+    cv = rt_deque(u->qcol);
+    for (uint32_t r0 = r_lo; r0 < r_hi && rt_ok(ctx); r0 += u->rows) {
+      uint32_t rn = umin(u->rows, r_hi - r0), m_abs = p.blk.m0 + r.m0 + r0;
+      uint64_t at = (uint64_t)p.batch * L->c_batch + (uint64_t)m_abs * j->n + n0;
+      uint64_t blk_at = ((uint64_t)p.batch * j->m + m_abs) * 8;
+      rt_ltensor in = rt_alloc(u->qin, ISA_INT32);
+      rt_ltensor rb = rt_ltensor_at(in, aux), zab = rt_ltensor_at(in, aux + (uint64_t)u->rows * 32);
+      rt_copy_gm_to_local(ctx, in, rt_gtensor_at(L->c, at), rows_copy(rn, r.nl * 4, (j->n - r.nl) * 4, row_bytes - r.nl * 4));
+      if (ra) rt_copy_gm_to_local(ctx, rb, rt_gtensor_at(L->rowsum, blk_at), rt_copy_params((uint64_t)rn * 32));
+      if (zr) rt_copy_gm_to_local(ctx, zab, rt_gtensor_at(L->zablk, blk_at), rt_copy_params((uint64_t)rn * 32));
+      rt_enque(u->qin, in);
+      in = rt_deque(u->qin);
+      rt_ltensor out = rt_alloc(u->qout, ISA_INT32), tmp = as_type(u->ca, ISA_INT32), acc = in;
+      vbarrier(ctx);
+      if (ra) { /* C - Σ_t a'[r][t] · zb'[c] */
+        qc_tile_op(ctx, ISA_OP_VMUL, tmp, rb, QC_ROWVAL, cv, QC_COLVEC, rn, r.nl, u->stride);
         vbarrier(ctx);
-        if (ra) { /* C - Σ_t a'[r][t] · zb'[c] */
-          qc_tile_op(ctx, ISA_OP_VMUL, tmp, rb, QC_ROWVAL, cv, QC_COLVEC, rn, r.nl, u->stride);
-          vbarrier(ctx);
-          qc_tile_op(ctx, ISA_OP_VSUB, out, in, QC_TILE, tmp, QC_TILE, rn, r.nl, u->stride);
-          acc = out;
-        }
-        if (zr) { /* + za'[r] · (K·zb'[c] - Σ_t b'[t][c]) */
-          vbarrier(ctx);
-          qc_tile_op(ctx, ISA_OP_VMUL, tmp, zab, QC_ROWVAL, rt_ltensor_at(cv, u->col_bytes), QC_COLVEC, rn, r.nl, u->stride);
-          vbarrier(ctx);
-          qc_tile_op(ctx, ISA_OP_VADD, out, acc, QC_TILE, tmp, QC_TILE, rn, r.nl, u->stride);
-        } else if (cu) { /* + za'·(K·zb'[c] - Σ_t b'[t][c]), one vector for every row */
-          if (ra) vbarrier(ctx);
-          qc_tile_op(ctx, ISA_OP_VADD, out, acc, QC_TILE, rt_ltensor_at(cv, u->col_bytes), QC_COLVEC, rn, r.nl, u->stride);
-        }
-        rt_free(u->qin, in);
-        rt_enque(u->qout, out);
-        out = rt_deque(u->qout);
-        rt_copy_local_to_gm(ctx, rt_gtensor_at(L->c, at), out, rows_copy(rn, r.nl * 4, row_bytes - r.nl * 4, (j->n - r.nl) * 4));
-        rt_free(u->qout, out);
+        qc_tile_op(ctx, ISA_OP_VSUB, out, in, QC_TILE, tmp, QC_TILE, rn, r.nl, u->stride);
+        acc = out;
       }
-      rt_free(u->qcol, cv);
+      if (zr) { /* + za'[r] · (K·zb'[c] - Σ_t b'[t][c]) */
+        vbarrier(ctx);
+        qc_tile_op(ctx, ISA_OP_VMUL, tmp, zab, QC_ROWVAL, rt_ltensor_at(cv, u->col_bytes), QC_COLVEC, rn, r.nl, u->stride);
+        vbarrier(ctx);
+        qc_tile_op(ctx, ISA_OP_VADD, out, acc, QC_TILE, tmp, QC_TILE, rn, r.nl, u->stride);
+      } else if (cu) { /* + za'·(K·zb'[c] - Σ_t b'[t][c]), one vector for every row */
+        if (ra) vbarrier(ctx);
+        qc_tile_op(ctx, ISA_OP_VADD, out, acc, QC_TILE, rt_ltensor_at(cv, u->col_bytes), QC_COLVEC, rn, r.nl, u->stride);
+      }
+      rt_free(u->qin, in);
+      rt_enque(u->qout, out);
+      out = rt_deque(u->qout);
+      rt_copy_local_to_gm(ctx, rt_gtensor_at(L->c, at), out, rows_copy(rn, r.nl * 4, row_bytes - r.nl * 4, (j->n - r.nl) * 4));
+      rt_free(u->qout, out);
     }
+    rt_free(u->qcol, cv);
+  }
 }
 
 /* The first launch (AIV-only, every AIV of the MIX launch's AI cores): phases 1 and 2. */
