@@ -165,6 +165,7 @@ bool isa_fault_set(isa_fault *f, isa_fault_cause cause, const char *operand, uin
 #define ISA_FIELD_DESC_vunary(...) ISA_FIELD_DESC(vunary, __VA_ARGS__)
 #define ISA_FIELD_DESC_vscalar(...) ISA_FIELD_DESC(vscalar, __VA_ARGS__)
 #define ISA_FIELD_DESC_vdup(...) ISA_FIELD_DESC(vdup, __VA_ARGS__)
+#define ISA_FIELD_DESC_vcopy(...) ISA_FIELD_DESC(vcopy, __VA_ARGS__)
 #define ISA_FIELD_DESC_vbrcb(...) ISA_FIELD_DESC(vbrcb, __VA_ARGS__)
 #define ISA_FIELD_DESC_vcmp(...) ISA_FIELD_DESC(vcmp, __VA_ARGS__)
 #define ISA_FIELD_DESC_vsel(...) ISA_FIELD_DESC(vsel, __VA_ARGS__)

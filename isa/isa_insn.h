@@ -417,6 +417,19 @@ const char *isa_field_enum_name(isa_field_kind k, uint32_t v);
   F(U32, dst_blk_stride, 1, 65535, "32B blocks", "dst: distance between the blocks of a repeat") \
   F(U32, dst_rep_stride, 0, 255, "32B blocks", "dst: distance between repeats")
 
+/* Copy within UB (Ascend's vcopy, Ascend C's Copy with CopyRepeatParams): dst = src lane by
+ * lane, bits as they are. Its strides are 16-bit, where the arithmetic families' repeat strides
+ * are 8-bit: a copy can scatter a repeat's blocks far apart (ND -> NZ in UB). */
+#define ISA_FMT_vcopy(F)                                                                    \
+  F(ADDR, dst, 0, 0, "", "result")                                                          \
+  F(ADDR, src, 0, 0, "", "input")                                                           \
+  F(DTYPE, dtype, 0, 0, "", "element type of both operands (16 or 32 bits)")                \
+  ISA_VEC_MASK_FIELDS(F)                                                                    \
+  F(U32, dst_blk_stride, 1, 65535, "32B blocks", "dst: distance between the blocks of a repeat (dstStride)") \
+  F(U32, src_blk_stride, 0, 65535, "32B blocks", "src: distance between the blocks of a repeat (srcStride)") \
+  F(U32, dst_rep_stride, 0, 65535, "32B blocks", "dst: distance between repeats (dstRepeatSize)") \
+  F(U32, src_rep_stride, 0, 65535, "32B blocks", "src: distance between repeats (srcRepeatSize)")
+
 /* Brcb: repeat r reads the 8 elements src[8r .. 8r+7] and fills destination block j of the
  * repeat with copies of src[8r + j]. No mask. */
 #define ISA_FMT_vbrcb(F)                                                                    \
@@ -479,7 +492,7 @@ const char *isa_field_enum_name(isa_field_kind k, uint32_t v);
 
 /* The list of formats, for generic expansion. */
 #define ISA_FORMAT_LIST(X) X(copy) X(nd2nz) X(load2d) X(load3d) X(mmad) X(fixpipe) X(flag) X(barrier) X(scalar) X(xflag) X(syncall) \
-  X(vdeq) X(vbinary) X(vunary) X(vscalar) X(vdup) X(vbrcb) X(vcmp) X(vsel) X(vcast) X(vreduce)
+  X(vdeq) X(vbinary) X(vunary) X(vscalar) X(vdup) X(vcopy) X(vbrcb) X(vcmp) X(vsel) X(vcast) X(vreduce)
 
 #define ISA_FIELD_MEMBER(kind, name, min, max, unit, desc) ISA_CTYPE_##kind name;
 #define ISA_FMT_STRUCT(fmt) typedef struct isa_fmt_##fmt { ISA_FMT_##fmt(ISA_FIELD_MEMBER) } isa_fmt_##fmt;
@@ -551,6 +564,8 @@ ISA_FORMAT_LIST(ISA_FMT_STRUCT)
     "Mins: dst = min(src, scalar)")                                                   \
   X(VDUP, vdup, V, vdup, ISA_MEMBIT(UB), 0,                                           \
     "Duplicate: dst = scalar")                                                        \
+  X(VCOPY, vcopy, V, vcopy, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                          \
+    "Copy: dst = src within UB, bits as they are")                                    \
   X(VBRCB, vbrcb, V, vbrcb, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                           \
     "Brcb: each of 8 elements fills one 32-byte block")                               \
   X(VCMP, vcmp, V, vcmp, ISA_MEMBIT(UB), ISA_MEMBIT(UB),                              \

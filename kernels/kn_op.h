@@ -98,6 +98,7 @@ typedef struct kn_op {
   X(matmul_gelu) \
   X(matmul_quant) \
   X(matmul_requant) \
+  X(nd2nz) \
   X(onnx_dequantize_linear) \
   X(onnx_matmul_integer) \
   X(onnx_qlinear_matmul) \

@@ -170,6 +170,13 @@ void rt_vunary_n(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, uint32_
   rt_vunary(ctx, op, dst, src, p);
 }
 
+void rt_vcopy(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_vcopy p) {
+  p.dst = laddr(dst);
+  p.src = laddr(src);
+  p.dtype = dst.dtype;
+  issue_vec(ctx, ISA_OP_VCOPY, &p, sizeof p);
+}
+
 void rt_vscalar(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, isa_fmt_vscalar p) {
   p.dst = laddr(dst);
   p.src = laddr(src);

@@ -52,6 +52,9 @@ void rt_vscalar_n(rt_ctx *ctx, isa_op op, rt_ltensor dst, rt_ltensor src, double
 /* Duplicate. */
 void rt_vdup(rt_ctx *ctx, rt_ltensor dst, isa_fmt_vdup p);
 void rt_vdup_n(rt_ctx *ctx, rt_ltensor dst, double scalar, uint32_t count);
+/* Copy within UB, bits as they are (Ascend C's Copy with CopyRepeatParams: dstStride and srcStride
+ * are p's block strides, dstRepeatSize and srcRepeatSize its repeat strides). */
+void rt_vcopy(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_vcopy p);
 /* Brcb: repeat r spreads src[8r .. 8r+7] over 8 blocks of dst. */
 void rt_vbrcb(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_vbrcb p);
 /* Compare into bits; the _n form compares whole repeats only (count a multiple of 256 B). */

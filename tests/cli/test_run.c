@@ -555,7 +555,7 @@ static void check_kernels_json(const char *text) {
   cs_jdoc *doc = je_parse(text, strlen(text));
   const cs_jvalue *root = cs_jroot(doc);
   assert_true(cs_jis(root, CS_JARRAY));
-  assert_int_equal(cs_jcount(root), 15); /* these four, the seven quantization operators, data_copy, the three vector ones */
+  assert_int_equal(cs_jcount(root), 16); /* these four, the seven quantization operators, data_copy, the four vector ones */
   for (int i = 0; i < 4; i++) {
     const cs_jvalue *k = NULL;
     for (size_t e = 0; e < cs_jcount(root) && !k; e++)
@@ -599,6 +599,7 @@ static void test_cli_kernels_lists_every_kernel(void **state) {
   assert_non_null(strstr(r.out, "\n\nmatmul  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n\nmatmul_quant  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n\nmatmul_requant  (simulated)\n"));
+  assert_non_null(strstr(r.out, "\n\nnd2nz  (simulated)\n"));
   assert_non_null(strstr(r.out, "\n    in     deq_scale              fp32,int64,uint64  [n], [1, n], [batch, n] (per channel) "
                                 "or [1] (per tensor); float scales, or packed words\n"));
   assert_non_null(strstr(r.out, "\n    in     bias                   int32              (optional) [n], [1, n] or [batch, n]\n"));

@@ -359,6 +359,7 @@ static const op_expect expected_ops[] = {
     {"matmul_gelu", true, "a,b,bias", "bias", "in_dtype,cross_sync,transpose_a,transpose_b,relu,m,n,k", false, "c"},
     {"matmul_quant", true, "a,b,bias,quant,scale,offset", "bias,quant,scale,offset", "in_dtype,out_dtype,m,n,k", false, "c"},
     {"matmul_requant", true, "a,b,bias,quant,scale,offset", "bias,quant,scale,offset", "out_dtype,m,n,k", false, "c"},
+    {"nd2nz", true, "x", "", "m,n,tile_h,tile_w,row_splits,col_splits,c0_stride", true, "z"},
     {"onnx_dequantize_linear", false, "x,x_scale,x_zero_point", "x_zero_point", "axis,block_size", true, "y"},
     {"onnx_matmul_integer", true, "A,B,a_zero_point,b_zero_point", "a_zero_point,b_zero_point",
      "m,n,k,a_dtype,b_dtype,used_core_num,base_m,step_ka,tiling", false, "Y"},
@@ -438,9 +439,9 @@ static void test_cli_run_quant_kernels_lists_every_operator(void **state) {
     }
   }
   /* the matmuls' precision attribute */
-  assert_string_equal(cs_jget_string(root, "[11].attributes[0].name"), "precision");
-  assert_string_equal(cs_jget_string(root, "[11].attributes[0].default"), "exact");
-  assert_string_equal(cs_jget_string(root, "[11].attributes[0].choices"), "exact,fixpipe");
+  assert_string_equal(cs_jget_string(root, "[12].attributes[0].name"), "precision");
+  assert_string_equal(cs_jget_string(root, "[12].attributes[0].default"), "exact");
+  assert_string_equal(cs_jget_string(root, "[12].attributes[0].choices"), "exact,fixpipe");
   assert_string_equal(cs_jget_string(root, "[2].attributes[1].choices"), "exact,fixpipe");
   cs_jfree(doc);
   cr_free(&r);

@@ -40,6 +40,7 @@ static const struct {
     {"vabs", ISA_PIPE_V, "vunary"},             {"vadds", ISA_PIPE_V, "vscalar"},
     {"vmuls", ISA_PIPE_V, "vscalar"},           {"vmaxs", ISA_PIPE_V, "vscalar"},
     {"vmins", ISA_PIPE_V, "vscalar"},           {"vdup", ISA_PIPE_V, "vdup"},
+    {"vcopy", ISA_PIPE_V, "vcopy"},
     {"vbrcb", ISA_PIPE_V, "vbrcb"},             {"vcmp", ISA_PIPE_V, "vcmp"},
     {"vsel", ISA_PIPE_V, "vsel"},               {"vcast", ISA_PIPE_V, "vcast"},
     {"vreduce_sum", ISA_PIPE_V, "vreduce"},     {"vreduce_max", ISA_PIPE_V, "vreduce"},

@@ -525,8 +525,70 @@ static void test_vector_dup(void **state) {
   ic_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_INT8, 0, "vdup: dtype int8 is not supported (int16, uint16, int32, fp16, bf16, fp32)");
 }
 
-/* ---- vdeq ---------------------------------------------------------------------------------- */
+/* ---- vcopy --------------------------------------------------------------------------------- */
 
+/* vcopy moves bits: NaN payloads and infinities stay as they are even in saturation mode (a data
+ * move, not arithmetic), and its block stride goes past the 8 bits of the arithmetic families: 3
+ * repeats of 8 blocks, the blocks of a repeat 300 blocks apart in dst (an ND row scattered to 8
+ * NZ columns), the repeats 1 block apart; src rows of 256 bytes back to back. */
+static void test_vector_copy(void **state) {
+  (void)state;
+  isa_testmach *t = new_machine();
+  itm_set_env(t, (isa_env){true});
+  uint8_t *ub = itm_mem(t, ISA_MEM_UB);
+  uint64_t seed = 5;
+  for (uint64_t k = 0; k < 3 * 256; k += 2) pk_le_put(ub + 0x100 + k, random_elem(ISA_FP16, &seed), 2);
+  pk_le_put(ub + 0x100, 0x7E01, 2);     /* a NaN with a payload */
+  pk_le_put(ub + 0x100 + 34, 0xFC00, 2); /* -Inf */
+  uint8_t src[3 * 256];
+  memcpy(src, ub + 0x100, sizeof src);
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_VCOPY;
+  isa_fmt_vcopy *p = &in.u.vcopy;
+  p->dst = (isa_addr){ISA_MEM_UB, 0x1000};
+  p->src = (isa_addr){ISA_MEM_UB, 0x100};
+  p->dtype = ISA_FP16;
+  p->mask_mode = ISA_VMASK_NORM;
+  p->mask_hi = p->mask_lo = UINT64_MAX;
+  p->repeat_times = 3;
+  p->dst_blk_stride = 300;
+  p->src_blk_stride = 1;
+  p->dst_rep_stride = 1;
+  p->src_rep_stride = 8;
+  ic_ok(&in);
+  assert_true(itm_run(t, &in, NULL));
+  for (uint64_t k = 0x1000; k < UB_BYTES; k++) {
+    uint64_t blk = (k - 0x1000) / 32, j = blk / 300, r = blk % 300;
+    bool written = j < 8 && r < 3;
+    uint8_t want = written ? src[r * 256 + j * 32 + (k - 0x1000) % 32] : FILL;
+    if (ub[k] != want) fail_msg("UB[0x%llx] = 0x%02x, want 0x%02x", (unsigned long long)k, ub[k], want);
+  }
+  assert_memory_equal(ub + 0x100, src, sizeof src); /* the source is kept */
+  /* the ranges cover exactly the bytes read and the bytes written */
+  isa_range rg[ISA_MAX_RANGES];
+  size_t n = isa_insn_ranges(&in, rg);
+  uint8_t *cover = calloc(UB_BYTES, 1);
+  assert_non_null(cover);
+  for (size_t i = 0; i < n; i++) {
+    assert_int_equal(rg[i].mem, ISA_MEM_UB);
+    for (uint64_t row = 0; row < rg[i].rows; row++)
+      for (uint64_t b = 0; b < rg[i].row_bytes; b++) cover[rg[i].base + row * rg[i].stride_bytes + b] |= (uint8_t)(1u << rg[i].write);
+  }
+  for (uint64_t k = 0; k < UB_BYTES; k++) {
+    uint64_t blk = k >= 0x1000 ? (k - 0x1000) / 32 : UINT64_MAX;
+    uint8_t want = (uint8_t)((k >= 0x100 && k < 0x100 + 768 ? 1 : 0) | (blk / 300 < 8 && blk % 300 < 3 ? 2 : 0));
+    if (cover[k] != want) fail_msg("range cover of UB[0x%llx] = %u, want %u", (unsigned long long)k, cover[k], want);
+  }
+  free(cover);
+  isa_work w;
+  isa_insn_work(&in, &w);
+  assert_int_equal(w.path, ISA_PATH_VECTOR);
+  assert_int_equal(w.repeats, 3);
+  itm_destroy(t);
+  p->dtype = ISA_INT8;
+  ic_fault(&in, ISA_FAULT_DTYPE, "dtype", ISA_INT8, 0, "vcopy: dtype int8 is not supported (int16, uint16, int32, fp16, bf16, fp32)");
+}
 
 /* ---- vdeq ---------------------------------------------------------------------------------- */
 
@@ -715,6 +777,7 @@ int main(void) {
       cmocka_unit_test(test_vector_faults),
       cmocka_unit_test(test_vector_scalar_ops),
       cmocka_unit_test(test_vector_dup),
+      cmocka_unit_test(test_vector_copy),
       cmocka_unit_test(test_vector_vdeq_random),
       cmocka_unit_test(test_vector_vdeq_by_hand),
       cmocka_unit_test(test_vector_vdeq_in_place),

@@ -177,6 +177,102 @@ static void test_vec_ops_add_ub_layout_and_banks(void **state) {
   free(y);
 }
 
+/* ---- nd2nz -------------------------------------------------------------------------------- */
+
+/* ND -> compact NZ (kernels/kn_nd2nz.c) on 4 AIVs, bit for bit against the layout's definition
+ * (random bits, NaNs included), and the vcopy's UB bank groups by hand. x [120, 512], tiles
+ * 48 x 256 (two vcopies of 128 columns each), 2 x 2 splits: tile rows of 48, 48 and 24, the first
+ * row split takes two, the second one; one tile column per column split. Each vcopy repeat
+ * writes a row's 8 blocks to 8 C0 columns c0_stride blocks apart (the NZ buffers start on
+ * multiples of 16 blocks; ND rows of 16 blocks put the 8 reads in 8 groups):
+ *   c0_stride 48 (3 x 16): all 8 writes in one group, 8 beats a repeat: the first row split's
+ *     AIVs 2 tiles x 2 vcopies x (22 + 48 x 8) = 1624 V cycles, the second's 2 x (22 + 24 x 8) =
+ *     428;
+ *   c0_stride 49: the writes in 8 groups, 1 beat: 4 x (22 + 48) = 280 and 2 x (22 + 24) = 92. */
+static void test_vec_ops_nd2nz_bit_exact_and_banks(void **state) {
+  (void)state;
+  enum { M = 120, N = 512 };
+  uint64_t shape[2] = {M, N};
+  uint16_t *x = malloc(M * N * 2);
+  assert_non_null(x);
+  uint64_t r = 3;
+  for (uint64_t i = 0; i < M * N; i++) x[i] = (uint16_t)rng_xorshift(&r);
+  static const struct {
+    const char *stride;
+    uint64_t busy_first, busy_second;
+  } cases[] = {{"0", 1624, 428}, {"48", 1624, 428}, {"49", 280, 92}};
+  for (int k = 0; k < 3; k++) {
+    kt_runner kr;
+    kt_init(&kr, "nd2nz", 0);
+    kt_set_attr(&kr, "tile_h", "48");
+    kt_set_attr(&kr, "tile_w", "256");
+    kt_set_attr(&kr, "row_splits", "2");
+    kt_set_attr(&kr, "col_splits", "2");
+    kt_set_attr(&kr, "c0_stride", cases[k].stride);
+    kt_put_ok(&kr, "x", ISA_FP16, 2, shape, x);
+    kt_run_ok(&kr);
+    const kn_tensor *z = kn_ctx_output(kr.ctx, "z");
+    assert_int_equal(z->ndim, 3);
+    assert_int_equal(z->shape[0], N / 16);
+    assert_int_equal(z->shape[1], M);
+    assert_int_equal(z->shape[2], 16);
+    const uint16_t *zb = z->data;
+    for (uint64_t row = 0; row < M; row++)
+      for (uint64_t c = 0; c < N; c++) {
+        uint16_t want = x[row * N + c], got = zb[(c / 16) * M * 16 + row * 16 + c % 16];
+        if (got != want) fail_msg("stride %s: z at (%llu, %llu) = 0x%04x, want 0x%04x", cases[k].stride, (unsigned long long)row,
+                                  (unsigned long long)c, got, want);
+      }
+    kt_own_reference_agrees(&kr, "z");
+    const sim_result *res = rt_device_result(kn_device(kr.ctx));
+    assert_int_equal(res->hazard_count, 0);
+    unsigned first = 0, second = 0;
+    for (unsigned c = 4; c < res->stats.cores; c++) { /* the AIVs, after the 4 cube cores */
+      uint64_t busy = res->stats.core[c].pipe_busy_cycles[ISA_PIPE_V];
+      if (!res->stats.core[c].instructions) continue;
+      if (busy == cases[k].busy_first) first++;
+      else if (busy == cases[k].busy_second) second++;
+      else fail_msg("stride %s: AIV %u V busy %llu", cases[k].stride, c, (unsigned long long)busy);
+    }
+    assert_int_equal(first, 2);
+    assert_int_equal(second, 2);
+    kt_free(&kr);
+  }
+  free(x);
+}
+
+/* nd2nz's attributes: a clear error naming the value, nothing run. */
+static void test_vec_ops_nd2nz_refusals(void **state) {
+  (void)state;
+  static const struct {
+    const char *attr[4][2];
+    uint64_t n;
+    const char *msg;
+  } cases[] = {
+      {{{"tile_w", "200"}}, 512, "attribute tile_w = 200: a multiple of 128 columns is needed (one vcopy repeat)"},
+      {{{"tile_h", "48"}, {"c0_stride", "40"}}, 512,
+       "attribute c0_stride = 40: the C0 columns of a tile of 48 rows overlap (at least 48)"},
+      {{{"tile_w", "256"}, {"col_splits", "2"}}, 640,
+       "x: n = 640 must be a multiple of tile_w = 256, in a number of tiles divisible by col_splits = 2"},
+      {{{"tile_h", "255"}, {"tile_w", "1024"}}, 1024,
+       "tile 255 x 1024 with c0_stride 255 needs 2 x (522240 + 522240) bytes of UB, the AIV has 196608 (aiv.ub_bytes)"},
+      {{{"tile_h", "256"}}, 512, "attribute tile_h = 256 is out of range [1, 255]"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    kt_runner kr;
+    kt_init(&kr, "nd2nz", 0);
+    kt_set_attr(&kr, "col_splits", "1"); /* 16 x n inputs: one column split unless the case says */
+    for (int a = 0; a < 4 && cases[i].attr[a][0]; a++) kt_set_attr(&kr, cases[i].attr[a][0], cases[i].attr[a][1]);
+    uint64_t shape[2] = {16, cases[i].n};
+    uint16_t *x = calloc(16 * cases[i].n, 2);
+    assert_non_null(x);
+    kt_put_ok(&kr, "x", ISA_FP16, 2, shape, x);
+    kt_run_fails(&kr, CS_EINVAL, cases[i].msg);
+    free(x);
+    kt_free(&kr);
+  }
+}
+
 /* ---- gelu --------------------------------------------------------------------------------- */
 
 static void test_vec_ops_gelu_bit_exact(void **state) {
@@ -363,6 +459,8 @@ int main(void) {
       cmocka_unit_test(test_vec_ops_add_bit_exact),
       cmocka_unit_test(test_vec_ops_add_blocks_run_on_aivs),
       cmocka_unit_test(test_vec_ops_add_ub_layout_and_banks),
+      cmocka_unit_test(test_vec_ops_nd2nz_bit_exact_and_banks),
+      cmocka_unit_test(test_vec_ops_nd2nz_refusals),
       cmocka_unit_test(test_vec_ops_gelu_bit_exact),
       cmocka_unit_test(test_vec_ops_matmul_gelu_bit_exact),
       cmocka_unit_test(test_vec_ops_matmul_gelu_seeded_bugs),
