@@ -1,14 +1,14 @@
 /* kn_data_copy — the GM copy micro-benchmark of Huawei's data_copy sample (docs/TIMING.md,
  * Calibration): every core streams tiles of an fp16 [m, n] tensor from GM into L1 (ND -> NZ,
- * Nd2NzParams) or into UB (DataCopyPad), each tile over the same on-chip buffer, with no
- * computation, no write-back and no flags — a pure stream of MTE2 instructions ending in one
- * pipe_barrier(ALL). Its time is the time of moving the bytes, which is what the measured rows of
+ * Nd2NzParams; on the AI cube cores) or into UB (DataCopyPad; on every AIV, as the sample's
+ * vector kernel), each tile over the same on-chip buffer, with no computation, no write-back and
+ * no flags — a pure stream of MTE2 instructions ending in one pipe_barrier(ALL). Its time is the time of moving the bytes, which is what the measured rows of
  * the sample compare: tile shapes, pitch alignment, L2 reuse and cores reading the same
  * addresses.
  *
  * Patterns (attribute `pattern`):
- *   slab       core b copies rows [b m/P, (b+1) m/P) (P cores), tile row by tile row, each row of
- *              tiles left to right; `passes` times over; with `splits` > 1 the columns are cut
+ *   slab       core b copies rows [b m/P, (b+1) m/P) (P cores, or P AIVs), tile row by tile
+ *              row, each row of tiles left to right; `passes` times over; with `splits` > 1 the columns are cut
  *              into that many parts, each part's passes done before the next part's.
  *   same       every core copies the whole tensor, block by block of m/P rows, all cores on the
  *              same block at the same step (the sample's "same address" rows);
@@ -24,7 +24,7 @@
 
 static const kn_io_desc inputs[] = {{"x", "fp16", false, "[m, n] the tensor copied (generated: zeros)"}};
 static const kn_attr_desc attrs[] = {
-    {"path", KN_ATTR_ENUM, "l1", "l1,ub", "l1: GM -> L1 ND -> NZ (Nd2Nz); ub: GM -> UB (DataCopyPad)"},
+    {"path", KN_ATTR_ENUM, "l1", "l1,ub", "l1: GM -> L1 ND -> NZ (Nd2Nz), on the AI cores; ub: GM -> UB (DataCopyPad), on every AIV"},
     {"m", KN_ATTR_INT, "12288", NULL, "rows of x (generated input)"},
     {"n", KN_ATTR_INT, "12288", NULL, "columns of x (generated input)"},
     {"tile_m", KN_ATTR_INT, "64", NULL, "rows per copy instruction"},
@@ -145,16 +145,18 @@ static cs_status dc_run(kn_ctx *ctx, cs_err *err) {
   j.pattern = strcmp(pattern, "same") == 0 ? 1 : strcmp(pattern, "staggered") == 0 ? 2 : 0;
   j.m = (uint32_t)x->shape[0];
   j.n = (uint32_t)x->shape[1];
-  unsigned cores = (unsigned)o->cfg->chip_aic_cores;
+  /* GM -> L1 runs on the AI cube cores, GM -> UB on the vector cores, as the sample does */
+  unsigned cores = (unsigned)(j.ub ? o->cfg->chip_aic_cores * o->cfg->chip_aiv_per_aic : o->cfg->chip_aic_cores);
+  if (!cores) return cs_err_set(err, CS_EINVAL, "data_copy path=ub runs on AIV cores: the chip has none (chip.aiv_per_aic = 0)");
   if (j.m % cores)
-    return cs_err_set(err, CS_EINVAL, "data_copy: m = %u must be a multiple of the %u cores (each copies m / cores rows)",
-                      j.m, cores);
+    return cs_err_set(err, CS_EINVAL, "data_copy: m = %u must be a multiple of the %u %s (each copies m / %u rows)", j.m,
+                      cores, j.ub ? "AIV cores" : "cores", cores);
   if (j.splits > j.n) return cs_err_set(err, CS_EINVAL, "data_copy: splits = %u is more than n = %u", j.splits, j.n);
   rt_device *dev;
   if ((st = kn_device_create(ctx, &dev, err)) != CS_OK) return st;
   if ((st = rt_gm_alloc(dev, "x", ISA_FP16, x->count, &j.x, err)) != CS_OK) return st;
   if (x->data && (st = rt_gm_write(dev, j.x, x->data, err)) != CS_OK) return st;
-  if ((st = rt_launch(dev, cores, dc_kernel, &j, err)) != CS_OK) return st;
+  if ((st = rt_launch_kind(dev, j.ub ? RT_LAUNCH_AIV : RT_LAUNCH_AIC, cores, dc_kernel, &j, err)) != CS_OK) return st;
   return kn_device_run(ctx, err);
 }
 

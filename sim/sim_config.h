@@ -325,11 +325,17 @@
     "26 cycles a tile of 16 instructions",                                                    \
     "cycles an AIV's scalar unit spends issuing one instruction (the cube core's: "           \
     "scalar.dispatch_cycles)")                                                                \
-  X(aiv, mte2_outstanding_bytes, U64, 7000, 1, 1073741824, ANY, "bytes", ASSUMED,           \
-    "fitted (docs/TIMING.md, Calibration): the task time of Ascend's add sample on one AIV, "   \
-    "whose one-buffer tiles wait for their 8 KiB copies from HBM (latency-bound); Huawei's "   \
-    "CATLASS tiling model assumes 30 GB/s for one AIV",                                       \
+  X(aiv, mte2_outstanding_bytes, U64, 5400, 1, 1073741824, ANY, "bytes", ASSUMED,           \
+    "fitted (docs/TIMING.md, Calibration) with aiv.mte2_setup_cycles: the task time of "       \
+    "Ascend's add sample on one AIV, whose one-buffer tiles wait for their 8 KiB copies from "  \
+    "HBM (latency-bound); Huawei's CATLASS tiling model assumes 30 GB/s for one AIV",          \
     "bytes of reads an AIV's MTE2 keeps in flight (its other costs are the mte2 section's)") \
+  X(aiv, mte2_setup_cycles, U64, 15, 0, 1000000, ANY, "cycles", ASSUMED,                   \
+    "fitted (docs/TIMING.md, Calibration) with aiv.mte2_outstanding_bytes: Ascend's data_copy " \
+    "sample on 48 AIVs copying one 128-byte row per DataCopyPad (about 21 cycles a copy); the " \
+    "cube core's 49 is fitted on its Nd2Nz copies",                                           \
+    "per instruction: an AIV's MTE2 is busy this long before the first byte streams (the "     \
+    "cube core's: mte2.setup_cycles)")                                                        \
   X(aiv, mte3_outstanding_bytes, U64, 1787, 1, 1073741824, ANY, "bytes", ASSUMED,           \
     "fitted (docs/TIMING.md, Calibration): the add sample on one AIV, whose 8 KiB write-backs "  \
     "into the L2 take 295 cycles of MTE3 each (30 B/cycle); on 48 AIVs they take the same",    \

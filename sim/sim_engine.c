@@ -1782,6 +1782,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
    * bytes in flight, and its kernel entry its own (docs/TIMING.md, "AIV cores") */
   e->aiv_cfg = s->cfg;
   e->aiv_cfg.mte2_outstanding_bytes = s->cfg.aiv_mte2_outstanding_bytes;
+  e->aiv_cfg.mte2_setup_cycles = s->cfg.aiv_mte2_setup_cycles;
   e->aiv_cfg.mte3_outstanding_bytes = s->cfg.aiv_mte3_outstanding_bytes;
   e->aiv_cfg.vector_bytes_per_cycle = s->cfg.aiv_vector_bytes_per_cycle;
   e->aiv_cfg.scalar_kernel_init_cycles = s->cfg.aiv_kernel_init_cycles;

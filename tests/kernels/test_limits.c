@@ -96,9 +96,10 @@ static void make_case(rng *r, int i, run_case *c) {
     default: {
       static const char *const patterns[] = {"slab", "same", "staggered"};
       c->op = "data_copy";
-      add_s(c, "path", pick(r, 0, 1) ? "l1" : "ub");
+      bool ub = pick(r, 0, 1) == 0; /* GM -> UB runs on the AIVs: m a multiple of theirs */
+      add_s(c, "path", ub ? "ub" : "l1");
       add_s(c, "pattern", patterns[pick(r, 0, 2)]);
-      add(c, "m", cores * pick(r, 1, 64));
+      add(c, "m", cores * (ub ? c->cfg.chip_aiv_per_aic : 1) * pick(r, 1, 64));
       add(c, "n", pick(r, 16, 4096));
       add(c, "tile_m", pick(r, 1, 64));
       add(c, "tile_n", pick(r, 16, 256));

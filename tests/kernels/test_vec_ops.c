@@ -3,7 +3,8 @@
  * against references computed here (tests/support/ref_num: exact values, rounded once; e^x by the
  * host's expl), every tiling of the work over blocks and tiles; matmul_gelu's cross-core flag
  * removed is a race, never set a deadlock, under several timings; and a MIX run's trace has
- * arrows from the AIC's fixpipe to its AIVs. */
+ * arrows from the AIC's fixpipe to its AIVs; nd2nz (ND -> NZ by vcopy) bit-exact with its UB bank
+ * groups by hand; data_copy's GM -> UB path on the AIVs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -273,6 +274,61 @@ static void test_vec_ops_nd2nz_refusals(void **state) {
   }
 }
 
+/* ---- data_copy GM -> UB ------------------------------------------------------------------- */
+
+/* data_copy's GM -> UB path runs on the AIVs, as the sample's DataCopyPad kernel does (the AICs
+ * run nothing), each AIV its m / 4 rows: x [16, 256], tiles [1, 64]: 4 rows x 4 tiles = 16 copies
+ * of one 128-byte row. An AIV's MTE2 is busy aiv.mte2_setup_cycles per copy before its byte
+ * streams, so 100 more cycles of set-up make each AIV's MTE2 busy 1600 cycles longer. With no
+ * AIV the run is refused, and m must be shared evenly. */
+static kn_ctx *data_copy_ctx(const sim_config *cfg, uint64_t m) {
+  kn_run_options o = {.cfg = cfg, .timing_only = true, .seed = 1};
+  kn_ctx *ctx;
+  cs_err err;
+  assert_int_equal(kn_ctx_create(kn_op_find("data_copy"), &o, &ctx, &err), CS_OK);
+  char mv[24];
+  snprintf(mv, sizeof mv, "%llu", (unsigned long long)m);
+  static const char *const kv[][2] = {{"path", "ub"}, {"n", "256"}, {"tile_m", "1"}, {"tile_n", "64"}};
+  for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) assert_int_equal(kn_ctx_set_attr(ctx, kv[i][0], kv[i][1], &err), CS_OK);
+  assert_int_equal(kn_ctx_set_attr(ctx, "m", mv, &err), CS_OK);
+  return ctx;
+}
+
+static void test_vec_ops_data_copy_ub_on_the_aivs(void **state) {
+  (void)state;
+  sim_config cfg;
+  sim_config_defaults(&cfg);
+  cfg.chip_aic_cores = 2;
+  uint64_t busy[2][4];
+  for (int k = 0; k < 2; k++) {
+    cfg.aiv_mte2_setup_cycles = k ? 115 : 15;
+    kn_ctx *ctx = data_copy_ctx(&cfg, 16);
+    cs_err err;
+    if (kn_ctx_run(ctx, &err) != CS_OK) fail_msg("run: %s", err.msg);
+    const sim_result *r = rt_device_result(kn_device(ctx));
+    assert_int_equal(r->stats.cores, 2 + 4);
+    for (unsigned c = 0; c < 2; c++) assert_int_equal(r->stats.core[c].instructions, 0);
+    for (unsigned v = 0; v < 4; v++) {
+      const sim_core_stats *cs = &r->stats.core[2 + v];
+      assert_int_equal(cs->op_count[ISA_OP_COPY_GM_UB], 16);
+      assert_int_equal(cs->path_bytes[ISA_PATH_GM_TO_UB], 16 * 128);
+      busy[k][v] = cs->pipe_busy_cycles[ISA_PIPE_MTE2];
+    }
+    kn_ctx_destroy(ctx);
+  }
+  for (unsigned v = 0; v < 4; v++) assert_int_equal(busy[1][v] - busy[0][v], 1600);
+  cs_err err;
+  kn_ctx *ctx = data_copy_ctx(&cfg, 18);
+  assert_int_equal(kn_ctx_run(ctx, &err), CS_EINVAL);
+  assert_string_equal(err.msg, "data_copy: m = 18 must be a multiple of the 4 AIV cores (each copies m / 4 rows)");
+  kn_ctx_destroy(ctx);
+  cfg.chip_aiv_per_aic = 0;
+  ctx = data_copy_ctx(&cfg, 16);
+  assert_int_equal(kn_ctx_run(ctx, &err), CS_EINVAL);
+  assert_string_equal(err.msg, "data_copy path=ub runs on AIV cores: the chip has none (chip.aiv_per_aic = 0)");
+  kn_ctx_destroy(ctx);
+}
+
 /* ---- gelu --------------------------------------------------------------------------------- */
 
 static void test_vec_ops_gelu_bit_exact(void **state) {
@@ -461,6 +517,7 @@ int main(void) {
       cmocka_unit_test(test_vec_ops_add_ub_layout_and_banks),
       cmocka_unit_test(test_vec_ops_nd2nz_bit_exact_and_banks),
       cmocka_unit_test(test_vec_ops_nd2nz_refusals),
+      cmocka_unit_test(test_vec_ops_data_copy_ub_on_the_aivs),
       cmocka_unit_test(test_vec_ops_gelu_bit_exact),
       cmocka_unit_test(test_vec_ops_matmul_gelu_bit_exact),
       cmocka_unit_test(test_vec_ops_matmul_gelu_seeded_bugs),

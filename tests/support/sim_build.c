@@ -12,7 +12,7 @@ void sb_neutral_costs(sim_config *c) {
   c->mte2_outstanding_bytes = c->mte3_outstanding_bytes = c->fixpipe_outstanding_bytes = 1u << 30;
   c->mte2_burst_cycles = c->mte3_burst_cycles = c->fixpipe_burst_cycles = 0;
   c->mte2_outstanding_bursts = c->mte3_outstanding_bursts = c->fixpipe_outstanding_bursts = 0;
-  c->mte2_setup_cycles = c->mte3_setup_cycles = c->fixpipe_setup_cycles = 0;
+  c->mte2_setup_cycles = c->mte3_setup_cycles = c->fixpipe_setup_cycles = c->aiv_mte2_setup_cycles = 0;
   c->mte1_insn_cycles = 0;
   c->vector_insn_cycles = 0;
   c->vector_ub_bank_groups = 0; /* no UB bank conflicts (tests/sim/test_cube_timing.c tests them) */
