@@ -14,6 +14,7 @@
 #include "base/cs_jsonr.h"
 #include "support/cli_run.h"
 #include "support/json_expect.h"
+#include "support/tmp_files.h"
 
 static void expect_error(cr_result r, const char *want) {
   assert_int_equal(r.status, 2);
@@ -172,6 +173,51 @@ static void test_cli_validate_summary(void **state) {
   cr_free(&r);
 }
 
+/* An anchors file of one's own (the measured cases cubesim was not fitted on): a case may give
+ * any of the times alone. Measured by its aicore time only, a copy's task time is printed without
+ * an error and its aicore error is computed against the measurement; a case with no time at all
+ * is refused with its place. */
+static void test_cli_validate_partial_measurements(void **state) {
+  (void)state;
+  tf_dir d;
+  tf_dir_make(&d);
+  char path[128];
+  tf_join(path, sizeof path, d.path, "mine.yaml");
+  static const char head[] =
+      "cases:\n"
+      "  - id: X-aicore-only\n"
+      "    title: \"a copy measured by its aicore time alone\"\n"
+      "    source: \"a test\"\n"
+      "    role: predict\n"
+      "    kernel: data_copy\n"
+      "    set: {chip.aic_cores: 2}\n"
+      "    attrs: {path: l1, m: 128, n: 256, tile_m: 64, tile_n: 256}\n";
+  char text[1024];
+  snprintf(text, sizeof text, "%s    measured: {aicore_us: 1.0}\n", head);
+  tf_write_text(path, text);
+  cr_result r = cr_run("validate", path, "--json", NULL);
+  cr_assert_ok(&r);
+  cs_jdoc *doc = je_parse(r.out, strlen(r.out));
+  const cs_jvalue *root = cs_jroot(doc);
+  double model = je_number(root, "cases[0].metrics.aicore.model_us");
+  assert_true(model > 0);
+  assert_true(fabs(je_number(root, "cases[0].metrics.aicore.error") - (model - 1.0)) < 1e-12);
+  assert_true(je_number(root, "cases[0].metrics.task.model_us") > model);
+  assert_null(cs_jget(root, "cases[0].metrics.task.error"));
+  assert_int_equal(je_u64(root, "summary[0].errors"), 1);
+  cs_jfree(doc);
+  cr_free(&r);
+  snprintf(text, sizeof text, "%s    measured: {}\n", head);
+  tf_write_text(path, text);
+  r = cr_run("validate", path, NULL);
+  assert_int_equal(r.status, 2);
+  char want[256];
+  snprintf(want, sizeof want, "cubesim validate: error: %s:9:15: case X-aicore-only: measured gives no time (task_us, aicore_us or a pipe's)\n", path);
+  assert_string_equal(r.err, want);
+  cr_free(&r);
+  tf_dir_remove(&d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cli_version),
@@ -180,6 +226,7 @@ int main(void) {
       cmocka_unit_test(test_cli_run_chip_options),
       cmocka_unit_test(test_cli_validate_chip_options),
       cmocka_unit_test(test_cli_validate_summary),
+      cmocka_unit_test(test_cli_validate_partial_measurements),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
