@@ -382,10 +382,11 @@ cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
   isa_fault f;
   memset(&f, 0, sizeof f);
   bool ok = isa_insn_check(in, &f) && check_core_kind(c, in, &f) && check_alignment(c, in, &f);
+  isa_range r[ISA_MAX_RANGES];
+  size_t nr = 0;
   if (ok) {
-    isa_range r[ISA_MAX_RANGES];
-    size_t n = isa_insn_ranges(in, r);
-    for (size_t i = 0; ok && i < n; i++) ok = sim_buf_check_range(sim_core_mem(c, (isa_mem)r[i].mem), &r[i], &f);
+    nr = isa_insn_ranges(in, r);
+    for (size_t i = 0; ok && i < nr; i++) ok = sim_buf_check_range(sim_core_mem(c, (isa_mem)r[i].mem), &r[i], &f);
   }
   if (!ok) {
     c->faulted = true;
@@ -397,6 +398,7 @@ cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
   }
   /* recorded first: out of host memory (not a kernel fault), the instruction has no effect */
   if (append(c, in) != CS_OK) return CS_ENOMEM;
+  sim_hb_reach_note(&c->reach, c->len - 1, isa_insn_pipe(in), r, nr);
   if (!c->owner->timing_only) {
     isa_mach m = {c, mach_ptr, {c->owner->cfg.chip_fixpipe_saturation}, c->host};
     isa_insn_exec(in, &m);

@@ -189,10 +189,10 @@ static const eng_insn *eng_st_any(const eng_core *k, uint64_t idx, bool *done) {
 
 /* A GM transfer streaming under the fluid bandwidth model (docs/TIMING.md, "GM transfers"). */
 typedef struct eng_flow {
-  double remaining;    /* bytes */
-  double rate;         /* bytes/cycle now */
-  uint64_t finish;     /* flow_finish at its current rate, from the last change of the rates or
-                        * the last step_flows (neither the time nor its rate changed since) */
+  double remaining;    /* bytes left at cycle upd */
+  uint64_t upd;        /* the last change of the rates since it began (or its beginning) */
+  double rate;         /* bytes/cycle since upd */
+  uint64_t finish;     /* flow_finish at upd: while its rate holds, when it ends */
   bool ending;         /* step_flows: finishes now */
   bool write;
   isa_pipe pipe;
@@ -403,7 +403,14 @@ static bool path_writes_gm(isa_path p) { return p == ISA_PATH_UB_TO_GM || p == I
 
 /* ---- GM bandwidth: max-min fair sharing of L2 and HBM by the flows in flight ------------- */
 
-/* When the flow would finish at its current rate. */
+/* The bytes the flow has left now: a flow's rate changes only with the rates of all
+ * (recompute_rates), so between two changes it streams on at one rate and nothing of it need be
+ * touched from event to event. */
+static double flow_left(const engine *e, const eng_flow *f) {
+  return f->remaining - f->rate * (double)(e->now - f->upd);
+}
+
+/* When the flow would finish at its current rate, from its bytes left at e->now (f->upd). */
 static uint64_t flow_finish(const engine *e, const eng_flow *f) {
   if (f->remaining <= 1e-6) return e->now;
   if (f->rate <= 0) return NEVER;
@@ -440,6 +447,8 @@ static void recompute_rates(engine *e) {
   uint64_t next = NEVER;
   for (size_t i = 0; i < e->nflows; i++) {
     eng_flow *f = &e->flows[i];
+    f->remaining = flow_left(e, f); /* streamed at its old rate until now */
+    f->upd = e->now;
     f->rate = e->shares[i].rate;
     f->finish = flow_finish(e, f);
     if (f->finish < next) next = f->finish;
@@ -561,7 +570,7 @@ static cs_status check_happens_before(sim *s, sim_result *res, cs_err *err) {
   for (unsigned c = 0; c < s->ncores; c++) {
     hb_sink_arg a = {res, &s->cores[c].rec, c};
     sim_hb_sink sink = {hb_hazard, &a, NULL};
-    cs_status st = sim_hb_check_stream(&s->cores[c].rec, &sink, err);
+    cs_status st = sim_hb_check_stream(&s->cores[c].rec, &s->cores[c].reach, &sink, err);
     if (st != CS_OK) return st;
   }
   return CS_OK;
@@ -953,6 +962,7 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
   f->idx = idx;
   f->pipe = pipe;
   f->remaining = (double)w.bytes;
+  f->upd = e->now;
   f->own_cap = sim_xfer_rate(&eng, &sh, sim_xfer_pitch_efficiency(c, sh.align_bytes), mix_latency);
   f->hbm_per_byte = w.bytes ? (double)(hbm_read + hbm_write) / (double)w.bytes : 0.0;
   f->miss_frac = write ? 0.0 : miss_frac;
@@ -973,7 +983,7 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
     for (size_t i = 0; i + 1 < e->nflows; i++) {
       eng_flow *g = &e->flows[i];
       if (g->write || g->core == f->core || g->hi <= f->lo || f->hi <= g->lo) continue;
-      if (g->bytes - g->remaining >= eng.outstanding_bytes) continue;
+      if (g->bytes - flow_left(e, g) >= eng.outstanding_bytes) continue;
       if (g->sharers > MAX_PARTNERS || f->sharers > MAX_PARTNERS) continue;
       if (!flow_add_partner(e, g, f->id) || !flow_add_partner(e, f, g->id)) return;
     }
@@ -1346,21 +1356,10 @@ static void progress(engine *e, eng_core *k) {
 /* Time advances to t: the flows stream at their rates until then, and those finishing at t end:
  * the pipe is free, results land after the latency. */
 static void step_flows(engine *e, uint64_t t) {
-  double dt = (double)(t - e->now);
   e->now = t;
+  if (!e->nflows || t < e->flow_next) return; /* none ends: they stream on at their rates */
   size_t n = e->nflows, w = 0;
-  bool any = false;
-  uint64_t next = NEVER;
-  for (size_t i = 0; i < n; i++) {
-    eng_flow *f = &e->flows[i];
-    f->remaining -= f->rate * dt;
-    f->finish = flow_finish(e, f);
-    f->ending = f->finish <= t;
-    any |= f->ending;
-    if (f->finish < next) next = f->finish;
-  }
-  e->flow_next = next;
-  if (!any) return;
+  for (size_t i = 0; i < n; i++) e->flows[i].ending = e->flows[i].finish <= t;
   for (size_t i = 0; i < n; i++) {
     eng_flow *f = &e->flows[i];
     if (!f->ending) continue;

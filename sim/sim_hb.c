@@ -151,6 +151,7 @@ typedef struct uf_done {
 } uf_done;
 
 #define HB_CACHE 1024 /* instructions of a compact stream kept decoded (a power of two) */
+#define HB_AHEAD (HB_CACHE / 2) /* instructions the dispatcher runs ahead of the pipes */
 
 typedef struct hb {
   const isa_insn *s;            /* the stream as an array, or NULL: */
@@ -160,7 +161,8 @@ typedef struct hb {
   isa_insn *cins;
   uint64_t n;
   const sim_hb_sink *sink;
-  uint8_t *pipe;                /* per instruction: its pipe (ISA_PIPE_ALL for barrier(ALL)) */
+  const sim_hb_reach *reach;    /* the stream's, or NULL (prepass finds it) */
+  uint8_t *pipe;                /* per instruction dispatched: its pipe (ISA_PIPE_ALL for barrier(ALL)) */
   uint64_t last[NPIPE][NMEM];   /* the last instruction of pipe P touching memory m, or NONE */
   uint64_t last_of[NPIPE];      /* the last instruction of pipe P, or NONE */
   uint64_t next[NPIPE];         /* the next instruction pipe P has not run */
@@ -360,7 +362,8 @@ static bool pipe_head(hb *h, int p);
 static bool dispatch_one(hb *h) {
   uint64_t i = h->disp;
   const isa_insn *in = hb_in(h, i); /* nothing below reads another instruction */
-  int p = h->pipe[i];
+  int p = isa_insn_pipe(in);
+  h->pipe[i] = (uint8_t)p;
   if (p == ISA_PIPE_ALL) { /* holds dispatch until every pipe has drained */
     for (int q = 0; q < NPIPE; q++)
       if (q != ISA_PIPE_S && pipe_head(h, q)) return false;
@@ -463,14 +466,25 @@ static void cps_trim(hb *h) {
   h->cp_dropped = low;
 }
 
-/* Pipe and memories of every instruction, and each pipe's last access to each memory. */
+void sim_hb_reach_note(sim_hb_reach *t, uint64_t idx, isa_pipe pipe, const isa_range *r, size_t n) {
+  if (pipe >= ISA_PIPE_COUNT) return; /* barrier(ALL) */
+  t->last_of[pipe] = idx;
+  t->any[pipe] = true;
+  for (size_t j = 0; j < n; j++) {
+    t->last[pipe][r[j].mem] = idx;
+    t->used[pipe][r[j].mem] = true;
+  }
+}
+
+/* Each pipe's last access to each memory: the stream's reach, or a pass over the stream. */
 static bool prepass(hb *h) {
   h->pipe = malloc(h->n ? h->n : 1);
   if (!h->pipe) return false;
   for (int p = 0; p < NPIPE; p++) {
-    h->last_of[p] = NONE;
-    for (int m = 0; m < NMEM; m++) h->last[p][m] = NONE;
+    h->last_of[p] = h->reach && h->reach->any[p] ? h->reach->last_of[p] : NONE;
+    for (int m = 0; m < NMEM; m++) h->last[p][m] = h->reach && h->reach->used[p][m] ? h->reach->last[p][m] : NONE;
   }
+  if (h->reach) return true;
   isa_range r[ISA_MAX_RANGES];
   sim_stream_cursor cur;
   if (h->rs) sim_stream_cursor_init(&cur, h->rs, 0);
@@ -485,7 +499,6 @@ static bool prepass(hb *h) {
       in = hb_in(h, i);
     }
     isa_pipe p = isa_insn_pipe(in);
-    h->pipe[i] = (uint8_t)p;
     if (p >= ISA_PIPE_COUNT) continue;
     h->last_of[p] = i;
     size_t nr = isa_insn_ranges(in, r);
@@ -509,7 +522,8 @@ static void hb_free(hb *h) {
   free(h);
 }
 
-static cs_status check(const isa_insn *s, const sim_stream *rs, uint64_t n, const sim_hb_sink *sink, cs_err *err) {
+static cs_status check(const isa_insn *s, const sim_stream *rs, const sim_hb_reach *reach, uint64_t n,
+                       const sim_hb_sink *sink, cs_err *err) {
   hb *h = calloc(1, sizeof *h);
   if (!h) return cs_err_set(err, CS_ENOMEM, "no host memory for the hazard check");
   h->s = s;
@@ -526,6 +540,7 @@ static cs_status check(const isa_insn *s, const sim_stream *rs, uint64_t n, cons
     sim_stream_cursor_init(&h->seq, rs, 0);
   }
   h->sink = sink;
+  h->reach = reach;
   sim_uf_track_init(&h->uf);
   h->cps.elem = sizeof(checkpoint);
   for (int a = 0; a < NPIPE; a++) {
@@ -537,9 +552,24 @@ static cs_status check(const isa_insn *s, const sim_stream *rs, uint64_t n, cons
   }
   bool ok = prepass(h);
   uint64_t steps = 0;
-  for (bool moved = ok; moved && !h->oom;) {
+  /* The dispatcher runs at most `ahead` instructions ahead of the pipes' oldest unvisited one
+   * (HB_AHEAD, so that the instructions the pipes visit are still decoded in the cache); when
+   * nothing can move, the pipes wait for a set_flag further on: the bound doubles until it
+   * reaches the end. Any order of the steps gives the same hazards. */
+  uint64_t ahead = HB_AHEAD;
+  for (bool moved = true; ok && !h->oom;) {
+    if (!moved) {
+      if (ahead >= n || h->disp >= n) break;
+      ahead *= 2;
+    } else {
+      ahead = HB_AHEAD;
+    }
     moved = false;
-    while (h->disp < n && dispatch_one(h)) {
+    uint64_t lowest = h->disp;
+    for (int p = 0; p < NPIPE; p++)
+      if (p != ISA_PIPE_S && pipe_head(h, p) && h->next[p] < lowest) lowest = h->next[p];
+    uint64_t limit = n - lowest <= ahead ? n : lowest + ahead;
+    while (h->disp < limit && dispatch_one(h)) {
       h->disp++;
       moved = true;
     }
@@ -557,9 +587,9 @@ static cs_status check(const isa_insn *s, const sim_stream *rs, uint64_t n, cons
 }
 
 cs_status sim_hb_check(const isa_insn *s, uint64_t n, const sim_hb_sink *sink, cs_err *err) {
-  return check(s, NULL, n, sink, err);
+  return check(s, NULL, NULL, n, sink, err);
 }
 
-cs_status sim_hb_check_stream(const sim_stream *s, const sim_hb_sink *sink, cs_err *err) {
-  return check(NULL, s, s->n, sink, err);
+cs_status sim_hb_check_stream(const sim_stream *s, const sim_hb_reach *reach, const sim_hb_sink *sink, cs_err *err) {
+  return check(NULL, s, reach, s->n, sink, err);
 }

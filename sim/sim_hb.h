@@ -79,12 +79,26 @@ typedef struct sim_hb_sink {
   void (*visit)(void *arg, uint64_t idx, const uint64_t frontier[ISA_PIPE_COUNT]);
 } sim_hb_sink;
 
+/* Where each pipe's accesses to each memory end: what the check's prepass would find, kept by
+ * whoever appends to a stream (the record phase already has every instruction's ranges), so that
+ * the check reads the stream once. */
+typedef struct sim_hb_reach {
+  uint64_t last[ISA_PIPE_COUNT][ISA_MEM_COUNT]; /* the last instruction of pipe P touching memory m */
+  uint64_t last_of[ISA_PIPE_COUNT];             /* the last instruction of pipe P */
+  bool used[ISA_PIPE_COUNT][ISA_MEM_COUNT];     /* last[P][m] names one (else there is none) */
+  bool any[ISA_PIPE_COUNT];                     /* last_of[P] names one */
+} sim_hb_reach;
+
+/* Instruction idx, of pipe `pipe` (isa_insn_pipe), touching the n ranges r. */
+void sim_hb_reach_note(sim_hb_reach *t, uint64_t idx, isa_pipe pipe, const isa_range *r, size_t n);
+
 /* Checks one core's stream of n instructions (each valid: isa_insn_check passed), giving every
  * unordered pair to sink->hazard once (pairs touching several memories: the first). A stream
  * whose waits can never all pass (a deadlock, whatever the timing) is checked up to where it
  * stops. CS_OK, or CS_ENOMEM. */
 cs_status sim_hb_check(const isa_insn *s, uint64_t n, const sim_hb_sink *sink, cs_err *err);
-/* The same over a compact stream (sim_stream.h), decoding the instructions it looks at. */
-cs_status sim_hb_check_stream(const sim_stream *s, const sim_hb_sink *sink, cs_err *err);
+/* The same over a compact stream (sim_stream.h), decoding the instructions it looks at; reach:
+ * the stream's (NULL: found by a pass over the stream first). */
+cs_status sim_hb_check_stream(const sim_stream *s, const sim_hb_reach *reach, const sim_hb_sink *sink, cs_err *err);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include "sim/sim.h"
 #include "sim/sim_buf.h"
+#include "sim/sim_hb.h"
 #include "sim/sim_stream.h"
 
 /* The stream decoded whole, made on demand by sim_core_stream (tests and tools that index it). */
@@ -23,6 +24,7 @@ struct sim_core {
   sim_stream rec;               /* the recorded instructions, compact (sim_stream.h) */
   size_t len;                   /* = rec.n */
   uint64_t ncross;              /* of them cross-core (cross_set_flag, cross_wait_flag, sync_all) */
+  sim_hb_reach reach;           /* where its pipes' accesses end (the hazard check's) */
   sim_stream_view *view;        /* sim_core_stream's decoded copy (made with the core, filled when asked for) */
   bool faulted;
   sim_fault fault;

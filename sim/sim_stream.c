@@ -2,6 +2,7 @@
 #include "sim/sim_stream.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,4 +162,16 @@ bool sim_stream_next(sim_stream_cursor *c, isa_insn *out) {
   c->off += decode(c->s->bytes + c->off, out);
   c->idx++;
   return true;
+}
+
+bool sim_stream_next_op(sim_stream_cursor *c, uint32_t op, isa_insn *out) {
+  for (; c->idx < c->s->n; c->idx++) {
+    const uint8_t *p = c->s->bytes + c->off;
+    uint32_t at;
+    if (p[0]) at = p[1];
+    else memcpy(&at, p + 1 + offsetof(isa_insn, op), sizeof at); /* kept whole */
+    if (at == op) return sim_stream_next(c, out);
+    c->off += rec_len(p);
+  }
+  return false;
 }

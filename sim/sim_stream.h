@@ -57,5 +57,8 @@ typedef struct sim_stream_cursor {
 void sim_stream_cursor_init(sim_stream_cursor *c, const sim_stream *s, uint64_t idx);
 /* The next instruction into *out and true, or false at the end. */
 bool sim_stream_next(sim_stream_cursor *c, isa_insn *out);
+/* The next instruction with opcode op (isa_op) into *out and true, or false at the end: the
+ * records of other opcodes are hopped over, not decoded. */
+bool sim_stream_next_op(sim_stream_cursor *c, uint32_t op, isa_insn *out);
 
 #endif

@@ -211,7 +211,7 @@ static cs_status frontiers(sim *s, arr *needs, cs_err *err) {
         memmove(arr_at(a, w++), arr_at(a, i), sizeof(need));
     a->n = w;
     sim_hb_sink sink = {ignore_hazard, a, visit};
-    cs_status st = sim_hb_check_stream(&s->cores[c].rec, &sink, err);
+    cs_status st = sim_hb_check_stream(&s->cores[c].rec, &s->cores[c].reach, &sink, err);
     if (st != CS_OK) return st;
   }
   return CS_OK;

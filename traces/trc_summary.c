@@ -177,8 +177,8 @@ void trc_summary_compute(const sim *s, const sim_result *r, trc_summary *o) {
     const sim_core *core = sim_get_core(ms, c);
     double ideal = 0;
     isa_insn in;
-    for (sim_stream_cursor cur = {sim_core_records(core), 0, 0}; sim_stream_next(&cur, &in);)
-      if (in.op == ISA_OP_MMAD) ideal += trc_ideal_cube_cycles(cfg, &in, 1);
+    for (sim_stream_cursor cur = {sim_core_records(core), 0, 0}; sim_stream_next_op(&cur, ISA_OP_MMAD, &in);)
+      ideal += trc_ideal_cube_cycles(cfg, &in, 1);
     o->ideal_cube_cycles += ideal;
   }
   o->cube_utilization = safe_div(o->ideal_cube_cycles, capacity);

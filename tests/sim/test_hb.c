@@ -20,6 +20,7 @@
 
 #include "sim/sim.h"
 #include "sim/sim_hb.h"
+#include "sim/sim_stream.h"
 #include "support/insn_build.h"
 #include "support/sim_build.h"
 
@@ -434,12 +435,140 @@ static void test_hb_unit_flag_partners_per_l0c_buffer(void **state) {
   assert_int_equal(sim_uf_track_oldest(&t, false), 0);
 }
 
+/* The check over a recorded stream reads where each pipe's accesses end from the record phase
+ * (sim_hb_reach, noted as the core issues each instruction) instead of a pass of its own; the
+ * check over the program as an array finds it by that pass. Every seeded bug: the same hazards,
+ * in the same order, both ways. */
+typedef struct collected {
+  uint64_t n;
+  sim_hb_hazard h[SIM_MAX_HAZARDS_KEPT];
+} collected;
+
+static void collect(void *arg, const sim_hb_hazard *z) {
+  collected *c = arg;
+  if (c->n < SIM_MAX_HAZARDS_KEPT) c->h[c->n] = *z;
+  c->n++;
+}
+
+static void test_hb_stream_reach_matches_the_prepass(void **state) {
+  (void)state;
+  static prog p;
+  static outcome o;
+  static isa_insn kept[MAX_INSNS];
+  static collected c;
+  unsigned compared = 0;
+  for (size_t w = 0; w < NPROGRAMS; w++) {
+    run_variant(w, 0, 0, &p, &o);
+    int ngroups = p.ngroups;
+    for (int g = 1; g <= ngroups; g++) {
+      run_variant(w, g, 0, &p, &o); /* the stream path, through sim_run */
+      size_t n = 0;
+      for (size_t i = 0; i < p.n; i++) {
+        isa_insn x = p.in[i];
+        if (p.group[i] == g) {
+          if (p.kind[i] == SYNC) continue;
+          if (x.op == ISA_OP_MMAD) x.u.mmad.unit_flag = 0;
+          else x.u.fixpipe.unit_flag = 0;
+        }
+        kept[n++] = x;
+      }
+      memset(&c, 0, sizeof c);
+      sim_hb_sink sink = {collect, &c, NULL};
+      cs_err err;
+      assert_int_equal(sim_hb_check(kept, n, &sink, &err), CS_OK);
+      assert_int_equal(c.n, o.count);
+      assert_true(c.n > 0);
+      for (unsigned i = 0; i < o.kept && i < c.n; i++, compared++) {
+        assert_int_equal(c.h[i].kind, o.h[i].kind);
+        assert_int_equal(c.h[i].earlier, o.h[i].earlier);
+        assert_int_equal(c.h[i].later, o.h[i].later);
+        assert_int_equal(c.h[i].mem, o.h[i].mem);
+        assert_int_equal(c.h[i].lo, o.h[i].lo);
+        assert_int_equal(c.h[i].hi, o.h[i].hi);
+      }
+    }
+  }
+  assert_true(compared >= 35);
+}
+
+/* The check's dispatcher runs a bounded distance ahead of the pipes (the instructions they visit
+ * stay decoded); a wait whose set_flag lies further on than that must still be passed. MTE2 waits
+ * at instruction 0 for V's set at 1003 before it copies into UB 0, which V's vadd at 1002 reads:
+ * ordered by the flag; MTE3's copy out of UB 0 (1004) has nothing ordering it after the copy
+ * in: one RAW, found only once the copy behind the wait has run. Without the wait, the vadd's
+ * read races too. */
+static void test_hb_wait_for_a_set_far_ahead(void **state) {
+  (void)state;
+  static isa_insn in[1005];
+  for (int with = 0; with < 2; with++) {
+    size_t n = 0;
+    if (with) in[n++] = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_V, ISA_PIPE_MTE2, 0);
+    else in[n++] = scalar_work(1);
+    in[n++] = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, 0, 256);
+    while (n < 1002) in[n++] = scalar_work(1);
+    in[n++] = ib_vbinary_n(ISA_OP_VADD, ISA_FP16, 0x2000, 0, 0, 128);
+    in[n++] = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_V, ISA_PIPE_MTE2, 0);
+    in[n++] = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0x8000, ISA_MEM_UB, 0, 256);
+    static collected c;
+    memset(&c, 0, sizeof c);
+    sim_hb_sink sink = {collect, &c, NULL};
+    cs_err err;
+    assert_int_equal(sim_hb_check(in, n, &sink, &err), CS_OK);
+    assert_int_equal(c.n, with ? 1 : 2);
+    for (uint64_t i = 0; i < c.n; i++) {
+      const sim_hb_hazard *z = &c.h[i];
+      assert_int_equal(z->kind, SIM_HAZARD_RAW);
+      assert_int_equal(z->earlier, 1);
+      assert_true(z->later == 1002 || z->later == 1004);
+      assert_int_equal(z->mem, ISA_MEM_UB);
+      assert_int_equal(z->lo, 0);
+      assert_int_equal(z->hi, 256);
+    }
+    if (with) assert_int_equal(c.h[0].later, 1004);
+  }
+}
+
+/* sim_stream_next_op hops over the records of other opcodes: from a stream of the cube tiles
+ * program, exactly its mmads, at their indices, bit for bit as appended. */
+static void test_hb_stream_next_op_hops_to_the_opcode(void **state) {
+  (void)state;
+  static prog p;
+  memset(&p, 0, sizeof p);
+  build_cube_tiles(&p, 0, 65536);
+  sim_stream st;
+  memset(&st, 0, sizeof st);
+  size_t mmads = 0;
+  for (size_t i = 0; i < p.n; i++) {
+    assert_int_equal(sim_stream_append(&st, &p.in[i]), CS_OK);
+    mmads += p.in[i].op == ISA_OP_MMAD;
+  }
+  assert_int_equal(mmads, 2);
+  sim_stream_cursor cur;
+  sim_stream_cursor_init(&cur, &st, 0);
+  isa_insn got;
+  size_t found = 0, from = 0;
+  while (sim_stream_next_op(&cur, ISA_OP_MMAD, &got)) {
+    uint64_t at = cur.idx - 1;
+    for (size_t i = from; i < at; i++) assert_int_not_equal(p.in[i].op, ISA_OP_MMAD);
+    assert_int_equal(p.in[at].op, ISA_OP_MMAD);
+    assert_memory_equal(&got, &p.in[at], sizeof got);
+    from = at + 1;
+    found++;
+  }
+  assert_int_equal(found, 2);
+  assert_int_equal(cur.idx, p.n);
+  sim_stream_free(&st);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hb_unit_flag_partners_per_l0c_buffer),
       cmocka_unit_test(test_hb_correct_programs_have_no_hazard),
       cmocka_unit_test(test_hb_every_seeded_bug_is_found_under_every_config),
       cmocka_unit_test(test_hb_l0a_reuse_without_its_flag),
+      cmocka_unit_test(test_hb_stream_reach_matches_the_prepass),
+      cmocka_unit_test(test_hb_stream_next_op_hops_to_the_opcode),
+      cmocka_unit_test(test_hb_wait_for_a_set_far_ahead),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
