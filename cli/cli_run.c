@@ -51,6 +51,8 @@ CLI_TRACE_USAGE
     "  --allow-hazards        report data hazards without failing the run\n"
     "  --seed N               seed of generated inputs (default 1)\n"
     "  --quiet                no progress line (shown on a terminal for runs over a second)\n"
+    "  --threads N            host threads the run may take (default: the host's processors, or\n"
+    "                         CUBESIM_THREADS): the hazard check beside the replay; same results\n"
     "  --max-memory SIZE      host memory the run may take (8G, 512M, 50%; default 80% of the\n"
     "                         host's): a run estimated to need more is refused before it starts\n"
     "  --csv FILE.csv         per-core summary with msprof-like columns (traces/FORMAT.md)\n"
@@ -258,6 +260,7 @@ typedef struct run_args {
   bool timing_only, check, json, allow_hazards, quiet, timeline, record_refusal;
   uint64_t seed;
   uint64_t max_memory; /* --max-memory, or the host's default */
+  uint64_t threads;    /* --threads (0: the host's processors) */
 } run_args;
 
 /* Where each file of the run goes, validated and reserved before any work (base/cs_out:
@@ -575,6 +578,12 @@ static int parse_run_args(cli_io *io, int argc, char **argv, run_args *a, bool *
       if (r < 0 || cs_parse_u64(v, "--seed", &a->seed, &err) != CS_OK) return cli_fail(io, "run", &err);
       continue;
     }
+    if ((r = cli_opt(argc, argv, &i, "--threads", &v, &err)) != 0) {
+      if (r < 0 || cs_parse_u64(v, "--threads", &a->threads, &err) != CS_OK) return cli_fail(io, "run", &err);
+      if (a->threads == 0 || a->threads > 1024)
+        return cli_usage_error(io, "run", "--threads %s: give 1 to 1024 host threads", v);
+      continue;
+    }
     if ((r = cli_opt(argc, argv, &i, "--max-memory", &v, &err)) != 0) {
       if (r < 0 || cs_host_parse_memory(v, "--max-memory", &a->max_memory, &err) != CS_OK)
         return cli_fail(io, "run", &err);
@@ -685,6 +694,7 @@ static cs_status run(cli_io *io, run_args *a, const kn_op *op, run_result *rr, c
                       .allow_hazards = a->allow_hazards,
                       .seed = a->seed,
                       .max_memory_bytes = a->max_memory,
+                      .host_threads = (unsigned)a->threads,
                       .progress = cli_progress_hook(&progress),
                       .observer = timeline ? &timeline->observer : NULL};
   if (st == CS_OK) st = kn_ctx_create(op, &o, &rr->ctx, err);

@@ -399,7 +399,8 @@ cs_status kn_device_create(kn_ctx *c, rt_device **out, cs_err *err) {
 
 cs_status kn_device_run(kn_ctx *c, cs_err *err) {
   if (!c->dev) return cs_err_set(err, CS_EINTERNAL, "%s: kn_device_run before kn_device_create", c->op->name);
-  sim_run_options o = {.trace = c->opt.trace, .allow_hazards = c->opt.allow_hazards, .observer = c->opt.observer};
+  sim_run_options o = {.trace = c->opt.trace, .allow_hazards = c->opt.allow_hazards, .observer = c->opt.observer,
+                       .host_threads = c->opt.host_threads};
   return rt_device_run(c->dev, &o, err);
 }
 

@@ -207,6 +207,10 @@ typedef struct sim_run_options {
   sim_trace *trace;       /* NULL: no trace */
   bool allow_hazards;     /* hazards are reported but do not fail the run */
   const sim_observer *observer; /* NULL: none */
+  unsigned host_threads;  /* host threads the run may take (0: the environment's CUBESIM_THREADS,
+                           * else one per processor of the host; 1: none but the caller's): with
+                           * two, the hazard check runs beside the replay when there is no trace
+                           * or observer. The results are the same. */
 } sim_run_options;
 
 #define SIM_MAX_HAZARDS_KEPT 64

@@ -7,6 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#if defined(__STDC_NO_THREADS__) && !defined(CUBESIM_NO_THREADS)
+#define CUBESIM_NO_THREADS
+#endif
+#ifndef CUBESIM_NO_THREADS
+#include <threads.h>
+#endif
 
 #include "sim/sim_gm.h"
 #include "sim/sim_hb.h"
@@ -1835,17 +1842,45 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
   return CS_OK;
 }
 
-cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *err) {
-  memset(res, 0, sizeof *res);
-  if (sim_host_status(s, err) != CS_OK) return CS_ENOMEM; /* the streams are incomplete */
-  res->stats.cores = s->ncores;
-  res->stats.core = calloc(s->ncores, sizeof *res->stats.core);
-  if (!res->stats.core) return cs_err_set(err, CS_ENOMEM, "no host memory for statistics");
+/* The hazard check on a host thread of its own, beside the replay (sim_run): its hazards into a
+ * result of its own. */
+typedef struct hb_job {
+  sim *s;
+  sim_result *res;
+  cs_status st;
+  cs_err err;
+  bool joined;
+#ifndef CUBESIM_NO_THREADS
+  thrd_t thread;
+#endif
+} hb_job;
+
+static void hb_job_join(hb_job *j) {
+#ifndef CUBESIM_NO_THREADS
+  if (!j->joined) thrd_join(j->thread, NULL);
+#endif
+  j->joined = true;
+}
+
+#ifndef CUBESIM_NO_THREADS
+static int hb_job_main(void *arg) {
+  hb_job *j = arg;
+  j->st = check_happens_before(j->s, j->res, &j->err);
+  return 0;
+}
+#endif
+
+/* The replay, with the hazards of the check in res (pending == NULL), or while the check runs
+ * on its thread: then, once the cores have run, it waits for the check, and if the check found
+ * hazards it stops (*redo): the replay notes the times of the hazards' instructions as they
+ * leave its window, so it must be run again knowing them (a run with hazards fails unless they
+ * are allowed, and is small as a rule). */
+static cs_status replay(sim *s, const sim_run_options *opt, sim_result *res, hb_job *pending, bool *redo,
+                        cs_err *err) {
   sim_trace *trace = opt ? opt->trace : NULL;
   engine e;
   memset(&e, 0, sizeof e); /* engine_free is safe whatever fails first */
-  cs_status st = check_happens_before(s, res, err);
-  if (st == CS_OK) st = engine_init(&e, s, res, trace, err);
+  cs_status st = engine_init(&e, s, res, trace, err);
   e.observer = opt ? opt->observer : NULL;
   if (st != CS_OK) {
     engine_free(&e);
@@ -1905,6 +1940,18 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
       }
     }
   }
+  if (pending) {
+    hb_job_join(pending);
+    if (pending->st != CS_OK || pending->res->hazard_count) {
+      engine_free(&e);
+      if (pending->st != CS_OK) {
+        *err = pending->err;
+        return pending->st;
+      }
+      *redo = true;
+      return CS_OK;
+    }
+  }
   if (e.oom) {
     engine_free(&e);
     return cs_err_set(err, CS_ENOMEM, "no host memory during the replay");
@@ -1940,6 +1987,67 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
                       res->hazard_count == 1 ? "" : "s", first);
   }
   return CS_OK;
+}
+
+static cs_status result_init(sim *s, sim_result *res, cs_err *err) {
+  memset(res, 0, sizeof *res);
+  res->stats.cores = s->ncores;
+  res->stats.core = calloc(s->ncores, sizeof *res->stats.core);
+  return res->stats.core ? CS_OK : cs_err_set(err, CS_ENOMEM, "no host memory for statistics");
+}
+
+/* The host threads a run may take: the option, else CUBESIM_THREADS, else the host's processors. */
+static unsigned run_threads(const sim_run_options *opt) {
+  if (opt && opt->host_threads) return opt->host_threads;
+  const char *env = getenv("CUBESIM_THREADS");
+  if (env && *env) {
+    char *end;
+    unsigned long v = strtoul(env, &end, 10);
+    if (!*end && v >= 1) return v > 1024 ? 1024 : (unsigned)v;
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 1 ? (unsigned)n : 1;
+}
+
+cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *err) {
+  memset(res, 0, sizeof *res);
+  if (sim_host_status(s, err) != CS_OK) return CS_ENOMEM; /* the streams are incomplete */
+  cs_status st = result_init(s, res, err);
+  if (st != CS_OK) return st;
+  /* With a second host thread, and nothing to see the replay as it goes (a trace, an observer),
+   * the hazard check runs beside the replay: the same results, in the time of the longer. */
+  bool beside = run_threads(opt) > 1 && !(opt && (opt->trace || opt->observer)) && s->ncores > 0;
+#ifndef CUBESIM_NO_THREADS
+  if (beside) {
+    hb_job j;
+    memset(&j, 0, sizeof j);
+    j.s = s;
+    j.res = calloc(1, sizeof *j.res);
+    if (j.res && thrd_create(&j.thread, hb_job_main, &j) == thrd_success) {
+      bool redo = false;
+      st = replay(s, opt, res, &j, &redo, err);
+      hb_job_join(&j); /* when the replay failed before the end */
+      if (redo) { /* hazards: the replay again, knowing them */
+        sim_result_free(res);
+        st = result_init(s, res, err);
+        if (st == CS_OK) {
+          res->hazard_count = j.res->hazard_count;
+          res->hazards_kept = j.res->hazards_kept;
+          memcpy(res->hazards, j.res->hazards, sizeof res->hazards);
+          st = replay(s, opt, res, NULL, NULL, err);
+        }
+      }
+      free(j.res);
+      return st;
+    }
+    free(j.res); /* no thread: the check first, as below */
+  }
+#else
+  (void)beside;
+#endif
+  st = check_happens_before(s, res, err);
+  if (st != CS_OK) return st;
+  return replay(s, opt, res, NULL, NULL, err);
 }
 
 void sim_result_free(sim_result *res) {

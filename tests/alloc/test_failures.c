@@ -643,6 +643,9 @@ static void test_alloc_commands(void **state) {
 }
 
 int main(void) {
+  /* one host thread: the n-th allocation must be the same one every run (the hazard check on a
+   * thread of its own would interleave its allocations with the replay's) */
+  setenv("CUBESIM_THREADS", "1", 1);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alloc_library_paths),
       cmocka_unit_test(test_alloc_commands),

@@ -109,7 +109,7 @@ static rt_device *run_job(job *J, const uint32_t *x, const uint32_t *y, uint32_t
   assert_int_equal(rt_gm_read(dev, (rt_gtensor){J->out, ISA_UINT8, ob}, buf, &err), CS_OK);
   for (uint32_t i = 0; i < J->out_count; i++) out[i] = (uint32_t)pk_le_get(buf + (uint64_t)i * es, es);
   free(buf);
-  sim_run_options o = {NULL, false, NULL};
+  sim_run_options o = {.allow_hazards = false};
   if (rt_device_run(dev, &o, &err) != CS_OK) fail_msg("run: %s", err.msg);
   *res = rt_device_result(dev);
   assert_int_equal((*res)->hazard_count, 0);

@@ -263,7 +263,7 @@ static void config_of(int i, sim_config *c, char *name, size_t n) {
 
 typedef struct outcome {
   cs_status st;
-  uint64_t count, timing_count;
+  uint64_t count, timing_count, total_cycles;
   unsigned kept;
   sim_hazard h[SIM_MAX_HAZARDS_KEPT];
   size_t orig[MAX_INSNS]; /* stream index -> index in the correct program */
@@ -271,8 +271,9 @@ typedef struct outcome {
   size_t mutated;                /* the UNIT_FLAG instruction changed */
 } outcome;
 
-/* Program `which` without group `drop` (0: the correct one) under configuration `cfg`. */
-static void run_variant(size_t which, int drop, int cfg, prog *p, outcome *o) {
+/* Program `which` without group `drop` (0: the correct one) under configuration `cfg`, the
+ * replay on `threads` host threads (0: the default). */
+static void run_variant_on(size_t which, int drop, int cfg, unsigned threads, prog *p, outcome *o) {
   sim_config c;
   char cname[64];
   config_of(cfg, &c, cname, sizeof cname);
@@ -304,8 +305,9 @@ static void run_variant(size_t which, int drop, int cfg, prog *p, outcome *o) {
     o->orig[n++] = i;
   }
   sim_result res;
-  sim_run_options ro = {.allow_hazards = false};
+  sim_run_options ro = {.allow_hazards = false, .host_threads = threads};
   o->st = sim_run(s, &ro, &res, &err);
+  o->total_cycles = res.total_cycles;
   if (o->st != CS_OK && o->st != CS_EHAZARD)
     fail_msg("%s without group %d, %s: %s", p->name, drop, cname, err.msg);
   o->count = res.hazard_count;
@@ -314,6 +316,10 @@ static void run_variant(size_t which, int drop, int cfg, prog *p, outcome *o) {
   memcpy(o->h, res.hazards, sizeof o->h);
   sim_result_free(&res);
   sim_destroy(s);
+}
+
+static void run_variant(size_t which, int drop, int cfg, prog *p, outcome *o) {
+  run_variant_on(which, drop, cfg, 0, p, o);
 }
 
 static bool same_pair(const sim_hazard *a, const sim_hazard *b) {
@@ -528,6 +534,37 @@ static void test_hb_wait_for_a_set_far_ahead(void **state) {
   }
 }
 
+/* With two host threads the check runs beside the replay, and a run with hazards is replayed
+ * again knowing them: every seeded bug, under the defaults and with the cube 100x slower, gives
+ * the same hazards with the same cycles, the same overlaps and the same time as on one thread. */
+static void test_hb_same_results_on_one_and_two_threads(void **state) {
+  (void)state;
+  static prog p;
+  static outcome one, two;
+  unsigned compared = 0;
+  const int cfgs[2] = {0, 2 + NSTRETCHED + 2}; /* the defaults; M 100x slower */
+  for (size_t w = 0; w < NPROGRAMS; w++) {
+    run_variant_on(w, 0, 0, 1, &p, &one);
+    int ngroups = p.ngroups;
+    for (int g = 0; g <= ngroups; g++)
+      for (int c = 0; c < 2; c++) {
+        run_variant_on(w, g, cfgs[c], 1, &p, &one);
+        run_variant_on(w, g, cfgs[c], 2, &p, &two);
+        assert_int_equal(two.st, one.st);
+        assert_int_equal(two.count, one.count);
+        assert_int_equal(two.timing_count, one.timing_count);
+        assert_int_equal(two.total_cycles, one.total_cycles);
+        assert_int_equal(two.kept, one.kept);
+        for (unsigned i = 0; i < one.kept; i++, compared++) {
+          assert_true(same_pair(&two.h[i], &one.h[i]));
+          assert_int_equal(two.h[i].time, one.h[i].time);
+          assert_int_equal(two.h[i].earlier_done, one.h[i].earlier_done);
+        }
+      }
+  }
+  assert_true(compared >= 70);
+}
+
 /* sim_stream_next_op hops over the records of other opcodes: from a stream of the cube tiles
  * program, exactly its mmads, at their indices, bit for bit as appended. */
 static void test_hb_stream_next_op_hops_to_the_opcode(void **state) {
@@ -569,6 +606,7 @@ int main(void) {
       cmocka_unit_test(test_hb_stream_reach_matches_the_prepass),
       cmocka_unit_test(test_hb_stream_next_op_hops_to_the_opcode),
       cmocka_unit_test(test_hb_wait_for_a_set_far_ahead),
+      cmocka_unit_test(test_hb_same_results_on_one_and_two_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
