@@ -177,6 +177,28 @@ static void test_cli_validate_summary(void **state) {
  * any of the times alone. Measured by its aicore time only, a copy's task time is printed without
  * an error and its aicore error is computed against the measurement; a case with no time at all
  * is refused with its place. */
+/* --threads: the same JSON on one and on two host threads (the hazard check beside the replay);
+ * 0 is refused with the value. */
+static void test_cli_run_threads(void **state) {
+  (void)state;
+  cr_result one = cr_run("run", "matmul", "--attr", "m=512", "--attr", "n=384", "--attr", "k=256", "--attr",
+                         "in_dtype=fp16", "--timing-only", "--json", "--threads", "1", NULL);
+  cr_assert_ok(&one);
+  cr_result two = cr_run("run", "matmul", "--attr", "m=512", "--attr", "n=384", "--attr", "k=256", "--attr",
+                         "in_dtype=fp16", "--timing-only", "--json", "--threads", "2", NULL);
+  cr_assert_ok(&two);
+  assert_string_equal(two.out, one.out);
+  cs_jdoc *doc = je_parse(one.out, strlen(one.out));
+  assert_true(je_u64(cs_jroot(doc), "total_cycles") > 0);
+  cs_jfree(doc);
+  cr_free(&one);
+  cr_free(&two);
+  cr_result bad = cr_run("run", "matmul", "--threads", "0", NULL);
+  assert_int_equal(bad.status, 2);
+  assert_non_null(strstr(bad.err, "--threads 0: give 1 to 1024 host threads"));
+  cr_free(&bad);
+}
+
 static void test_cli_validate_partial_measurements(void **state) {
   (void)state;
   tf_dir d;
@@ -227,6 +249,7 @@ int main(void) {
       cmocka_unit_test(test_cli_validate_chip_options),
       cmocka_unit_test(test_cli_validate_summary),
       cmocka_unit_test(test_cli_validate_partial_measurements),
+      cmocka_unit_test(test_cli_run_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
