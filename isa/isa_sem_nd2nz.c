@@ -163,27 +163,63 @@ void isa_sem_nd2nz_work(const isa_insn *in, isa_work *w) {
   w->bytes = (uint64_t)p->nd_num * p->n_value * elem_bytes(p, p->d_value);
 }
 
-void isa_sem_nd2nz_exec(const isa_insn *in, const isa_mach *m) {
-  const isa_fmt_nd2nz *p = &in->u.nd2nz;
+/* Matrix t block by block, each pointer looked up on its own (any strides). */
+static void exec_matrix_blocks(const isa_fmt_nd2nz *p, const isa_mach *m, uint64_t t) {
   uint64_t c0 = isa_dtype_c0((isa_dtype)p->dtype), nb = col_blocks(p);
   uint64_t row_bytes = elem_bytes(p, p->d_value);
-  for (uint64_t t = 0; t < p->nd_num; t++)
-    for (uint64_t r = 0; r < p->n_value; r++) {
-      uint64_t src_off =
-          p->src.off + elem_bytes(p, t * p->src_nd_matrix_stride + r * p->src_d_value);
-      const uint8_t *row = m->ptr(m->ctx, (isa_mem)p->src.mem, src_off, row_bytes);
-      for (uint64_t b = 0; b < nb; b++) {
-        uint64_t elems = p->d_value - b * c0 < c0 ? p->d_value - b * c0 : c0;
-        uint64_t bytes = elem_bytes(p, elems);
-        uint64_t dst_off = p->dst.off + elem_bytes(p, t * p->dst_nz_matrix_stride) +
-                           (b * p->dst_nz_c0_stride + r * p->dst_nz_n_stride) * ND2NZ_BLOCK_BYTES;
-        uint8_t *blk = m->ptr(m->ctx, (isa_mem)p->dst.mem, dst_off, ND2NZ_BLOCK_BYTES);
-        if (bytes == ND2NZ_BLOCK_BYTES) { /* a whole block: a move of constant size */
-          memcpy(blk, row + b * ND2NZ_BLOCK_BYTES, ND2NZ_BLOCK_BYTES);
-          continue;
+  for (uint64_t r = 0; r < p->n_value; r++) {
+    uint64_t src_off = p->src.off + elem_bytes(p, t * p->src_nd_matrix_stride + r * p->src_d_value);
+    const uint8_t *row = m->ptr(m->ctx, (isa_mem)p->src.mem, src_off, row_bytes);
+    for (uint64_t b = 0; b < nb; b++) {
+      uint64_t elems = p->d_value - b * c0 < c0 ? p->d_value - b * c0 : c0;
+      uint64_t bytes = elem_bytes(p, elems);
+      uint64_t dst_off = p->dst.off + elem_bytes(p, t * p->dst_nz_matrix_stride) +
+                         (b * p->dst_nz_c0_stride + r * p->dst_nz_n_stride) * ND2NZ_BLOCK_BYTES;
+      uint8_t *blk = m->ptr(m->ctx, (isa_mem)p->dst.mem, dst_off, ND2NZ_BLOCK_BYTES);
+      memcpy(blk, row + b * ND2NZ_BLOCK_BYTES, bytes);
+      memset(blk + bytes, 0, ND2NZ_BLOCK_BYTES - bytes);
+    }
+  }
+}
+
+#define ND2NZ_CHUNK 64u /* column blocks whose destination runs are looked up together */
+
+/* With rows one block apart (dst_nz_n_stride = 1, as every kernel copies), each column block of
+ * a matrix is one run of n_value blocks in a destination range: up to ND2NZ_CHUNK runs are
+ * looked up once, then each source row once for all of them, and every block is a move of
+ * constant size (the last of a row completed with zeros). Other strides, and runs that overlap
+ * (c0 stride below n_value: the order of the writes decides), take one lookup per block in the
+ * order of the definition (row by row). Elements are whole bytes (int4 counts are even), so byte offsets add up term by term. */
+void isa_sem_nd2nz_exec(const isa_insn *in, const isa_mach *m) {
+  const isa_fmt_nd2nz *p = &in->u.nd2nz;
+  uint64_t nb = col_blocks(p), row_bytes = elem_bytes(p, p->d_value);
+  uint64_t c0_step = (uint64_t)p->dst_nz_c0_stride * ND2NZ_BLOCK_BYTES;
+  uint64_t run_bytes = (uint64_t)p->n_value * ND2NZ_BLOCK_BYTES;
+  for (uint64_t t = 0; t < p->nd_num; t++) {
+    if (p->dst_nz_n_stride != 1 || (nb > 1 && p->dst_nz_c0_stride < p->n_value)) {
+      exec_matrix_blocks(p, m, t);
+      continue;
+    }
+    uint64_t src_t = p->src.off + elem_bytes(p, t * p->src_nd_matrix_stride);
+    uint64_t dst_t = p->dst.off + elem_bytes(p, t * p->dst_nz_matrix_stride);
+    for (uint64_t b0 = 0; b0 < nb; b0 += ND2NZ_CHUNK) {
+      uint64_t count = nb - b0 < ND2NZ_CHUNK ? nb - b0 : ND2NZ_CHUNK;
+      uint64_t lo = b0 * ND2NZ_BLOCK_BYTES, bytes = row_bytes - lo;
+      if (bytes > count * ND2NZ_BLOCK_BYTES) bytes = count * ND2NZ_BLOCK_BYTES;
+      uint64_t full = bytes / ND2NZ_BLOCK_BYTES, tail = bytes % ND2NZ_BLOCK_BYTES;
+      uint8_t *run[ND2NZ_CHUNK];
+      for (uint64_t x = 0; x < count; x++)
+        run[x] = m->ptr(m->ctx, (isa_mem)p->dst.mem, dst_t + (b0 + x) * c0_step, run_bytes);
+      for (uint64_t r = 0; r < p->n_value; r++) {
+        const uint8_t *row =
+            m->ptr(m->ctx, (isa_mem)p->src.mem, src_t + elem_bytes(p, r * p->src_d_value) + lo, bytes);
+        uint64_t at = r * ND2NZ_BLOCK_BYTES;
+        for (uint64_t x = 0; x < full; x++) memcpy(run[x] + at, row + x * ND2NZ_BLOCK_BYTES, ND2NZ_BLOCK_BYTES);
+        if (tail) {
+          memcpy(run[full] + at, row + full * ND2NZ_BLOCK_BYTES, tail);
+          memset(run[full] + at + tail, 0, ND2NZ_BLOCK_BYTES - tail);
         }
-        memcpy(blk, row + b * ND2NZ_BLOCK_BYTES, bytes);
-        memset(blk + bytes, 0, ND2NZ_BLOCK_BYTES - bytes);
       }
     }
+  }
 }

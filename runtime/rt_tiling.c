@@ -559,6 +559,49 @@ rt_rect rt_tiling_tile(const rt_tiling *t, uint32_t ml, uint32_t nl, uint64_t i)
   return r;
 }
 
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+void rt_tile_walk_init(rt_tile_walk *w, const rt_tiling *t, uint32_t ml, uint32_t nl, uint64_t i) {
+  uint64_t tm = cdiv(ml, t->base_m), tn = cdiv(nl, t->base_n);
+  w->t = t;
+  w->ml = ml;
+  w->nl = nl;
+  if (t->iterate_order == 0) { /* outer N (groups of step_n columns), inner M */
+    w->t_out = tn, w->s_out = t->step_n, w->t_in = tm, w->s_in = t->step_m;
+  } else { /* outer M (groups of step_m rows), inner N */
+    w->t_out = tm, w->s_out = t->step_m, w->t_in = tn, w->s_in = t->step_n;
+  }
+  /* rt_tiling_tile's decomposition of i */
+  w->g_out = i / (w->s_out * w->t_in);
+  uint64_t r = i - w->g_out * w->s_out * w->t_in;
+  w->n_out = w->t_out > w->g_out * w->s_out ? min64(w->s_out, w->t_out - w->g_out * w->s_out) : 1;
+  w->g_in = r / (w->s_in * w->n_out);
+  uint64_t r2 = r - w->g_in * w->s_in * w->n_out;
+  w->n_in = w->t_in > w->g_in * w->s_in ? min64(w->s_in, w->t_in - w->g_in * w->s_in) : 1;
+  w->a = r2 / w->n_out;
+  w->b = r2 % w->n_out;
+}
+
+rt_rect rt_tile_walk_next(rt_tile_walk *w) {
+  const rt_tiling *t = w->t;
+  uint64_t o = w->g_out * w->s_out + w->b, n = w->g_in * w->s_in + w->a;
+  uint64_t mi = t->iterate_order == 0 ? n : o, ni = t->iterate_order == 0 ? o : n;
+  rt_rect r = {(uint32_t)mi * t->base_m, (uint32_t)ni * t->base_n, 0, 0};
+  r.ml = umin(t->base_m, w->ml - r.m0);
+  r.nl = umin(t->base_n, w->nl - r.n0);
+  if (++w->b < w->n_out) return r;
+  w->b = 0;
+  if (++w->a < w->n_in) return r;
+  w->a = 0;
+  if (++w->g_in * w->s_in >= w->t_in) {
+    w->g_in = 0;
+    w->g_out++;
+    w->n_out = w->t_out > w->g_out * w->s_out ? min64(w->s_out, w->t_out - w->g_out * w->s_out) : 1;
+  }
+  w->n_in = min64(w->s_in, w->t_in - w->g_in * w->s_in);
+  return r;
+}
+
 void rt_sched_init(rt_sched *s, const rt_tiling *t, uint32_t ml, uint32_t nl, uint64_t first, uint64_t count,
                    uint64_t stride) {
   s->t = t;
@@ -644,10 +687,14 @@ typedef struct work {
 /* Instructions of one queue hand-over (alloc's wait, enque's set, deque's wait, free's set). */
 #define FLAGS_PER_SLOT_USE 4.0
 
-/* Adds one tile (its whole K loop) to w; a_new / b_new: how many of its L1 loads of A / B are
- * copies (the others are still in L1 from the tile before). */
-static void add_tile(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, const rt_rect *tile,
-                     double a_new, double b_new, double a_unit_bytes, double b_unit_bytes, work *w) {
+/* What one tile's K loop costs, which depends only on the tile's shape (ml x nl). */
+typedef struct tile_cost {
+  uint32_t ml, nl; /* the shape (ml = 0: none yet) */
+  double cube, mte1, chain_a, chain_b, loads, subs, fix;
+} tile_cost;
+
+static tile_cost tile_cost_of(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t,
+                              const rt_rect *tile) {
   uint32_t c0 = isa_dtype_c0(ty->a), k0 = (uint32_t)(cfg->cube_macs_per_cycle_fp16 / 256);
   switch (ty->a) {
     case ISA_INT8: k0 = (uint32_t)(cfg->cube_macs_per_cycle_int8 / 256); break;
@@ -675,26 +722,53 @@ static void add_tile(const sim_config *cfg, const rt_matmul_types *ty, const rt_
     chain_b += count * (cb + (double)cfg->mte1_latency_cycles + mm + (double)cfg->cube_latency_cycles);
     loads += count * (la + lb + 1 + 2 * FLAGS_PER_SLOT_USE);
   }
+  tile_cost tc = {tile->ml, tile->nl, cube, mte1, chain_a, chain_b, loads, kiter,
+                  (double)cdiv((uint64_t)tile->ml * tile->nl, cfg->fixpipe_elements_per_cycle)};
+  return tc;
+}
+
+/* The costs of the shapes met so far in one estimate: a block's tiles take at most four shapes
+ * (whole, and short along M, N or both), computed once each. */
+#define TILE_COSTS 4
+
+typedef struct tile_costs {
+  tile_cost c[TILE_COSTS];
+  unsigned n, next; /* entries used; the one replaced next when all are */
+} tile_costs;
+
+static const tile_cost *tile_cost_find(tile_costs *tc, const sim_config *cfg, const rt_matmul_types *ty,
+                                       const rt_tiling *t, const rt_rect *tile) {
+  for (unsigned i = 0; i < tc->n; i++)
+    if (tc->c[i].ml == tile->ml && tc->c[i].nl == tile->nl) return &tc->c[i];
+  unsigned at = tc->n < TILE_COSTS ? tc->n++ : tc->next++ % TILE_COSTS;
+  tc->c[at] = tile_cost_of(cfg, ty, t, tile);
+  return &tc->c[at];
+}
+
+/* Adds one tile (its whole K loop, costs c) to w; a_new / b_new: how many of its L1 loads of A /
+ * B are copies (the others are still in L1 from the tile before). */
+static void add_tile(const rt_matmul_types *ty, const tile_cost *c, double a_new, double b_new,
+                     double a_unit_bytes, double b_unit_bytes, work *w) {
   w->tiles += 1;
-  w->subs += kiter;
+  w->subs += c->subs;
   w->a_loads += a_new;
   w->b_loads += b_new;
   w->a_bytes += a_new * a_unit_bytes;
   w->b_bytes += b_new * b_unit_bytes;
-  w->cube_cycles += cube;
-  w->mte1_cycles += mte1;
-  w->l0_chain_a += chain_a;
-  w->l0_chain_b += chain_b;
-  w->fix_cycles += (double)cdiv((uint64_t)tile->ml * tile->nl, cfg->fixpipe_elements_per_cycle);
+  w->cube_cycles += c->cube;
+  w->mte1_cycles += c->mte1;
+  w->l0_chain_a += c->chain_a;
+  w->l0_chain_b += c->chain_b;
+  w->fix_cycles += c->fix;
   double staged = (double)ty->has_bias + (double)rt_matmul_uses_words(ty);
-  w->insns += loads + (a_new + b_new) * (1 + FLAGS_PER_SLOT_USE) + 1 + FLAGS_PER_SLOT_USE +
+  w->insns += c->loads + (a_new + b_new) * (1 + FLAGS_PER_SLOT_USE) + 1 + FLAGS_PER_SLOT_USE +
               staged * (2 + 2 * FLAGS_PER_SLOT_USE);
 }
 
 /* Walks core 0's tiles of one block (tiles first, first + stride, ...) into w, with the L1
  * loads the schedule copies; stops after *budget tiles. */
 static void walk_block(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, const rt_rect *blk,
-                       uint64_t first, uint64_t stride, uint64_t *budget, work *w) {
+                       uint64_t first, uint64_t stride, uint64_t *budget, tile_costs *tc, work *w) {
   uint64_t nt = rt_tiling_tile_count(t, blk->ml, blk->nl);
   uint32_t k = t->ka;
   uint64_t ka = (uint64_t)t->step_ka * t->base_k, kb = (uint64_t)t->step_kb * t->base_k;
@@ -703,15 +777,17 @@ static void walk_block(const sim_config *cfg, const rt_matmul_types *ty, const r
   uint32_t ga = t->step_m * t->base_m, gb = t->step_n * t->base_n;
   int64_t prev_ga = -1, prev_gb = -1;
   size_t ea = isa_dtype_bits(ty->a);
+  rt_tile_walk walk;
+  if (stride == 1) rt_tile_walk_init(&walk, t, blk->ml, blk->nl, first);
   for (uint64_t i = first; i < nt && *budget; i += stride, (*budget)--) {
-    rt_rect tile = rt_tiling_tile(t, blk->ml, blk->nl, i);
+    rt_rect tile = stride == 1 ? rt_tile_walk_next(&walk) : rt_tiling_tile(t, blk->ml, blk->nl, i);
     int64_t g_a = tile.m0 / ga, g_b = tile.n0 / gb;
     uint32_t a_rows = umin(ga, blk->ml - (uint32_t)g_a * ga), b_cols = umin(gb, blk->nl - (uint32_t)g_b * gb);
     /* bytes as copied: one chunk of the unit; the L1 padding is not read from GM */
     double a_bytes = (double)a_rows * (double)(a_full ? k : ka) * (double)ea / 8;
     double b_bytes = (double)b_cols * (double)(b_full ? k : kb) * (double)ea / 8;
     double a_new = a_full ? (g_a != prev_ga) : a_chunks, b_new = b_full ? (g_b != prev_gb) : b_chunks;
-    add_tile(cfg, ty, t, &tile, a_new, b_new, a_bytes, b_bytes, w);
+    add_tile(ty, tile_cost_find(tc, cfg, ty, t, &tile), a_new, b_new, a_bytes, b_bytes, w);
     prev_ga = g_a;
     prev_gb = g_b;
   }
@@ -724,6 +800,7 @@ rt_estimate rt_tiling_estimate(const sim_config *cfg, const rt_matmul_types *ty,
   memset(&w, 0, sizeof w);
   uint64_t P = t->used_core_num ? t->used_core_num : 1, blocks = rt_tiling_block_count(t);
   uint64_t total_tiles = 0, core0_tiles = 0, budget = WALK_TILES;
+  tile_costs tc = {.n = 0};
   if (batch == 0) batch = 1;
   for (uint64_t b = 0; b < blocks; b++) {
     rt_rect r = rt_tiling_block(t, b);
@@ -735,7 +812,7 @@ rt_estimate rt_tiling_estimate(const sim_config *cfg, const rt_matmul_types *ty,
       rt_rect r = rt_tiling_block(t, g % blocks);
       uint64_t nt = rt_tiling_tile_count(t, r.ml, r.nl);
       core0_tiles += nt;
-      walk_block(cfg, ty, t, &r, 0, 1, &budget, &w);
+      walk_block(cfg, ty, t, &r, 0, 1, &budget, &tc, &w);
     }
   } else { /* core 0: global tiles 0, P, 2P, ... over the blocks of every batch */
     uint64_t off = 0;
@@ -744,7 +821,7 @@ rt_estimate rt_tiling_estimate(const sim_config *cfg, const rt_matmul_types *ty,
       uint64_t nt = rt_tiling_tile_count(t, r.ml, r.nl), first = (P - off % P) % P;
       if (first < nt) {
         core0_tiles += (nt - first + P - 1) / P;
-        walk_block(cfg, ty, t, &r, first, P, &budget, &w);
+        walk_block(cfg, ty, t, &r, first, P, &budget, &tc, &w);
       }
       off += nt;
     }

@@ -207,6 +207,23 @@ uint64_t rt_tiling_tile_count(const rt_tiling *t, uint32_t ml, uint32_t nl);
  * by column (0) and row by row (1). */
 rt_rect rt_tiling_tile(const rt_tiling *t, uint32_t ml, uint32_t nl, uint64_t i);
 
+/* Tiles i, i + 1, i + 2, ... of rt_tiling_tile one after the other, without its divisions (the
+ * tiling search walks tens of thousands of candidates). In either order the tiles go through
+ * groups along an outer dimension (M for N first, N for M first), in each through groups along
+ * the inner one, and in each through the inner group's members, the outer group's fastest. */
+typedef struct rt_tile_walk {
+  const rt_tiling *t;
+  uint32_t ml, nl;
+  uint64_t t_out, t_in, s_out, s_in; /* tiles and group size along the outer and inner dimension */
+  uint64_t g_out, g_in;             /* the current groups */
+  uint64_t n_out, n_in;             /* their sizes (the last groups may be smaller) */
+  uint64_t a, b;                    /* position in them: inner member a, outer member b */
+} rt_tile_walk;
+
+void rt_tile_walk_init(rt_tile_walk *w, const rt_tiling *t, uint32_t ml, uint32_t nl, uint64_t i);
+/* The current tile (rt_tiling_tile of its index); then the walk moves to the next index. */
+rt_rect rt_tile_walk_next(rt_tile_walk *w);
+
 /* One step of a block's schedule: a base tile and a stretch of K of min(step_ka, step_kb)
  * base_k blocks, with the L1 loads of A and B it reads from. */
 typedef struct rt_step {

@@ -342,6 +342,42 @@ static void test_nd2nz_exec_random_against_reference(void **state) {
   itm_destroy(t);
 }
 
+/* Rows of more than 64 column blocks (exec looks the destination runs up 64 at a time) with a
+ * partial last block, and column-block runs that overlap (c0 stride below the rows: the later
+ * row of the definition's order wins): exec against the reference, byte for byte. */
+static void test_nd2nz_exec_wide_rows_and_overlapping_runs(void **state) {
+  (void)state;
+  static const nd2nz_args cases[] = {
+      /* t, src_off, dst_off, nd, n, d, smst, sdv, dcs, ns, dmst */
+      {ISA_INT8, 3, 64, 2, 5, 64 * 32 + 37, 5 * 2200, 2200, 6, 1, 72 * 6 * 32},
+      {ISA_FP16, 0, 32, 1, 3, 130 * 16, 0, 130 * 16 + 2, 3, 1, 0},
+      {ISA_INT4, 1, 0, 2, 4, 65 * 64 + 2, 4 * 4300, 4300, 4, 1, 70 * 4 * 64},
+      {ISA_INT8, 0, 0, 2, 6, 70 * 32, 6 * 2240, 2240, 2, 1, 71 * 6 * 32},   /* runs overlap */
+      {ISA_FP32, 5, 96, 1, 9, 8 * 40 + 3, 0, 8 * 40 + 3, 4, 1, 0},          /* runs overlap */
+  };
+  isa_testmach *t = machine();
+  uint8_t *want = malloc(L1_BYTES), *gm_before = malloc(GM_BYTES);
+  uint8_t *rset = calloc(1, GM_BYTES), *wset = calloc(1, L1_BYTES);
+  assert_true(want && gm_before && rset && wset);
+  uint64_t rng = 77;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    isa_insn in = nd2nz(&cases[i]);
+    rng_lcg_bytes(&rng, itm_mem(t, ISA_MEM_GM), GM_BYTES);
+    rng_lcg_bytes(&rng, itm_mem(t, ISA_MEM_L1), L1_BYTES);
+    memcpy(want, itm_mem(t, ISA_MEM_L1), L1_BYTES);
+    memcpy(gm_before, itm_mem(t, ISA_MEM_GM), GM_BYTES);
+    reference(&cases[i], gm_before, want, rset, wset);
+    isa_fault f;
+    if (!itm_run(t, &in, &f)) fail_msg("case %zu: %s", i, f.msg);
+    assert_memory_equal(itm_mem(t, ISA_MEM_L1), want, L1_BYTES);
+  }
+  free(want);
+  free(gm_before);
+  free(rset);
+  free(wset);
+  itm_destroy(t);
+}
+
 /* With the standard parameters (rows padded to 16, column blocks one after the other, matrices
  * one after the other) into a zeroed L1, the result is isa_nd_to_nz's FRACTAL_NZ (docs/DESIGN.md
  * §3), rows of padding included (never written, still zero). */
@@ -390,6 +426,7 @@ int main(void) {
       cmocka_unit_test(test_nd2nz_ranges_examples),
       cmocka_unit_test(test_nd2nz_ranges_bounding_fallback),
       cmocka_unit_test(test_nd2nz_exec_random_against_reference),
+      cmocka_unit_test(test_nd2nz_exec_wide_rows_and_overlapping_runs),
       cmocka_unit_test(test_nd2nz_standard_params_give_fractal_nz),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

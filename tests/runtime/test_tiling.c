@@ -627,6 +627,40 @@ static void test_rt_tiling_tile_orders(void **state) {
   expect_rect(rt_tiling_tile(&t, 40, 40, 8), 32, 32, 8, 8);
 }
 
+/* rt_tile_walk gives rt_tiling_tile's tiles one after the other, from any start, in both
+ * orders, over steps that do and do not divide the tile counts, blocks with tails, and one tile
+ * row or column. */
+static void test_rt_tile_walk_matches_tiling_tile(void **state) {
+  (void)state;
+  static const uint32_t dims[] = {16, 40, 64, 100, 208, 333};
+  static const uint32_t steps[] = {1, 2, 3, 4, 8};
+  unsigned checked = 0;
+  for (size_t a = 0; a < sizeof dims / sizeof dims[0]; a++)
+    for (size_t b = 0; b < sizeof dims / sizeof dims[0]; b++)
+      for (size_t x = 0; x < sizeof steps / sizeof steps[0]; x++)
+        for (size_t y = 0; y < sizeof steps / sizeof steps[0]; y++)
+          for (uint32_t order = 0; order < 2; order++) {
+            rt_tiling t = simple(dims[a], dims[b], 64, 16);
+            t.step_m = steps[x];
+            t.step_n = steps[y];
+            t.iterate_order = order;
+            uint64_t nt = rt_tiling_tile_count(&t, dims[a], dims[b]);
+            for (uint64_t first = 0; first < nt; first += 1 + nt / 3) {
+              rt_tile_walk w;
+              rt_tile_walk_init(&w, &t, dims[a], dims[b], first);
+              for (uint64_t i = first; i < nt; i++, checked++) {
+                rt_rect want = rt_tiling_tile(&t, dims[a], dims[b], i), got = rt_tile_walk_next(&w);
+                if (memcmp(&want, &got, sizeof want) != 0)
+                  fail_msg("%u x %u, steps %u x %u, order %u, tile %llu from %llu: (%u, %u, %u, %u), want (%u, %u, %u, %u)",
+                           dims[a], dims[b], steps[x], steps[y], order, (unsigned long long)i,
+                           (unsigned long long)first, got.m0, got.n0, got.ml, got.nl, want.m0, want.n0, want.ml,
+                           want.nl);
+              }
+            }
+          }
+  assert_true(checked > 100000);
+}
+
 /* K = 64 in base_k 16: A loads all of K at once (step_ka 4), B half of it (step_kb 2), so each
  * tile takes two steps of 32; with step_m 1 a tile row keeps its A load, B changes every step. */
 static void test_rt_tiling_schedule_loads(void **state) {
@@ -884,6 +918,7 @@ int main(void) {
       cmocka_unit_test(test_rt_tiling_bt_and_fb_to_the_byte),
       cmocka_unit_test(test_rt_tiling_blocks_of_the_a2_sample),
       cmocka_unit_test(test_rt_tiling_tile_orders),
+      cmocka_unit_test(test_rt_tile_walk_matches_tiling_tile),
       cmocka_unit_test(test_rt_tiling_schedule_loads),
       cmocka_unit_test(test_rt_tiling_estimate_prefers_double_buffers),
       cmocka_unit_test(test_rt_tiling_search_results_are_legal),
