@@ -81,11 +81,18 @@ typedef struct isa_mm_float_job {
   void *scratch; /* ISA_MM_FLOAT_SCRATCH_BYTES(job) bytes, 64-byte aligned */
 } isa_mm_float_job;
 
+/* Doubles per row of the operands' copies: one cache line more than the row, so that rows a
+ * power of two apart in bytes (1 KiB at 128 columns) do not crowd into a few sets of the L1
+ * cache as the kernels walk down a strip of columns. */
+#define ISA_MM_FLOAT_A_STRIDE(j) ((size_t)(j)->kb * ISA_MM_K0_FLOAT + 8)
+#define ISA_MM_FLOAT_B_STRIDE(j) ((size_t)(j)->nb * ISA_MM_ROWS + 8)
+
 /* The operands as doubles (A: mb·16 rows x kb·16; B: kb·16 rows x nb·16, both zero outside
- * the valid shape), A's spans per ISA_MM_SPAN_ROWS rows and k-block, B's per k-block and column
- * block, and alignment slack. */
+ * the valid shape, rows ISA_MM_FLOAT_A/B_STRIDE apart), A's spans per ISA_MM_SPAN_ROWS rows and
+ * k-block, B's per k-block and column block, and alignment slack. */
 #define ISA_MM_FLOAT_SCRATCH_BYTES(j)                                                           \
-  (((size_t)(j)->mb * (j)->kb + (size_t)(j)->kb * (j)->nb) * 256 * sizeof(double) +             \
+  (((size_t)(j)->mb * ISA_MM_ROWS * ISA_MM_FLOAT_A_STRIDE(j) +                                  \
+    (size_t)(j)->kb * ISA_MM_K0_FLOAT * ISA_MM_FLOAT_B_STRIDE(j)) * sizeof(double) +            \
    ((size_t)(j)->mb * (ISA_MM_ROWS / ISA_MM_SPAN_ROWS) * (j)->kb + (size_t)(j)->kb * (j)->nb) * \
        sizeof(isa_mm_span) +                                                                    \
    256)

@@ -583,8 +583,10 @@ INLINE TARGET_AVX512 void f512_tile(const isa_mm_float_job *j, const isa_mm_floa
 TARGET_AVX512 static void avx512_float(const isa_mm_float_job *j) {
   isa_mm_float_ops o = isa_mm_float_ops_carve(j);
   avx512_float_prepare(j, &o);
-  for (uint32_t i0 = 0; i0 < j->mb * ISA_MM_ROWS; i0 += F512_R)
-    for (uint32_t jb0 = 0; jb0 < j->nb; jb0 += F512_NJ) {
+  /* a strip of B's columns (F512_NJ blocks over all of K: 32 KiB at k = 128) stays in the L1
+   * cache while every row of A passes over it */
+  for (uint32_t jb0 = 0; jb0 < j->nb; jb0 += F512_NJ)
+    for (uint32_t i0 = 0; i0 < j->mb * ISA_MM_ROWS; i0 += F512_R) {
       if (j->nb - jb0 >= 2)
         f512_tile(j, &o, i0, jb0, 2);
       else
@@ -709,8 +711,69 @@ TARGET_AVX2 static void avx2_transpose(uint8_t *dst, const uint8_t *src, unsigne
   for (unsigned i = 0; i < rows; i++) _mm256_storeu_si256((void *)(dst + 32 * i), r[i]);
 }
 
+/* ---- load2d's squares with AVX-512 BW --------------------------------------------------------- */
+
+/* The 16 x 16 transpose of 16-bit elements held as x[k] = rows 2k, 2k + 1 (32 words), into the
+ * same form, in three rounds over the bits of the register index: element (r, c) starts in
+ * register r/2 at word (r%2)·16 + c and ends in register c/2 at word (c%2)·16 + r. Round 1 pairs
+ * registers j, j + 4 and settles bit 2 (c's bit 3), keeping words (r3, r0, c2 c1 c0); round 2
+ * pairs k, k + 2 and settles bit 1 (c2), keeping (r3, r2, r0, c1 c0); round 3 pairs d, d + 1 and
+ * puts every word in place, (c0, r). Rounds 1 and 2 move whole 128- and 64-bit pieces. */
+static const int64_t tr16_round2[2][8] = {{0, 2, 8, 10, 4, 6, 12, 14}, {1, 3, 9, 11, 5, 7, 13, 15}};
+static const int16_t tr16_round3[2][32] = {
+    {0, 4, 32, 36, 8, 12, 40, 44, 16, 20, 48, 52, 24, 28, 56, 60,
+     1, 5, 33, 37, 9, 13, 41, 45, 17, 21, 49, 53, 25, 29, 57, 61},
+    {2, 6, 34, 38, 10, 14, 42, 46, 18, 22, 50, 54, 26, 30, 58, 62,
+     3, 7, 35, 39, 11, 15, 43, 47, 19, 23, 51, 55, 27, 31, 59, 63}};
+
+INLINE TARGET_AVX512 void tr16_words(__m512i x[8]) {
+  __m512i y[8], z[8];
+  for (int j = 0; j < 8; j++) /* bit 2 of j picks lanes 0, 2 or 1, 3 of each source */
+    y[j] = j & 4 ? _mm512_shuffle_i32x4(x[j & 3], x[(j & 3) | 4], 0xDD)
+                 : _mm512_shuffle_i32x4(x[j & 3], x[(j & 3) | 4], 0x88);
+  const __m512i q0 = _mm512_loadu_si512(tr16_round2[0]), q1 = _mm512_loadu_si512(tr16_round2[1]);
+  for (int k = 0; k < 8; k++)
+    z[k] = _mm512_permutex2var_epi64(y[k & 5], k & 2 ? q1 : q0, y[(k & 5) | 2]);
+  const __m512i w0 = _mm512_loadu_si512(tr16_round3[0]), w1 = _mm512_loadu_si512(tr16_round3[1]);
+  for (int d = 0; d < 8; d++) x[d] = _mm512_permutex2var_epi16(z[d & 6], d & 1 ? w1 : w0, z[(d & 6) | 1]);
+}
+
+/* 16-bit squares as above; 8-bit ones (32 x 32) as two: with rows x = 2I and y = 2I + 1, the
+ * words (x[2J], y[2J]) make row I of an "even" 16 x 16 word matrix and (x[2J + 1], y[2J + 1])
+ * row I of an "odd" one; row J of the transposed even matrix is then row 2J of the result, row J
+ * of the odd one row 2J + 1. int4 squares take the portable loop. */
+TARGET_AVX512 static void avx512_transpose(uint8_t *dst, const uint8_t *src, unsigned bits) {
+  __m512i x[8];
+  if (bits == 16) {
+    for (int k = 0; k < 8; k++) x[k] = _mm512_loadu_si512(src + 64 * k);
+    tr16_words(x);
+    for (int k = 0; k < 8; k++) _mm512_storeu_si512(dst + 64 * k, x[k]);
+    return;
+  }
+  if (bits != 8) {
+    isa_load2d_transpose_scalar(dst, src, bits);
+    return;
+  }
+  /* per 128-bit lane: even bytes, then odd ones */
+  const __m512i split = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
+  __m512i ev[8], od[8];
+  for (int k = 0; k < 8; k++) { /* rows 4k .. 4k + 3: matrix rows I = 2k, 2k + 1 */
+    __m512i a = _mm512_shuffle_epi8(_mm512_loadu_si512(src + 128 * k), split);      /* rows 4k, 4k + 1 */
+    __m512i b = _mm512_shuffle_epi8(_mm512_loadu_si512(src + 128 * k + 64), split); /* rows 4k + 2, 4k + 3 */
+    __m512i xs = _mm512_shuffle_i64x2(a, b, 0x44), ys = _mm512_shuffle_i64x2(a, b, 0xEE); /* rows 4k, 4k+2 | 4k+1, 4k+3 */
+    ev[k] = _mm512_unpacklo_epi8(xs, ys);
+    od[k] = _mm512_unpackhi_epi8(xs, ys);
+  }
+  tr16_words(ev);
+  tr16_words(od);
+  for (int k = 0; k < 8; k++) { /* ev[k], od[k]: rows 2k, 2k + 1 of each: result rows 4k .. 4k + 3 */
+    _mm512_storeu_si512(dst + 128 * k, _mm512_shuffle_i64x2(ev[k], od[k], 0x44));
+    _mm512_storeu_si512(dst + 128 * k + 64, _mm512_shuffle_i64x2(ev[k], od[k], 0xEE));
+  }
+}
+
 const isa_hot isa_hot_avx2 = {avx2_int, avx2_float, avx2_transpose};
-const isa_hot isa_hot_avx512 = {avx512_int, avx512_float, avx2_transpose};
-const isa_hot isa_hot_avx512_vnni = {vnni_int, avx512_float, avx2_transpose};
+const isa_hot isa_hot_avx512 = {avx512_int, avx512_float, avx512_transpose};
+const isa_hot isa_hot_avx512_vnni = {vnni_int, avx512_float, avx512_transpose};
 
 #endif

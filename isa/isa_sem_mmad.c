@@ -314,8 +314,8 @@ static int float_bias(isa_dtype dt) { return dt == ISA_FP16 ? 15 : 127; }
 isa_mm_float_ops isa_mm_float_ops_carve(const isa_mm_float_job *j) {
   isa_mm_float_ops o;
   uint8_t *at = j->scratch;
-  o.a_stride = (size_t)j->kb * ISA_MM_K0_FLOAT;
-  o.b_stride = (size_t)j->nb * ISA_MM_ROWS;
+  o.a_stride = ISA_MM_FLOAT_A_STRIDE(j);
+  o.b_stride = ISA_MM_FLOAT_B_STRIDE(j);
   o.a = (double *)(void *)at;
   at += isa_mm_align64((size_t)j->mb * ISA_MM_ROWS * o.a_stride * sizeof(double));
   o.b = (double *)(void *)at;

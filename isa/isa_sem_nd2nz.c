@@ -183,6 +183,7 @@ static void exec_matrix_blocks(const isa_fmt_nd2nz *p, const isa_mach *m, uint64
 }
 
 #define ND2NZ_CHUNK 64u /* column blocks whose destination runs are looked up together */
+#define ND2NZ_ROWS  8u  /* rows copied together: each run receives 256 contiguous bytes at a time */
 
 /* With rows one block apart (dst_nz_n_stride = 1, as every kernel copies), each column block of
  * a matrix is one run of n_value blocks in a destination range: up to ND2NZ_CHUNK runs are
@@ -210,15 +211,20 @@ void isa_sem_nd2nz_exec(const isa_insn *in, const isa_mach *m) {
       uint8_t *run[ND2NZ_CHUNK];
       for (uint64_t x = 0; x < count; x++)
         run[x] = m->ptr(m->ctx, (isa_mem)p->dst.mem, dst_t + (b0 + x) * c0_step, run_bytes);
-      for (uint64_t r = 0; r < p->n_value; r++) {
-        const uint8_t *row =
-            m->ptr(m->ctx, (isa_mem)p->src.mem, src_t + elem_bytes(p, r * p->src_d_value) + lo, bytes);
-        uint64_t at = r * ND2NZ_BLOCK_BYTES;
-        for (uint64_t x = 0; x < full; x++) memcpy(run[x] + at, row + x * ND2NZ_BLOCK_BYTES, ND2NZ_BLOCK_BYTES);
-        if (tail) {
-          memcpy(run[full] + at, row + full * ND2NZ_BLOCK_BYTES, tail);
-          memset(run[full] + at + tail, 0, ND2NZ_BLOCK_BYTES - tail);
-        }
+      for (uint64_t r0 = 0; r0 < p->n_value; r0 += ND2NZ_ROWS) {
+        uint64_t rows = p->n_value - r0 < ND2NZ_ROWS ? p->n_value - r0 : ND2NZ_ROWS;
+        const uint8_t *row[ND2NZ_ROWS];
+        for (uint64_t y = 0; y < rows; y++)
+          row[y] = m->ptr(m->ctx, (isa_mem)p->src.mem, src_t + elem_bytes(p, (r0 + y) * p->src_d_value) + lo, bytes);
+        uint64_t at = r0 * ND2NZ_BLOCK_BYTES;
+        for (uint64_t x = 0; x < full; x++)
+          for (uint64_t y = 0; y < rows; y++)
+            memcpy(run[x] + at + y * ND2NZ_BLOCK_BYTES, row[y] + x * ND2NZ_BLOCK_BYTES, ND2NZ_BLOCK_BYTES);
+        if (tail)
+          for (uint64_t y = 0; y < rows; y++) {
+            memcpy(run[full] + at + y * ND2NZ_BLOCK_BYTES, row[y] + full * ND2NZ_BLOCK_BYTES, tail);
+            memset(run[full] + at + y * ND2NZ_BLOCK_BYTES + tail, 0, ND2NZ_BLOCK_BYTES - tail);
+          }
       }
     }
   }
