@@ -81,20 +81,29 @@ typedef struct eng_pipe {
   size_t npend, cappend;
 } eng_pipe;
 
+#define OUT_INLINE 4 /* ranges an eng_out holds itself (more: on the heap) */
+
 /* An instruction dispatched and not completed, with what it touches (hazard detection). */
 typedef struct eng_out {
   uint64_t idx;
   uint32_t pipe;
   uint32_t nr;
   bool done;
-  isa_range r[ISA_MAX_RANGES];
+  uint8_t touched, written; /* bit m: it reads or writes memory m / it writes memory m */
+  isa_range *more;          /* nr > OUT_INLINE: all its ranges (owned) */
+  isa_range r[OUT_INLINE];
 } eng_out;
+
+_Static_assert(ISA_MEM_COUNT <= 8, "eng_out's memory masks have a bit per memory");
+
+static const isa_range *out_ranges(const eng_out *o) { return o->nr > OUT_INLINE ? o->more : o->r; }
 
 typedef struct eng_flag {
   uint32_t count;
-  uint64_t ids[FLAG_FIFO]; /* trace arrow ids of pending sets, oldest first */
-  uint32_t nids;
+  uint32_t nids; /* with a trace: the arrow ids of its pending sets in the core's flag_ids */
 } eng_flag;
+
+#define FLAGS_PER_CORE (ISA_PIPE_COUNT * ISA_PIPE_COUNT * EVENT_IDS)
 
 /* An instruction that has left the window but may still be named as a UnitFlag partner (see
  * window_make_room): its final replay state and the instruction. */
@@ -132,6 +141,7 @@ typedef struct eng_core {
   uint64_t wake_t;     /* earliest pending wake-up, NEVER if none */
   uint64_t stall_since;/* dispatch blocked since, NEVER if not blocked */
   eng_flag flags[ISA_PIPE_COUNT][ISA_PIPE_COUNT][EVENT_IDS];
+  uint64_t *flag_ids; /* with a trace: FLAG_FIFO arrow ids per flag, oldest first */
   eng_out *out;
   size_t nout, capout, ndone_out;
   sim_core_stats *stats;
@@ -255,6 +265,8 @@ static void mark_dirty(engine *e, const eng_core *k) {
   unsigned c = k->c->index;
   e->dirty[c / 64] |= UINT64_C(1) << (c % 64);
 }
+
+static bool grow(struct engine *e, void **p, size_t *cap, size_t n, size_t elem);
 
 /* ---- event heap ------------------------------------------------------------------------- */
 
@@ -633,15 +645,18 @@ static cs_status check_across_cores(engine *e, cs_err *err) {
 static void check_hazards(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe, const eng_out *me) {
   uint64_t uf = eng_st(k, idx)->uf_dep;
   uint32_t uf_pipe = uf == NEVER ? ISA_PIPE_COUNT : eng_st_uf(k, uf)->pipe;
+  const isa_range *mine = out_ranges(me);
   for (size_t i = 0; i < k->nout; i++) {
     const eng_out *o = &k->out[i];
     if (o->idx >= idx) break;
     if (o->done || (o->pipe == (uint32_t)pipe && pipe != ISA_PIPE_V)) continue;
+    if (!((me->written & o->touched) | (me->touched & o->written))) continue; /* no memory both touch, one writing */
     if (o->pipe == uf_pipe && o->idx <= uf) continue;
+    const isa_range *theirs = out_ranges(o);
     bool found = false;
     for (uint32_t a = 0; a < me->nr && !found; a++)
       for (uint32_t b = 0; b < o->nr && !found; b++) {
-        const isa_range *ra = &me->r[a], *rb = &o->r[b];
+        const isa_range *ra = &mine[a], *rb = &theirs[b];
         if (ra->mem != rb->mem || (!ra->write && !rb->write)) continue;
         found = isa_range_overlap(ra, rb);
       }
@@ -663,6 +678,8 @@ static void out_done(eng_core *k, uint64_t idx) {
   eng_out *o = find_out(k, idx);
   if (!o || o->done) return;
   o->done = true;
+  free(o->more);
+  o->more = NULL;
   if (++k->ndone_out * 2 > k->nout && k->ndone_out > 16) { /* compact */
     size_t w = 0;
     for (size_t i = 0; i < k->nout; i++)
@@ -676,22 +693,27 @@ static void out_done(eng_core *k, uint64_t idx) {
 }
 
 static void out_add(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe) {
-  if (k->nout == k->capout) {
-    size_t cap = k->capout ? k->capout * 2 : 64;
-    eng_out *o = realloc(k->out, cap * sizeof *o);
-    if (!o) {
-      e->oom = CS_ENOMEM;
-      return;
-    }
-    k->out = o;
-    k->capout = cap;
-  }
-  eng_out *o = &k->out[k->nout++];
+  isa_range r[ISA_MAX_RANGES];
+  size_t nr = isa_insn_ranges(eng_in(k, idx), r);
+  if (nr == 0) return; /* touches no memory: nothing to check */
+  if (k->nout == k->capout && !grow(e, (void **)&k->out, &k->capout, k->nout, sizeof *k->out)) return;
+  eng_out *o = &k->out[k->nout];
   o->idx = idx;
   o->pipe = pipe;
   o->done = false;
-  o->nr = (uint32_t)isa_insn_ranges(eng_in(k, idx), o->r);
-  if (o->nr == 0) k->nout--; /* touches no memory: nothing to check */
+  o->nr = (uint32_t)nr;
+  o->touched = o->written = 0;
+  o->more = NULL;
+  if (nr > OUT_INLINE && !(o->more = malloc(nr * sizeof *o->more))) {
+    e->oom = CS_ENOMEM;
+    return;
+  }
+  memcpy(nr > OUT_INLINE ? o->more : o->r, r, nr * sizeof *r);
+  for (size_t i = 0; i < nr; i++) {
+    o->touched |= (uint8_t)(1u << r[i].mem);
+    if (r[i].write) o->written |= (uint8_t)(1u << r[i].mem);
+  }
+  k->nout++;
 }
 
 /* ---- execution -------------------------------------------------------------------------- */
@@ -742,6 +764,11 @@ static eng_flag *flag_of(eng_core *k, const isa_insn *in) {
   return &k->flags[f->src_pipe][f->dst_pipe][f->event_id];
 }
 
+/* The trace arrow ids of flag fl's pending sets (with a trace). */
+static uint64_t *flag_ids(const eng_core *k, const eng_flag *fl) {
+  return k->flag_ids + (size_t)(fl - &k->flags[0][0][0]) * FLAG_FIFO;
+}
+
 static void xflag_fire(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe);
 
 static void flag_set(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe) {
@@ -752,20 +779,20 @@ static void flag_set(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe) 
   eng_flag *fl = flag_of(k, in);
   fl->count++;
   uint64_t id = ++e->next_flow_id;
-  if (fl->nids < FLAG_FIFO) fl->ids[fl->nids++] = id;
-  if (e->trace) sim_trace_flow(e->trace, k->c->index, pipe, e->now, id, true);
+  if (!e->trace) return;
+  uint64_t *ids = flag_ids(k, fl);
+  if (fl->nids < FLAG_FIFO) ids[fl->nids++] = id;
+  sim_trace_flow(e->trace, k->c->index, pipe, e->now, id, true);
 }
 
 static void flag_wait(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe) {
   eng_flag *fl = flag_of(k, in);
   fl->count--;
-  uint64_t id = 0;
-  if (fl->nids) {
-    id = fl->ids[0];
-    memmove(fl->ids, fl->ids + 1, (fl->nids - 1) * sizeof fl->ids[0]);
-    fl->nids--;
-  }
-  if (e->trace && id) sim_trace_flow(e->trace, k->c->index, pipe, e->now, id, false);
+  if (!e->trace || !fl->nids) return;
+  uint64_t *ids = flag_ids(k, fl), id = ids[0];
+  memmove(ids, ids + 1, (fl->nids - 1) * sizeof *ids);
+  fl->nids--;
+  sim_trace_flow(e->trace, k->c->index, pipe, e->now, id, false);
 }
 
 /* ---- cross-core flags (sim_xcore.h; docs/TIMING.md, "Cross-core flags") ------------------ */
@@ -777,8 +804,6 @@ static void flag_wait(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe)
 static void wake_all(engine *e) {
   for (unsigned c = 0; c < e->s->ncores; c++) mark_dirty(e, &e->cores[c]);
 }
-
-static bool grow(engine *e, void **p, size_t *cap, size_t n, size_t elem);
 
 static void xlog_add(engine *e, const eng_core *k, const isa_insn *in, sim_xhb_what what) {
   if (!grow(e, (void **)&e->xlog, &e->capxlog, e->nxlog, sizeof *e->xlog)) return;
@@ -1743,6 +1768,8 @@ static void engine_free(engine *e) {
       free(k->st);
       free(k->ins);
       free(k->kept);
+      free(k->flag_ids);
+      for (size_t i = 0; i < k->nout; i++) free(k->out[i].more);
       free(k->out);
       for (int p = 0; p < ISA_PIPE_COUNT; p++) {
         free(k->pipes[p].q);
@@ -1806,6 +1833,8 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->ins = calloc(WINDOW_START, sizeof *k->ins);
     k->st_mask = WINDOW_START - 1;
     if (!k->st || !k->ins) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay of core %u", c);
+    if (trace && !(k->flag_ids = calloc(FLAGS_PER_CORE * FLAG_FIFO, sizeof *k->flag_ids)))
+      return cs_err_set(err, CS_ENOMEM, "no host memory for the trace's flag arrows of core %u", c);
     for (int p = 0; p < ISA_PIPE_COUNT; p++) {
       k->pipes[p].qcap = queue_depth(&s->cfg, (isa_pipe)p);
       k->pipes[p].q = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].q);
