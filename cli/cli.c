@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/cs_suggest.h"
+#include "sim/sim.h"
 
 typedef int (*cli_cmd_fn)(cli_io *io, int argc, char **argv);
 
@@ -53,6 +55,12 @@ int cli_main(cli_io *io, int argc, char **argv) {
   }
   if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
     return results_written(io, "version", cli_cmd_version(io, argc - 1, argv + 1));
+  const char *threads = getenv("CUBESIM_THREADS");
+  unsigned t;
+  if (threads && *threads && !sim_threads_parse(threads, &t)) {
+    fprintf(io->err, "cubesim: error: CUBESIM_THREADS=%s: give 1 to 1024 host threads (or leave it unset)\n", threads);
+    return 2;
+  }
   cs_suggest sg;
   cs_suggest_init(&sg, argv[1]);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {

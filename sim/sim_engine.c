@@ -2026,14 +2026,19 @@ static cs_status result_init(sim *s, sim_result *res, cs_err *err) {
 }
 
 /* The host threads a run may take: the option, else CUBESIM_THREADS, else the host's processors. */
+bool sim_threads_parse(const char *text, unsigned *out) {
+  if (!text || *text < '0' || *text > '9') return false;
+  char *end;
+  unsigned long v = strtoul(text, &end, 10);
+  if (*end || v < 1 || v > 1024) return false;
+  *out = (unsigned)v;
+  return true;
+}
+
 static unsigned run_threads(const sim_run_options *opt) {
   if (opt && opt->host_threads) return opt->host_threads;
-  const char *env = getenv("CUBESIM_THREADS");
-  if (env && *env) {
-    char *end;
-    unsigned long v = strtoul(env, &end, 10);
-    if (!*end && v >= 1) return v > 1024 ? 1024 : (unsigned)v;
-  }
+  unsigned t;
+  if (sim_threads_parse(getenv("CUBESIM_THREADS"), &t)) return t;
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 1 ? (unsigned)n : 1;
 }

@@ -9,9 +9,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/cs_jsonr.h"
+#include "sim/sim.h"
 #include "support/cli_run.h"
 #include "support/json_expect.h"
 #include "support/tmp_files.h"
@@ -72,8 +74,8 @@ static void test_cli_kernels_one(void **state) {
   assert_true(cs_jis(root, CS_JOBJECT));
   assert_string_equal(je_string(root, "name"), "tf_dequantize");
   assert_true(cs_jis(cs_jget(root, "plugin"), CS_JNULL));
-  bool sim = true;
-  assert_true(cs_jbool(cs_jget(root, "simulated"), &sim) && !sim);
+  bool simulated = true;
+  assert_true(cs_jbool(cs_jget(root, "simulated"), &simulated) && !simulated);
   cs_jfree(doc);
   cr_free(&r);
 }
@@ -188,6 +190,8 @@ static void test_cli_run_threads(void **state) {
                          "in_dtype=fp16", "--timing-only", "--json", "--threads", "2", NULL);
   cr_assert_ok(&two);
   assert_string_equal(two.out, one.out);
+  char *one_out = strdup(one.out);
+  assert_non_null(one_out);
   cs_jdoc *doc = je_parse(one.out, strlen(one.out));
   assert_true(je_u64(cs_jroot(doc), "total_cycles") > 0);
   cs_jfree(doc);
@@ -197,6 +201,34 @@ static void test_cli_run_threads(void **state) {
   assert_int_equal(bad.status, 2);
   assert_non_null(strstr(bad.err, "--threads 0: give 1 to 1024 host threads"));
   cr_free(&bad);
+  /* the environment's count: refused by value when it is not 1 to 1024, before any command runs */
+  static const char *const wrong[] = {"two", "0", "1025", "-1", " 2", "2x"};
+  for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+    setenv("CUBESIM_THREADS", wrong[i], 1);
+    cr_result env = cr_run("kernels", NULL);
+    assert_int_equal(env.status, 2);
+    char want[96];
+    snprintf(want, sizeof want, "CUBESIM_THREADS=%s: give 1 to 1024 host threads", wrong[i]);
+    assert_non_null(strstr(env.err, want));
+    assert_string_equal(env.out, "");
+    cr_free(&env);
+  }
+  unsigned t = 0;
+  assert_true(sim_threads_parse("1", &t));
+  assert_int_equal(t, 1);
+  assert_true(sim_threads_parse("1024", &t));
+  assert_int_equal(t, 1024);
+  assert_false(sim_threads_parse("", &t));
+  assert_false(sim_threads_parse(NULL, &t));
+  assert_int_equal(t, 1024); /* left alone when refused */
+  setenv("CUBESIM_THREADS", "1", 1);
+  cr_result ok = cr_run("run", "matmul", "--attr", "m=512", "--attr", "n=384", "--attr", "k=256", "--attr",
+                        "in_dtype=fp16", "--timing-only", "--json", NULL);
+  cr_assert_ok(&ok);
+  assert_string_equal(ok.out, one_out);
+  cr_free(&ok);
+  unsetenv("CUBESIM_THREADS");
+  free(one_out);
 }
 
 static void test_cli_validate_partial_measurements(void **state) {
