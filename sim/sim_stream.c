@@ -28,31 +28,66 @@ static const uint8_t *get_var(const uint8_t *p, uint64_t *v) {
   return p;
 }
 
+/* A field's varints: an address as its memory, then its offset; a 64- or 32-bit value as itself.
+ * Every format has its own encoder and decoder, made from its field list (isa_insn.h), so the
+ * fields are walked with their kinds known where they are compiled. */
+static uint8_t *put_addr(uint8_t *p, const isa_addr *a) { return put_var(put_var(p, a->mem), a->off); }
+static uint8_t *put_u64(uint8_t *p, const uint64_t *v) { return put_var(p, *v); }
+static uint8_t *put_u32(uint8_t *p, const uint32_t *v) { return put_var(p, *v); }
+
+static const uint8_t *get_addr(const uint8_t *q, isa_addr *a) {
+  uint64_t v;
+  q = get_var(q, &v);
+  a->mem = (uint32_t)v;
+  return get_var(q, &a->off);
+}
+static const uint8_t *get_u64(const uint8_t *q, uint64_t *v) { return get_var(q, v); }
+static const uint8_t *get_u32(const uint8_t *q, uint32_t *v) {
+  uint64_t x;
+  q = get_var(q, &x);
+  *v = (uint32_t)x;
+  return q;
+}
+
+#define PUT_FIELD(kind, name, min, max, unit, desc) \
+  p = _Generic(f->name, isa_addr: put_addr, uint64_t: put_u64, default: put_u32)(p, &f->name);
+#define GET_FIELD(kind, name, min, max, unit, desc) \
+  q = _Generic(f->name, isa_addr: get_addr, uint64_t: get_u64, default: get_u32)(q, &f->name);
+#define FMT_CODEC(fmt)                                                                      \
+  static uint8_t *put_##fmt(uint8_t *p, const isa_insn *in) {                              \
+    const isa_fmt_##fmt *f = &in->u.fmt;                                                   \
+    ISA_FMT_##fmt(PUT_FIELD) return p;                                                     \
+  }                                                                                         \
+  static const uint8_t *get_##fmt(const uint8_t *q, isa_insn *out) {                       \
+    isa_fmt_##fmt *f = &out->u.fmt;                                                        \
+    ISA_FMT_##fmt(GET_FIELD) return q;                                                     \
+  }
+ISA_FORMAT_LIST(FMT_CODEC)
+#undef FMT_CODEC
+#undef GET_FIELD
+#undef PUT_FIELD
+
+typedef uint8_t *(*put_fn)(uint8_t *, const isa_insn *);
+typedef const uint8_t *(*get_fn)(const uint8_t *, isa_insn *);
+static const put_fn put_of[ISA_OP_COUNT] = {
+#define OP_PUT(op, mn, pipe, fmt, dstm, srcm, desc) [ISA_OP_##op] = put_##fmt,
+    ISA_INSN_TABLE(OP_PUT)
+#undef OP_PUT
+};
+static const get_fn get_of[ISA_OP_COUNT] = {
+#define OP_GET(op, mn, pipe, fmt, dstm, srcm, desc) [ISA_OP_##op] = get_##fmt,
+    ISA_INSN_TABLE(OP_GET)
+#undef OP_GET
+};
+
 /* The record of one instruction into rec (SIM_STREAM_MAX_RECORD bytes); returns its length. */
 static size_t encode(const isa_insn *in, uint8_t *rec) {
-  const isa_op_desc *d = isa_op_info((isa_op)in->op);
-  uint8_t *p = rec + 2;
-  rec[1] = (uint8_t)in->op;
-  for (size_t i = 0; i < d->field_count; i++) {
-    const isa_field_desc *f = &d->fields[i];
-    const unsigned char *at = (const unsigned char *)&in->u + f->offset;
-    if (f->kind == ISA_FK_ADDR) {
-      isa_addr a;
-      memcpy(&a, at, sizeof a);
-      p = put_var(p, a.mem);
-      p = put_var(p, a.off);
-    } else if (f->kind == ISA_FK_U64) {
-      uint64_t v;
-      memcpy(&v, at, sizeof v);
-      p = put_var(p, v);
-    } else {
-      uint32_t v;
-      memcpy(&v, at, sizeof v);
-      p = put_var(p, v);
-    }
+  size_t len = 0;
+  if (in->op < ISA_OP_COUNT) {
+    rec[1] = (uint8_t)in->op;
+    len = (size_t)(put_of[in->op](rec + 2, in) - rec);
   }
-  size_t len = (size_t)(p - rec);
-  if (len > 255 || in->op > 255) { /* kept whole */
+  if (len == 0 || len > 255) { /* kept whole */
     rec[0] = 0;
     memcpy(rec + 1, in, sizeof *in);
     return 1 + sizeof *in;
@@ -69,26 +104,7 @@ static size_t decode(const uint8_t *p, isa_insn *out) {
   }
   memset(out, 0, sizeof *out);
   out->op = p[1];
-  const isa_op_desc *d = isa_op_info((isa_op)out->op);
-  const uint8_t *q = p + 2;
-  for (size_t i = 0; i < d->field_count; i++) {
-    const isa_field_desc *f = &d->fields[i];
-    unsigned char *at = (unsigned char *)&out->u + f->offset;
-    uint64_t v;
-    q = get_var(q, &v);
-    if (f->kind == ISA_FK_ADDR) {
-      isa_addr a;
-      memset(&a, 0, sizeof a);
-      a.mem = (uint32_t)v;
-      q = get_var(q, &a.off);
-      memcpy(at, &a, sizeof a);
-    } else if (f->kind == ISA_FK_U64) {
-      memcpy(at, &v, sizeof v);
-    } else {
-      uint32_t w = (uint32_t)v;
-      memcpy(at, &w, sizeof w);
-    }
-  }
+  get_of[out->op](p + 2, out);
   return p[0];
 }
 

@@ -32,8 +32,10 @@ typedef struct sim_stream {
   uint64_t n; /* records */
 } sim_stream;
 
-/* The most bytes one record takes (what sim_stream_reserve makes room for). */
-#define SIM_STREAM_MAX_RECORD (2 + sizeof(isa_insn))
+/* The most bytes one record takes (what sim_stream_append makes room for): its two head bytes
+ * and the varints of a format's fields, at most 5/4 of their bytes (5 for a 32-bit value, 10 for
+ * a 64-bit one, 15 for an address of 16); an instruction kept whole takes 1 + sizeof(isa_insn). */
+#define SIM_STREAM_MAX_RECORD (2 + sizeof(isa_insn) + sizeof(isa_insn) / 4)
 
 /* Host bytes the stream holds (its buffers' capacities). */
 uint64_t sim_stream_host_bytes(const sim_stream *s);
