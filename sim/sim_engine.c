@@ -275,6 +275,11 @@ static bool ev_before(const ev *a, const ev *b) {
   return a->key < b->key; /* completions before wake-ups, then in the order pushed */
 }
 
+/* The events are a 4-ary heap (half the levels of a binary one, its children side by side in
+ * host memory); (time, key) orders them totally, so they leave in one order whatever the heap's
+ * shape. */
+#define HEAP_ARITY 4
+
 static void heap_push(engine *e, uint64_t time, ev_kind kind, unsigned core, uint64_t idx) {
   if (e->nheap == e->capheap) {
     size_t cap = e->capheap ? e->capheap * 2 : 1024;
@@ -289,7 +294,7 @@ static void heap_push(engine *e, uint64_t time, ev_kind kind, unsigned core, uin
   size_t i = e->nheap++;
   ev x = {time, (uint64_t)kind << EV_KIND_SHIFT | e->seq++, idx, core};
   while (i > 0) {
-    size_t p = (i - 1) / 2;
+    size_t p = (i - 1) / HEAP_ARITY;
     if (!ev_before(&x, &e->heap[p])) break;
     e->heap[i] = e->heap[p];
     i = p;
@@ -300,17 +305,17 @@ static void heap_push(engine *e, uint64_t time, ev_kind kind, unsigned core, uin
 static ev heap_pop(engine *e) {
   ev top = e->heap[0];
   ev last = e->heap[--e->nheap];
-  size_t i = 0;
+  size_t i = 0, n = e->nheap;
   for (;;) {
-    size_t l = 2 * i + 1, r = l + 1, m = i;
+    size_t first = HEAP_ARITY * i + 1, m = i;
     const ev *best = &last;
-    if (l < e->nheap && ev_before(&e->heap[l], best)) m = l, best = &e->heap[l];
-    if (r < e->nheap && ev_before(&e->heap[r], best)) m = r;
+    for (size_t c = first; c < first + HEAP_ARITY && c < n; c++)
+      if (ev_before(&e->heap[c], best)) m = c, best = &e->heap[c];
     if (m == i) break;
     e->heap[i] = e->heap[m];
     i = m;
   }
-  if (e->nheap) e->heap[i] = last;
+  if (n) e->heap[i] = last;
   return top;
 }
 
