@@ -2030,7 +2030,6 @@ static cs_status result_init(sim *s, sim_result *res, cs_err *err) {
   return res->stats.core ? CS_OK : cs_err_set(err, CS_ENOMEM, "no host memory for statistics");
 }
 
-/* The host threads a run may take: the option, else CUBESIM_THREADS, else the host's processors. */
 bool sim_threads_parse(const char *text, unsigned *out) {
   if (!text || *text < '0' || *text > '9') return false;
   char *end;
@@ -2040,6 +2039,7 @@ bool sim_threads_parse(const char *text, unsigned *out) {
   return true;
 }
 
+/* The host threads a run may take: the option, else CUBESIM_THREADS, else the host's processors. */
 static unsigned run_threads(const sim_run_options *opt) {
   if (opt && opt->host_threads) return opt->host_threads;
   unsigned t;
