@@ -277,13 +277,19 @@ static cs_status run_kind(kn_ctx *ctx, mm_kind kind, bool ref, cs_err *err) {
   kn_tensor *out = NULL;
   if (st == CS_OK) st = out_tensor(ctx, &s, ref, &out, err);
   bool data = ref || !kn_options(ctx)->timing_only;
-  if (st == CS_OK && data) {
+  /* c's host form is its device form for every type but bf16 (held as fp32): GM (or the
+   * reference) is read straight into the output tensor, else into a device-form copy */
+  isa_dtype ct = s.job.ty.c;
+  bool direct = kn_host_elem_bytes(ct) * 8 == isa_dtype_bits(ct) && kn_mm_out_elem_bytes(&s.job) == kn_host_elem_bytes(ct);
+  if (st == CS_OK && data && direct) {
+    s.job.c = out->data;
+  } else if (st == CS_OK && data) {
     s.c = calloc((uint64_t)s.job.batch * s.job.m * s.job.n + 1, kn_mm_out_elem_bytes(&s.job));
     if (!s.c) st = cs_err_set(err, CS_ENOMEM, "c: no host memory");
     s.job.c = s.c;
   }
-  if (st == CS_OK) st = ref ? kn_mm_reference(&s.job, kn_options(ctx)->cfg, s.c, err) : kn_mm_simulate(ctx, &s.job, err);
-  if (st == CS_OK && data) kn_from_device(s.c, s.job.ty.c, out);
+  if (st == CS_OK) st = ref ? kn_mm_reference(&s.job, kn_options(ctx)->cfg, s.job.c, err) : kn_mm_simulate(ctx, &s.job, err);
+  if (st == CS_OK && s.c) kn_from_device(s.c, ct, out);
   setup_free(&s);
   return st;
 }

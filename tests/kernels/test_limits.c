@@ -11,7 +11,17 @@
  *   - halving HBM's bandwidth, the L2 port's or MTE2's port never makes the run faster by 0.1 %
  *     or more, and faster at all (a scheduling anomaly of a few cycles) in at most 1 % of the
  *     comparisons.
- * The generator is a fixed splitmix64 sequence: the same 240 configurations on every host. */
+ * The generator is a fixed splitmix64 sequence: the same 240 configurations on every host.
+ *
+ * Under the sanitizers the sweep takes minutes, so ctest runs it in blocks, one process each, that
+ * ctest -j spreads over the cores (tests/CMakeLists.txt):
+ *   test_kernels_limits                  everything in one process;
+ *   test_kernels_limits sweep K/N FILE   block K of N of the sweep's cases, each case checked as
+ *                                        above, and the block's counts written to FILE.K;
+ *   test_kernels_limits total N FILE     the sweep's totals from FILE.1 .. FILE.N: every case
+ *                                        checked once, the anomalies and the HBM-bound runs over
+ *                                        all 240 as above;
+ *   test_kernels_limits hbm              the two halved-HBM cases of the issue. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -192,13 +202,22 @@ static void check_limits(const run_case *c, const sim_result *r) {
   assert_true(r->audit.gm_peak_bytes_per_cycle > 0);
 }
 
-static void test_limits_and_monotone_bandwidths(void **state) {
-  (void)state;
+/* What the sweep counts over the cases it ran. */
+typedef struct sweep_counts {
+  unsigned checked;   /* cases run and checked */
+  unsigned anomalies; /* comparisons a few cycles faster with half a bandwidth */
+  unsigned hbm_bound; /* cases slower with half the HBM bandwidth */
+} sweep_counts;
+
+/* Runs and checks the sweep's cases first .. end - 1. The generator draws every case before
+ * first too, so that case i is the same whichever block runs it. */
+static void sweep_cases(int first, int end, sweep_counts *n) {
   rng r = {0x5eed1e55c0ffee01ull};
-  unsigned checked = 0, hbm_bound = 0, anomalies = 0;
-  for (int i = 0; i < RUNS; i++) {
+  memset(n, 0, sizeof *n);
+  for (int i = 0; i < end; i++) {
     run_case c;
     make_case(&r, i, &c);
+    if (i < first) continue;
     sim_result base;
     run(&c, &c.cfg, &base);
     check_limits(&c, &base);
@@ -217,17 +236,77 @@ static void test_limits_and_monotone_bandwidths(void **state) {
       if (slow.total_cycles + base.total_cycles / 1000 < base.total_cycles)
         fail_msg("%s halving %s made the run faster: %" PRIu64 " -> %" PRIu64 " cycles", c.what, halves[h].what,
                  base.total_cycles, slow.total_cycles);
-      if (slow.total_cycles < base.total_cycles) anomalies++;
-      if (h == 0 && slow.total_cycles > base.total_cycles) hbm_bound++;
+      if (slow.total_cycles < base.total_cycles) n->anomalies++;
+      if (h == 0 && slow.total_cycles > base.total_cycles) n->hbm_bound++;
     }
-    checked++;
+    n->checked++;
   }
-  assert_int_equal(checked, RUNS);
-  if (anomalies * 100 > 3u * RUNS) fail_msg("%u of %d comparisons were a few cycles faster", anomalies, 3 * RUNS);
-  printf("scheduling anomalies (faster by < 0.1 %%): %u of %d comparisons\n", anomalies, 3 * RUNS);
+}
+
+/* What the sweep asserts over all its cases together. */
+static void check_totals(const sweep_counts *n) {
+  assert_int_equal(n->checked, RUNS);
+  if (n->anomalies * 100 > 3u * RUNS) fail_msg("%u of %d comparisons were a few cycles faster", n->anomalies, 3 * RUNS);
+  printf("scheduling anomalies (faster by < 0.1 %%): %u of %d comparisons\n", n->anomalies, 3 * RUNS);
   /* the sweep reaches HBM-bound runs, or the HBM checks above prove little */
-  printf("%u of %u runs slowed down with half the HBM bandwidth\n", hbm_bound, RUNS);
-  assert_true(hbm_bound >= RUNS / 10);
+  printf("%u of %u runs slowed down with half the HBM bandwidth\n", n->hbm_bound, RUNS);
+  assert_true(n->hbm_bound >= RUNS / 10);
+}
+
+static void test_limits_and_monotone_bandwidths(void **state) {
+  (void)state;
+  sweep_counts n;
+  sweep_cases(0, RUNS, &n);
+  check_totals(&n);
+}
+
+/* A block of the sweep (`sweep K/N FILE`), or its totals (`total N FILE`). */
+typedef struct sweep_block {
+  int k, n;           /* block k of n (1-based) */
+  const char *report; /* block k's counts go to report.k */
+} sweep_block;
+
+static void block_path(const sweep_block *b, int k, char *out, size_t bytes) {
+  int len = snprintf(out, bytes, "%s.%d", b->report, k);
+  assert_true(len > 0 && (size_t)len < bytes);
+}
+
+static void test_sweep_block(void **state) {
+  const sweep_block *b = *state;
+  char path[4096];
+  block_path(b, b->k, path, sizeof path);
+  remove(path); /* a block that fails leaves no counts behind */
+  int first = (b->k - 1) * RUNS / b->n, end = b->k * RUNS / b->n;
+  sweep_counts n;
+  sweep_cases(first, end, &n);
+  assert_int_equal(n.checked, end - first);
+  printf("cases %d .. %d of %d: %u scheduling anomalies, %u slowed down with half the HBM bandwidth\n", first, end - 1,
+         RUNS, n.anomalies, n.hbm_bound);
+  FILE *f = fopen(path, "w");
+  if (!f) fail_msg("cannot write %s", path);
+  fprintf(f, "limits sweep %d/%d: %u %u %u\n", b->k, b->n, n.checked, n.anomalies, n.hbm_bound);
+  assert_int_equal(fclose(f), 0);
+}
+
+static void test_sweep_total(void **state) {
+  const sweep_block *b = *state;
+  sweep_counts sum = {0, 0, 0};
+  for (int k = 1; k <= b->n; k++) {
+    char path[4096];
+    block_path(b, k, path, sizeof path);
+    FILE *f = fopen(path, "r");
+    if (!f) fail_msg("%s: no counts: block %d of %d has not run or has failed", path, k, b->n);
+    int fk = 0, fn = 0;
+    unsigned c = 0, a = 0, h = 0;
+    int got = fscanf(f, "limits sweep %d/%d: %u %u %u", &fk, &fn, &c, &a, &h);
+    fclose(f);
+    remove(path); /* read once: a later total has to see the blocks run again */
+    if (got != 5 || fk != k || fn != b->n) fail_msg("%s: not the counts of block %d of %d", path, k, b->n);
+    sum.checked += c;
+    sum.anomalies += a;
+    sum.hbm_bound += h;
+  }
+  check_totals(&sum);
 }
 
 /* The issue's two cases: the int8 GEMV (memory bound by the weights) and m = n = 8192, k = 128
@@ -269,11 +348,41 @@ static void test_write_back_bound_slows_with_half_hbm(void **state) {
   halved_hbm_slows(attrs);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_limits_and_monotone_bandwidths),
-      cmocka_unit_test(test_gemv_slows_with_half_hbm),
-      cmocka_unit_test(test_write_back_bound_slows_with_half_hbm),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+/* "K/N" with 1 <= K <= N <= RUNS. */
+static bool parse_block(const char *text, sweep_block *b) {
+  char extra;
+  return sscanf(text, "%d/%d%c", &b->k, &b->n, &extra) == 2 && b->k >= 1 && b->k <= b->n && b->n <= RUNS;
+}
+
+int main(int argc, char **argv) {
+  sweep_block b = {0, 0, NULL};
+  char extra;
+  if (argc == 1) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_limits_and_monotone_bandwidths),
+        cmocka_unit_test(test_gemv_slows_with_half_hbm),
+        cmocka_unit_test(test_write_back_bound_slows_with_half_hbm),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+  }
+  if (argc == 2 && strcmp(argv[1], "hbm") == 0) {
+    const struct CMUnitTest hbm[] = {
+        cmocka_unit_test(test_gemv_slows_with_half_hbm),
+        cmocka_unit_test(test_write_back_bound_slows_with_half_hbm),
+    };
+    return cmocka_run_group_tests(hbm, NULL, NULL);
+  }
+  if (argc == 4 && strcmp(argv[1], "sweep") == 0 && parse_block(argv[2], &b)) {
+    b.report = argv[3];
+    const struct CMUnitTest sweep[] = {cmocka_unit_test_prestate(test_sweep_block, &b)};
+    return cmocka_run_group_tests(sweep, NULL, NULL);
+  }
+  if (argc == 4 && strcmp(argv[1], "total") == 0 && sscanf(argv[2], "%d%c", &b.n, &extra) == 1 && b.n >= 1 &&
+      b.n <= RUNS) {
+    b.report = argv[3];
+    const struct CMUnitTest total[] = {cmocka_unit_test_prestate(test_sweep_total, &b)};
+    return cmocka_run_group_tests(total, NULL, NULL);
+  }
+  fprintf(stderr, "usage: %s [hbm | sweep K/N FILE | total N FILE]\n", argv[0]);
+  return 2;
 }
