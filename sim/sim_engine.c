@@ -1806,7 +1806,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
   e->trace = trace;
   e->l2_on = s->cfg.l2_enabled;
   if (e->l2_on) {
-    cs_status st = sim_l2_init(&e->l2, s->cfg.l2_bytes, s->cfg.l2_line_bytes, s->cfg.l2_ways, err);
+    cs_status st = sim_l2_init(&e->l2, s->cfg.l2_bytes, s->cfg.l2_line_bytes, s->cfg.l2_ways, s->cfg.buffers_gm_capacity_bytes, err);
     if (st != CS_OK) {
       e->l2_on = false;
       return st;

@@ -5,33 +5,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A tag word: the line address + 1 (0: the way is empty), and SIM_L2_DIRTY while the way holds
- * data not yet written back. Line addresses are GM byte addresses / line_bytes (>= 32), far below
- * 2^63. */
-#define SIM_L2_DIRTY (UINT64_C(1) << 63)
-
 /* Lines looked up together: their sets are fetched from host memory ahead of their turn (the tag
  * store is far larger than the host's caches), then touched in address order. */
 #define L2_BATCH 16
-/* Host cache lines of a set fetched ahead (a set is 2 x ways words). */
+#define HOST_LINE 64
+/* Host cache lines of a set fetched ahead. */
 #define L2_PREFETCH_LINES 8
 
-cs_status sim_l2_init(sim_l2 *l2, uint64_t bytes, uint64_t line_bytes, uint64_t ways, cs_err *err) {
+cs_status sim_l2_init(sim_l2 *l2, uint64_t bytes, uint64_t line_bytes, uint64_t ways, uint64_t gm_bytes,
+                      cs_err *err) {
   memset(l2, 0, sizeof *l2);
   l2->line_bytes = line_bytes;
   l2->ways = ways;
   l2->sets = bytes / (line_bytes * ways);
   l2->set_mask = (l2->sets & (l2->sets - 1)) == 0 ? l2->sets - 1 : 0;
-  l2->words = calloc(l2->sets * ways * 2, sizeof *l2->words);
-  if (!l2->words) {
+  l2->wide = gm_bytes / line_bytes + 1 >= (UINT64_C(1) << 31);
+  l2->stamp_limit = UINT32_MAX;
+  uint64_t per = ways * ((l2->wide ? sizeof(uint64_t) : sizeof(uint32_t)) + sizeof(uint32_t));
+  l2->set_bytes = (size_t)((per + HOST_LINE - 1) / HOST_LINE * HOST_LINE);
+  uint64_t total = l2->sets * l2->set_bytes;
+  l2->sets_mem = total > SIZE_MAX - HOST_LINE ? NULL : aligned_alloc(HOST_LINE, (size_t)total);
+  if (!l2->sets_mem) {
     sim_l2_free(l2);
     return cs_err_set(err, CS_ENOMEM, "L2: no host memory for %" PRIu64 " tags", bytes / line_bytes);
   }
+  memset(l2->sets_mem, 0, (size_t)total);
   return CS_OK;
 }
 
 void sim_l2_free(sim_l2 *l2) {
-  free(l2->words);
+  free(l2->sets_mem);
   memset(l2, 0, sizeof *l2);
 }
 
@@ -47,52 +50,85 @@ static uint64_t set_of(const sim_l2 *l2, uint64_t line) {
   return l2->set_mask ? x & l2->set_mask : x % l2->sets;
 }
 
-/* The words of line's set: its ways' tags, then their last uses (for LRU). */
-static uint64_t *set_words(const sim_l2 *l2, uint64_t line) { return l2->words + set_of(l2, line) * l2->ways * 2; }
+static unsigned char *set_at(const sim_l2 *l2, uint64_t line) { return l2->sets_mem + set_of(l2, line) * l2->set_bytes; }
 
-/* Looks line up in its set; on a miss the LRU way (the first of the least recently used, so
- * empty ways fill in order) is replaced, a dirty victim written back. Returns 1 on a hit. */
-static int touch_line(sim_l2 *l2, uint64_t *set, uint64_t line, int write, sim_l2_result *res) {
-  uint64_t ways = l2->ways, *tags = set, *stamps = set + ways, want = line + 1;
-  l2->clock++;
-  for (uint64_t w = 0; w < ways; w++)
-    if ((tags[w] & ~SIM_L2_DIRTY) == want) {
-      stamps[w] = l2->clock;
-      if (write && !(tags[w] & SIM_L2_DIRTY)) tags[w] |= SIM_L2_DIRTY, l2->dirty_lines++;
-      return 1;
-    }
-  uint64_t victim = 0;
-  for (uint64_t w = 1; w < ways; w++)
-    if (stamps[w] < stamps[victim]) victim = w;
-  if (tags[victim] & SIM_L2_DIRTY) {
-    res->writeback_lines++;
-    l2->dirty_lines--;
-  }
-  tags[victim] = want | (write ? SIM_L2_DIRTY : 0);
-  stamps[victim] = l2->clock;
-  if (write) l2->dirty_lines++;
-  else res->fill_lines++;
-  return 0;
+static uint32_t *stamps_of(const sim_l2 *l2, unsigned char *set) {
+  return (uint32_t *)(set + l2->ways * (l2->wide ? sizeof(uint64_t) : sizeof(uint32_t)));
 }
+
+/* The clock reached the stamps' limit: every set's stamps become their ranks (1 for its least
+ * recently used way; an empty way keeps 0), which keeps each set's order, the only one LRU
+ * compares, and the clock restarts above them all. */
+static void renumber(sim_l2 *l2) {
+  uint64_t ways = l2->ways; /* at most 1024 (l2.ways) */
+  uint32_t rank[1024];
+  for (uint64_t s = 0; s < l2->sets; s++) {
+    uint32_t *st = stamps_of(l2, l2->sets_mem + s * l2->set_bytes);
+    for (uint64_t w = 0; w < ways && w < 1024; w++) {
+      rank[w] = 0;
+      if (!st[w]) continue;
+      rank[w] = 1;
+      for (uint64_t v = 0; v < ways; v++) rank[w] += st[v] && st[v] < st[w];
+    }
+    for (uint64_t w = 0; w < ways && w < 1024; w++) st[w] = rank[w];
+  }
+  l2->clock = ways;
+}
+
+/* Looks line up in its set, whose tags are of type T; on a miss the LRU way (the first of the
+ * least recently used, so empty ways fill in order) is replaced, a dirty victim written back.
+ * Returns 1 on a hit. */
+#define L2_TOUCH(name, T)                                                                      \
+  static int name(sim_l2 *l2, unsigned char *set, uint64_t line, int write, sim_l2_result *res) { \
+    const T dirty = (T)1 << (sizeof(T) * 8 - 1), want = (T)(line + 1);                       \
+    uint64_t ways = l2->ways;                                                                 \
+    T *tags = (T *)(void *)set;                                                               \
+    uint32_t *stamps = (uint32_t *)(void *)(tags + ways);                                     \
+    if (l2->clock == l2->stamp_limit) renumber(l2);                                           \
+    uint32_t now = (uint32_t)++l2->clock;                                                     \
+    for (uint64_t w = 0; w < ways; w++)                                                       \
+      if ((T)(tags[w] & ~dirty) == want) {                                                    \
+        stamps[w] = now;                                                                      \
+        if (write && !(tags[w] & dirty)) tags[w] |= dirty, l2->dirty_lines++;                 \
+        return 1;                                                                             \
+      }                                                                                       \
+    uint64_t victim = 0;                                                                      \
+    for (uint64_t w = 1; w < ways; w++)                                                       \
+      if (stamps[w] < stamps[victim]) victim = w;                                             \
+    if (tags[victim] & dirty) {                                                               \
+      res->writeback_lines++;                                                                 \
+      l2->dirty_lines--;                                                                      \
+    }                                                                                         \
+    tags[victim] = (T)(want | (write ? dirty : 0));                                           \
+    stamps[victim] = now;                                                                     \
+    if (write) l2->dirty_lines++;                                                             \
+    else res->fill_lines++;                                                                   \
+    return 0;                                                                                 \
+  }
+L2_TOUCH(touch_line32, uint32_t)
+L2_TOUCH(touch_line64, uint64_t)
+#undef L2_TOUCH
 
 /* Distinct lines in address order, each with the bytes the range has in it and its set. */
 typedef struct l2_batch {
   unsigned n;
   uint64_t line[L2_BATCH], bytes[L2_BATCH];
-  uint64_t *set[L2_BATCH];
+  unsigned char *set[L2_BATCH];
 } l2_batch;
 
 static void batch_flush(sim_l2 *l2, l2_batch *b, int write, sim_l2_result *res) {
   for (unsigned i = 0; i < b->n; i++) {
-    if (touch_line(l2, b->set[i], b->line[i], write, res)) res->hit_bytes += b->bytes[i];
+    int hit = l2->wide ? touch_line64(l2, b->set[i], b->line[i], write, res)
+                       : touch_line32(l2, b->set[i], b->line[i], write, res);
+    if (hit) res->hit_bytes += b->bytes[i];
     else res->miss_bytes += b->bytes[i];
   }
   b->n = 0;
 }
 
 void sim_l2_access(sim_l2 *l2, const isa_range *r, sim_l2_result *res) {
-  uint64_t lb = l2->line_bytes, set_bytes = l2->ways * 2 * sizeof *l2->words;
-  if (set_bytes > L2_PREFETCH_LINES * 64) set_bytes = L2_PREFETCH_LINES * 64;
+  uint64_t lb = l2->line_bytes, set_bytes = l2->set_bytes;
+  if (set_bytes > L2_PREFETCH_LINES * HOST_LINE) set_bytes = L2_PREFETCH_LINES * HOST_LINE;
   int write = r->write != 0;
   l2_batch b;
   b.n = 0;
@@ -109,8 +145,8 @@ void sim_l2_access(sim_l2 *l2, const isa_range *r, sim_l2_result *res) {
         continue;
       }
       if (b.n == L2_BATCH) batch_flush(l2, &b, write, res);
-      uint64_t *set = set_words(l2, line);
-      for (uint64_t o = 0; o < set_bytes; o += 64) __builtin_prefetch((const char *)set + o, 1);
+      unsigned char *set = set_at(l2, line);
+      for (uint64_t o = 0; o < set_bytes; o += HOST_LINE) __builtin_prefetch(set + o, 1);
       b.line[b.n] = line;
       b.bytes[b.n] = e - a;
       b.set[b.n++] = set;
