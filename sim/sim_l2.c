@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Lines looked up together: their sets are fetched from host memory ahead of their turn (the tag
- * store is far larger than the host's caches), then touched in address order. */
-#define L2_BATCH 16
+/* Lines whose sets are fetched from host memory ahead of their lookup (the tag store is far
+ * larger than the host's nearer caches); a power of two. */
+#define L2_AHEAD 32
 #define HOST_LINE 64
 /* Host cache lines of a set fetched ahead. */
 #define L2_PREFETCH_LINES 8
@@ -109,31 +109,34 @@ L2_TOUCH(touch_line32, uint32_t)
 L2_TOUCH(touch_line64, uint64_t)
 #undef L2_TOUCH
 
-/* Distinct lines in address order, each with the bytes the range has in it and its set. */
-typedef struct l2_batch {
-  unsigned n;
-  uint64_t line[L2_BATCH], bytes[L2_BATCH];
-  unsigned char *set[L2_BATCH];
-} l2_batch;
+/* The lines of an access in address order, each with the bytes the range has in it and its set,
+ * waiting for their turn in a ring: a line's set is fetched from host memory when it joins, and
+ * the line is looked up L2_AHEAD joins later (or at the end), so the fetches overlap the lookups
+ * while the lookups keep the lines' order. */
+typedef struct l2_ring {
+  unsigned head, n;
+  uint64_t line[L2_AHEAD], bytes[L2_AHEAD];
+  unsigned char *set[L2_AHEAD];
+} l2_ring;
 
-static void batch_flush(sim_l2 *l2, l2_batch *b, int write, sim_l2_result *res) {
-  for (unsigned i = 0; i < b->n; i++) {
-    int hit = l2->wide ? touch_line64(l2, b->set[i], b->line[i], write, res)
-                       : touch_line32(l2, b->set[i], b->line[i], write, res);
-    if (hit) res->hit_bytes += b->bytes[i];
-    else res->miss_bytes += b->bytes[i];
-  }
-  b->n = 0;
+static void ring_touch_oldest(sim_l2 *l2, l2_ring *q, int write, sim_l2_result *res) {
+  unsigned i = q->head;
+  int hit = l2->wide ? touch_line64(l2, q->set[i], q->line[i], write, res)
+                     : touch_line32(l2, q->set[i], q->line[i], write, res);
+  if (hit) res->hit_bytes += q->bytes[i];
+  else res->miss_bytes += q->bytes[i];
+  q->head = (i + 1) % L2_AHEAD;
+  q->n--;
 }
 
 void sim_l2_access(sim_l2 *l2, const isa_range *r, sim_l2_result *res) {
   uint64_t lb = l2->line_bytes, set_bytes = l2->set_bytes;
   if (set_bytes > L2_PREFETCH_LINES * HOST_LINE) set_bytes = L2_PREFETCH_LINES * HOST_LINE;
   int write = r->write != 0;
-  l2_batch b;
-  b.n = 0;
-  /* a line shared by consecutive runs is looked up once: its bytes join the batch's last entry,
-   * which a flush never leaves behind (the batch is flushed only for a new line) */
+  l2_ring q;
+  q.head = q.n = 0;
+  /* a line shared by consecutive runs is looked up once: its bytes join the ring's newest entry,
+   * which is never looked up before the next line joins */
   uint64_t last_line = UINT64_MAX;
   for (uint64_t row = 0; row < r->rows; row++) {
     uint64_t lo = r->base + row * r->stride_bytes, hi = lo + r->row_bytes;
@@ -141,17 +144,18 @@ void sim_l2_access(sim_l2 *l2, const isa_range *r, sim_l2_result *res) {
       uint64_t a = line * lb > lo ? line * lb : lo;
       uint64_t e = (line + 1) * lb < hi ? (line + 1) * lb : hi;
       if (line == last_line) {
-        b.bytes[b.n - 1] += e - a;
+        q.bytes[(q.head + q.n - 1) % L2_AHEAD] += e - a;
         continue;
       }
-      if (b.n == L2_BATCH) batch_flush(l2, &b, write, res);
+      if (q.n == L2_AHEAD) ring_touch_oldest(l2, &q, write, res);
       unsigned char *set = set_at(l2, line);
       for (uint64_t o = 0; o < set_bytes; o += HOST_LINE) __builtin_prefetch(set + o, 1);
-      b.line[b.n] = line;
-      b.bytes[b.n] = e - a;
-      b.set[b.n++] = set;
+      unsigned at = (q.head + q.n++) % L2_AHEAD;
+      q.line[at] = line;
+      q.bytes[at] = e - a;
+      q.set[at] = set;
       last_line = line;
     }
   }
-  batch_flush(l2, &b, write, res);
+  while (q.n) ring_touch_oldest(l2, &q, write, res);
 }
