@@ -208,8 +208,8 @@ typedef struct sim_run_options {
   bool allow_hazards;     /* hazards are reported but do not fail the run */
   const sim_observer *observer; /* NULL: none */
   unsigned host_threads;  /* host threads the run may take (0: the environment's CUBESIM_THREADS
-                           * (sim_threads_parse),
-                           * else one per processor of the host; 1: none but the caller's): with
+                           * (sim_threads_parse), else one per processor of the host; 1: none
+                           * but the caller's): with
                            * two, the hazard check runs beside the replay when there is no trace
                            * or observer. The results are the same. */
 } sim_run_options;
@@ -243,13 +243,13 @@ typedef struct sim_result {
   sim_audit audit;
 } sim_result;
 
-/* Replays every core's stream. CS_EDEADLOCK, CS_EHAZARD (unless allowed) or CS_OK; the result
- * is filled in every case. The streams are not consumed: a simulator can be replayed again (for
- * instance with another trace). */
 /* CUBESIM_THREADS's value as a thread count: true, with *out, for a decimal 1 to 1024; false
  * for anything else (sim_run then takes one thread per processor; cubesim refuses it). */
 bool sim_threads_parse(const char *text, unsigned *out);
 
+/* Replays every core's stream. CS_EDEADLOCK, CS_EHAZARD (unless allowed) or CS_OK; the result
+ * is filled in every case. The streams are not consumed: a simulator can be replayed again (for
+ * instance with another trace). */
 cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *err);
 /* Frees what a result holds. */
 void sim_result_free(sim_result *res);
