@@ -259,11 +259,73 @@ TARGET_AVX512 static void avx512_int(const isa_mm_int_job *j) {
 
 #define AVX2_R 4
 
+/* r[q] = column q of the 8 x 8 matrix of 32-bit lanes whose row i is r[i] (in place). */
+INLINE TARGET_AVX2 void transpose8x8(__m256i r[8]) {
+  __m256i t[8], u[8];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++) { /* per 128-bit lane L: rows 2i, 2i+1 at elements 4L, 4L+1 | 4L+2, 4L+3 */
+    t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+#pragma GCC unroll 2
+  for (int i = 0; i < 2; i++) { /* u[4i + c], lane L: element 4L + c of rows 4i .. 4i + 3 */
+    u[4 * i] = _mm256_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    u[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; c++) { /* column c from the low lanes, column 4 + c from the high ones */
+    r[c] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x20);
+    r[4 + c] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x31);
+  }
+}
+
+/* B's fractals as int16 pairs, bp[jb][pair][column 16][2]: pair p of a k-block is its elements
+ * 2p and 2p + 1, and a column block's pairs are contiguous (64 bytes each, read in order by the
+ * tiles; with the column blocks innermost, a 1 KiB stride kept a tile's B lines in a few L1
+ * sets). Each column's 32 bytes widen to 16 pairs (32-bit lanes), and a fractal's 16 columns x
+ * 16 pairs are transposed so that a pair's 16 columns are contiguous. Columns j >= n and
+ * elements κ >= k become zero (the buffers may hold anything there). */
+TARGET_AVX2 static void avx2_int_pack_b(const isa_mm_int_job *j, int16_t *bp) {
+  size_t pairs = (size_t)j->kb * (ISA_MM_K0_INT / 2);
+  const __m256i lane = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                                        21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+  for (uint32_t blk = 0; blk < j->kb; blk++) {
+    uint32_t kv = isa_mm_valid_k(j->k, blk, ISA_MM_K0_INT);
+    const __m256i kmask = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)kv), lane); /* bytes t < kv */
+    for (uint32_t jb = 0; jb < j->nb; jb++) {
+      const uint8_t *frac = j->b + ((size_t)blk * j->nb + jb) * ISA_MM_FRACTAL_BYTES;
+      uint32_t nv = j->n - jb * ISA_MM_ROWS; /* jb < nb: at least one valid column */
+      __m256i lo[ISA_MM_ROWS], hi[ISA_MM_ROWS]; /* column c: pairs 0..7, pairs 8..15 */
+#pragma GCC unroll 16
+      for (uint32_t c = 0; c < ISA_MM_ROWS; c++) {
+        __m256i raw = c < nv ? _mm256_and_si256(_mm256_loadu_si256((const void *)(frac + c * 32)), kmask)
+                             : _mm256_setzero_si256();
+        lo[c] = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(raw));
+        hi[c] = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(raw, 1));
+      }
+      for (uint32_t h = 0; h < 2; h++)   /* pairs 8h .. 8h + 7 */
+        for (uint32_t g = 0; g < 2; g++) { /* columns 8g .. 8g + 7 */
+          __m256i r[8];
+#pragma GCC unroll 8
+          for (int i = 0; i < 8; i++) r[i] = h ? hi[8 * g + (uint32_t)i] : lo[8 * g + (uint32_t)i];
+          transpose8x8(r);
+#pragma GCC unroll 8
+          for (uint32_t q = 0; q < 8; q++) {
+            size_t p = (size_t)blk * (ISA_MM_K0_INT / 2) + 8 * h + q;
+            _mm256_storeu_si256((void *)(bp + ((jb * pairs + p) * ISA_MM_ROWS + 8 * g) * 2), r[q]);
+          }
+        }
+    }
+  }
+}
+
 TARGET_AVX2 static void avx2_int(const isa_mm_int_job *j) {
   size_t a_row = (size_t)j->kb * ISA_MM_K0_INT * 2;
   uint8_t *a16 = j->scratch;
   int16_t *bp =
-      (int16_t *)(void *)(a16 + isa_mm_align64((size_t)j->mb * ISA_MM_ROWS * a_row)); /* [pair][jb][16][2] */
+      (int16_t *)(void *)(a16 + isa_mm_align64((size_t)j->mb * ISA_MM_ROWS * a_row)); /* [jb][pair][16][2] */
   for (uint32_t i = 0; i < j->mb * ISA_MM_ROWS; i++)
     for (uint32_t blk = 0; blk < j->kb; blk++) {
       const uint8_t *src =
@@ -273,16 +335,7 @@ TARGET_AVX2 static void avx2_int(const isa_mm_int_job *j) {
       _mm256_storeu_si256((void *)(dst + 32),
                           _mm256_cvtepi8_epi16(_mm_loadu_si128((const void *)(src + 16))));
     }
-  for (uint32_t blk = 0; blk < j->kb; blk++)
-    for (uint32_t jb = 0; jb < j->nb; jb++) {
-      const uint8_t *frac = j->b + ((size_t)blk * j->nb + jb) * ISA_MM_FRACTAL_BYTES;
-      for (uint32_t c = 0; c < ISA_MM_ROWS; c++)
-        for (uint32_t t = 0; t < ISA_MM_K0_INT; t++) {
-          bool valid = jb * ISA_MM_ROWS + c < j->n && blk * ISA_MM_K0_INT + t < j->k;
-          size_t p = (size_t)blk * (ISA_MM_K0_INT / 2) + t / 2;
-          bp[((p * j->nb + jb) * ISA_MM_ROWS + c) * 2 + t % 2] = valid ? (int8_t)frac[c * 32 + t] : 0;
-        }
-    }
+  avx2_int_pack_b(j, bp);
   uint32_t pairs = j->kb * (ISA_MM_K0_INT / 2);
   for (uint32_t i0 = 0; i0 < j->mb * ISA_MM_ROWS; i0 += AVX2_R)
     for (uint32_t jb = 0; jb < j->nb; jb++) {
@@ -290,7 +343,7 @@ TARGET_AVX2 static void avx2_int(const isa_mm_int_job *j) {
 #pragma GCC unroll 4
       for (int r = 0; r < AVX2_R; r++) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
       for (uint32_t p = 0; p < pairs; p++) {
-        const int16_t *b = bp + (p * j->nb + jb) * ISA_MM_ROWS * 2;
+        const int16_t *b = bp + ((size_t)jb * pairs + p) * ISA_MM_ROWS * 2;
         __m256i b0 = _mm256_loadu_si256((const void *)b), b1 = _mm256_loadu_si256((const void *)(b + 16));
 #pragma GCC unroll 4
         for (int r = 0; r < AVX2_R; r++) {
