@@ -11,6 +11,8 @@
 #define HOST_LINE 64
 /* Host cache lines of a set fetched ahead. */
 #define L2_PREFETCH_LINES 8
+/* The ways of the sets whose tags are compared all at once (the 910B's 16). */
+#define L2_WAYS_FAST 16
 
 cs_status sim_l2_init(sim_l2 *l2, uint64_t bytes, uint64_t line_bytes, uint64_t ways, uint64_t gm_bytes,
                       cs_err *err) {
@@ -18,6 +20,8 @@ cs_status sim_l2_init(sim_l2 *l2, uint64_t bytes, uint64_t line_bytes, uint64_t 
   l2->line_bytes = line_bytes;
   l2->ways = ways;
   l2->sets = bytes / (line_bytes * ways);
+  if ((line_bytes & (line_bytes - 1)) == 0)
+    while ((UINT64_C(1) << l2->line_shift) < line_bytes) l2->line_shift++;
   l2->set_mask = (l2->sets & (l2->sets - 1)) == 0 ? l2->sets - 1 : 0;
   l2->wide = gm_bytes / line_bytes + 1 >= (UINT64_C(1) << 31);
   l2->stamp_limit = UINT32_MAX;
@@ -75,6 +79,27 @@ static void renumber(sim_l2 *l2) {
   l2->clock = ways;
 }
 
+/* Bit w set when way w of a set of 16 32-bit tags holds `want` (the dirty bit left out): every
+ * way compared at once, without the early exit whose branch the host mispredicts at every
+ * lookup (the way that hits is anyone's guess). */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define FAST(T) (sizeof(T) == sizeof(uint32_t))
+static inline unsigned match16(const uint32_t *tags, uint32_t want) {
+  const __m128i w = _mm_set1_epi32((int)want), keep = _mm_set1_epi32(0x7FFFFFFF);
+  __m128i c[4];
+  for (int i = 0; i < 4; i++)
+    c[i] = _mm_cmpeq_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(tags + 4 * i)), keep), w);
+  return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(c[0], c[1]), _mm_packs_epi32(c[2], c[3])));
+}
+#else
+#define FAST(T) 0
+static inline unsigned match16(const uint32_t *tags, uint32_t want) {
+  (void)tags, (void)want;
+  return 0;
+}
+#endif
+
 /* Looks line up in its set, whose tags are of type T; on a miss the LRU way (the first of the
  * least recently used, so empty ways fill in order) is replaced, a dirty victim written back.
  * Returns 1 on a hit. */
@@ -86,12 +111,18 @@ static void renumber(sim_l2 *l2) {
     uint32_t *stamps = (uint32_t *)(void *)(tags + ways);                                     \
     if (l2->clock == l2->stamp_limit) renumber(l2);                                           \
     uint32_t now = (uint32_t)++l2->clock;                                                     \
-    for (uint64_t w = 0; w < ways; w++)                                                       \
-      if ((T)(tags[w] & ~dirty) == want) {                                                    \
-        stamps[w] = now;                                                                      \
-        if (write && !(tags[w] & dirty)) tags[w] |= dirty, l2->dirty_lines++;                 \
-        return 1;                                                                             \
-      }                                                                                       \
+    uint64_t hit = ways;                                                                      \
+    if (FAST(T) && ways == L2_WAYS_FAST) {                                                    \
+      unsigned match = match16((const uint32_t *)(const void *)tags, (uint32_t)want);         \
+      if (match) hit = (uint64_t)__builtin_ctz(match);                                        \
+    } else                                                                                    \
+      for (uint64_t w = 0; w < ways && hit == ways; w++)                                      \
+        if ((T)(tags[w] & ~dirty) == want) hit = w;                                           \
+    if (hit < ways) {                                                                         \
+      stamps[hit] = now;                                                                      \
+      if (write && !(tags[hit] & dirty)) tags[hit] |= dirty, l2->dirty_lines++;               \
+      return 1;                                                                               \
+    }                                                                                         \
     uint64_t victim = 0;                                                                      \
     for (uint64_t w = 1; w < ways; w++)                                                       \
       if (stamps[w] < stamps[victim]) victim = w;                                             \
@@ -140,7 +171,7 @@ void sim_l2_access(sim_l2 *l2, const isa_range *r, sim_l2_result *res) {
   uint64_t last_line = UINT64_MAX;
   for (uint64_t row = 0; row < r->rows; row++) {
     uint64_t lo = r->base + row * r->stride_bytes, hi = lo + r->row_bytes;
-    for (uint64_t line = lo / lb; line * lb < hi; line++) {
+    for (uint64_t line = l2->line_shift ? lo >> l2->line_shift : lo / lb; line * lb < hi; line++) {
       uint64_t a = line * lb > lo ? line * lb : lo;
       uint64_t e = (line + 1) * lb < hi ? (line + 1) * lb : hi;
       if (line == last_line) {

@@ -17,6 +17,7 @@ typedef struct sim_l2 {
   uint64_t line_bytes;
   uint64_t sets, ways;
   uint64_t set_mask; /* sets - 1 when sets is a power of two, else 0 */
+  unsigned line_shift; /* log2(line_bytes) when a power of two above 1, else 0 (a division) */
   /* Per set, together (set_bytes, a whole number of host cache lines, the first aligned): its
    * ways' tags, then their last uses (32-bit stamps of clock, for LRU). A tag is the line
    * address + 1 (0: the way is empty) with its top bit set while the line is dirty, i.e. holds

@@ -16,7 +16,7 @@
 
 #include "sim/sim_l2.h"
 
-#define MAX_WAYS 8
+#define MAX_WAYS 16
 #define MAX_SETS 16
 
 typedef struct model {
@@ -124,18 +124,21 @@ static void test_l2_matches_the_model_32_bit_tags(void **state) {
   (void)state;
   compare_runs(8, 4, UINT64_C(1) << 36, 0, 1);
   compare_runs(6, 3, UINT64_C(1) << 36, 0, 2);
+  compare_runs(4, 16, UINT64_C(1) << 36, 0, 7); /* the 910B's 16 ways: compared all at once */
 }
 
 static void test_l2_matches_the_model_64_bit_tags(void **state) {
   (void)state;
   compare_runs(8, 4, UINT64_C(1) << 45, 0, 3);
   compare_runs(6, 3, UINT64_C(1) << 45, 0, 4);
+  compare_runs(4, 16, UINT64_C(1) << 45, 0, 8);
 }
 
 static void test_l2_matches_the_model_across_stamp_renumbering(void **state) {
   (void)state;
   compare_runs(8, 4, UINT64_C(1) << 36, 50, 5);
   compare_runs(6, 8, UINT64_C(1) << 45, 50, 6);
+  compare_runs(3, 16, UINT64_C(1) << 36, 50, 9);
 }
 
 int main(void) {
