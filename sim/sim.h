@@ -212,6 +212,11 @@ typedef struct sim_run_options {
                            * but the caller's): with
                            * two, the hazard check runs beside the replay when there is no trace
                            * or observer. The results are the same. */
+  bool overlap_check;     /* the replay's own overlap check (timing_hazard_count) even when the
+                           * happens-before check finds no hazard: tests that compare the two.
+                           * Otherwise it runs only when there are hazards (then the replay is
+                           * run again with it, as for their times): every pair it finds is
+                           * also a happens-before hazard, so without one it finds nothing. */
 } sim_run_options;
 
 #define SIM_MAX_HAZARDS_KEPT 64
@@ -234,7 +239,8 @@ typedef struct sim_result {
   sim_stats stats;                   /* every counter (sim_stats.h) */
   uint64_t hazard_count;             /* all happens-before hazards (sim_hb.h) */
   uint64_t timing_hazard_count;      /* of the pairs, those this run's timing overlapped (the
-                                      * replay's own check, a second opinion) */
+                                      * replay's own check, a second opinion; 0 without hazards
+                                      * unless sim_run_options.overlap_check) */
   sim_hazard hazards[SIM_MAX_HAZARDS_KEPT]; /* the first ones */
   unsigned hazards_kept;
   bool deadlocked;

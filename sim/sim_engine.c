@@ -250,6 +250,8 @@ typedef struct engine {
   double gm_rate; /* sum of flow rates, bytes/cycle */
   uint64_t gm_busy_since;
   bool l2_on;
+  bool overlaps; /* the second opinion on hazards runs (check_hazards); else only the GM
+                  * transfers' ranges are kept, for their flows */
   uint64_t gm_queueing; /* cycles every GM transfer's data lands later: l2.queue_cycles per other running core */
   sim_l2 l2;
   cs_status oom;
@@ -698,6 +700,8 @@ static void out_done(eng_core *k, uint64_t idx) {
 }
 
 static void out_add(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe) {
+  /* without the second opinion, only what a flow reads: the ranges of the pipes that reach GM */
+  if (!e->overlaps && pipe != ISA_PIPE_MTE2 && pipe != ISA_PIPE_MTE3 && pipe != ISA_PIPE_FIX) return;
   isa_range r[ISA_MAX_RANGES];
   size_t nr = isa_insn_ranges(eng_in(k, idx), r);
   if (nr == 0) return; /* touches no memory: nothing to check */
@@ -953,12 +957,16 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
   const sim_config *c = k->cfg;
   isa_work w;
   isa_insn_work(in, &w);
+  /* its ranges, as out_add kept them (a transfer always has some) */
+  isa_range own[ISA_MAX_RANGES];
+  const isa_range *rs = me ? out_ranges(me) : own;
+  uint32_t nrs = me ? me->nr : (uint32_t)isa_insn_ranges(in, own);
   bool write = path_writes_gm((isa_path)w.path);
   sim_l2_result l2r = {0, 0, 0, 0};
   bool l2_on = e->l2_on && !isa_insn_l2_bypass(in); /* a bypassing transfer sees no L2 */
-  if (me && l2_on)
-    for (uint32_t i = 0; i < me->nr; i++)
-      if (me->r[i].mem == ISA_MEM_GM) sim_l2_access(&e->l2, &me->r[i], &l2r);
+  if (l2_on)
+    for (uint32_t i = 0; i < nrs; i++)
+      if (rs[i].mem == ISA_MEM_GM) sim_l2_access(&e->l2, &rs[i], &l2r);
   st->l2_hit = l2r.hit_bytes;
   st->l2_miss = l2r.miss_bytes;
   sim_stats *ss = &e->res->stats;
@@ -968,7 +976,7 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
   ss->l2_miss_bytes += l2r.miss_bytes;
   /* HBM moves whole lines: fills of read misses and write-backs of the dirty lines evicted;
    * without the L2, the bytes transferred rounded out to its bursts (gm.hbm_burst_bytes) */
-  uint64_t direct = l2_on ? 0 : sim_xfer_granule_bytes(me ? me->r : NULL, me ? me->nr : 0, c->gm_hbm_burst_bytes);
+  uint64_t direct = l2_on ? 0 : sim_xfer_granule_bytes(rs, nrs, c->gm_hbm_burst_bytes);
   uint64_t hbm_read = l2_on ? l2r.fill_lines * c->l2_line_bytes : (write ? 0 : direct);
   uint64_t hbm_write = l2_on ? l2r.writeback_lines * c->l2_line_bytes : (write ? direct : 0);
   ss->hbm_read_bytes += hbm_read;
@@ -980,7 +988,7 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
   sim_xfer_engine eng;
   sim_xfer_engine_of(c, (isa_path)w.path, w.elements ? (double)w.bytes / (double)w.elements : 1.0, &eng);
   sim_xfer_shape sh;
-  sim_xfer_shape_of(me ? me->r : NULL, me ? me->nr : 0, &sh);
+  sim_xfer_shape_of(rs, nrs, &sh);
   if (e->nflows == e->capflows) {
     size_t cap = e->capflows ? e->capflows * 2 : 64;
     eng_flow *fl = realloc(e->flows, cap * sizeof *fl);
@@ -1124,7 +1132,7 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
     out_done(k, eng_st_uf(k, k->uf_last_fix)->uf_dep);
     k->uf_last_fix = NEVER;
   }
-  if (me) check_hazards(e, k, idx, pipe, me);
+  if (me && e->overlaps) check_hazards(e, k, idx, pipe, me);
   if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER) k->uf_last_fix = idx;
   isa_work w;
   isa_insn_work(in, &w);
@@ -1916,6 +1924,9 @@ static cs_status replay(sim *s, const sim_run_options *opt, sim_result *res, hb_
   memset(&e, 0, sizeof e); /* engine_free is safe whatever fails first */
   cs_status st = engine_init(&e, s, res, trace, err);
   e.observer = opt ? opt->observer : NULL;
+  /* the second opinion: asked for, or the check found hazards (beside the replay, the check's
+   * hazards make it run again, with them) */
+  e.overlaps = (opt && opt->overlap_check) || res->hazard_count > 0;
   if (st != CS_OK) {
     engine_free(&e);
     return st;

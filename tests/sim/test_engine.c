@@ -43,7 +43,7 @@ static void issue(fixture *f, unsigned core, isa_insn in) { sb_issue(f->s, core,
 
 static cs_status run(fixture *f, bool allow_hazards) {
   sim_result_free(&f->res);
-  sim_run_options o = {.allow_hazards = allow_hazards};
+  sim_run_options o = {.allow_hazards = allow_hazards, .overlap_check = true};
   return sim_run(f->s, &o, &f->res, &f->err);
 }
 

@@ -305,7 +305,7 @@ static void run_variant_on(size_t which, int drop, int cfg, unsigned threads, pr
     o->orig[n++] = i;
   }
   sim_result res;
-  sim_run_options ro = {.allow_hazards = false, .host_threads = threads};
+  sim_run_options ro = {.allow_hazards = false, .host_threads = threads, .overlap_check = true};
   o->st = sim_run(s, &ro, &res, &err);
   o->total_cycles = res.total_cycles;
   if (o->st != CS_OK && o->st != CS_EHAZARD)
