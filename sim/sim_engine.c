@@ -55,6 +55,7 @@ typedef struct eng_insn {
   uint8_t state;
   uint8_t tracked; /* counted among its pipe's running instructions */
   uint8_t pipe;    /* isa_insn_pipe of the instruction, from its dispatch */
+  uint8_t has_out; /* it has an eng_out (out_add kept its ranges): find_out finds it */
 } eng_insn;
 
 size_t sim_engine_insn_bytes(void) { return sizeof(eng_insn); }
@@ -723,6 +724,7 @@ static void out_add(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe) {
     if (r[i].write) o->written |= (uint8_t)(1u << r[i].mem);
   }
   k->nout++;
+  eng_st(k, idx)->has_out = 1;
 }
 
 /* ---- execution -------------------------------------------------------------------------- */
@@ -750,7 +752,7 @@ static void complete(engine *e, eng_core *k, uint64_t idx) {
       }
     st->tracked = 0;
   }
-  out_done(k, idx);
+  if (st->has_out) out_done(k, idx);
   k->stats->op_count[in->op]++;
   k->stats->op_cycles[in->op] += st->end - st->start;
   k->stats->op_busy_cycles[in->op] += st->busy_end - st->start;
@@ -953,7 +955,7 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
   const isa_insn *in = eng_in(k, idx);
   eng_insn *st = eng_st(k, idx);
   isa_pipe pipe = (isa_pipe)st->pipe;
-  const eng_out *me = find_out(k, idx);
+  const eng_out *me = st->has_out ? find_out(k, idx) : NULL;
   const sim_config *c = k->cfg;
   isa_work w;
   isa_insn_work(in, &w);
@@ -1125,7 +1127,7 @@ static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
 static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint64_t idx) {
   const isa_insn *in = eng_in(k, idx);
   eng_insn *st = eng_st(k, idx);
-  eng_out *me = find_out(k, idx);
+  eng_out *me = st->has_out ? find_out(k, idx) : NULL;
   if (pipe == ISA_PIPE_FIX && k->uf_last_fix != NEVER) {
     /* the FIX instruction before this one has ended its occupancy: a unit-flag fixpipe has read
      * every unit of its mmad, whose writes are then complete for the hazard check */
