@@ -44,17 +44,15 @@ void sim_l2_free(sim_l2 *l2) {
 
 /* The set of a line: its address hashed (as large caches spread addresses over their slices and
  * sets), so that strides of a power of two do not crowd a few sets. */
-static uint64_t set_of(const sim_l2 *l2, uint64_t line) {
+static inline uint64_t set_of(uint64_t set_mask, uint64_t sets, uint64_t line) {
   uint64_t x = line;
   x ^= x >> 31;
   x *= 0x7fb5d329728ea185ull;
   x ^= x >> 27;
   x *= 0x81dadef4bc2dd44dull;
   x ^= x >> 33;
-  return l2->set_mask ? x & l2->set_mask : x % l2->sets;
+  return set_mask ? x & set_mask : x % sets;
 }
-
-static unsigned char *set_at(const sim_l2 *l2, uint64_t line) { return l2->sets_mem + set_of(l2, line) * l2->set_bytes; }
 
 static uint32_t *stamps_of(const sim_l2 *l2, unsigned char *set) {
   return (uint32_t *)(set + l2->ways * (l2->wide ? sizeof(uint64_t) : sizeof(uint32_t)));
@@ -141,52 +139,56 @@ L2_TOUCH(touch_line64, uint64_t)
 #undef L2_TOUCH
 
 /* The lines of an access in address order, each with the bytes the range has in it and its set,
- * waiting for their turn in a ring: a line's set is fetched from host memory when it joins, and
- * the line is looked up L2_AHEAD joins later (or at the end), so the fetches overlap the lookups
- * while the lookups keep the lines' order. */
-typedef struct l2_ring {
-  unsigned head, n;
-  uint64_t line[L2_AHEAD], bytes[L2_AHEAD];
-  unsigned char *set[L2_AHEAD];
-} l2_ring;
-
-static void ring_touch_oldest(sim_l2 *l2, l2_ring *q, int write, sim_l2_result *res) {
-  unsigned i = q->head;
-  int hit = l2->wide ? touch_line64(l2, q->set[i], q->line[i], write, res)
-                     : touch_line32(l2, q->set[i], q->line[i], write, res);
-  if (hit) res->hit_bytes += q->bytes[i];
-  else res->miss_bytes += q->bytes[i];
-  q->head = (i + 1) % L2_AHEAD;
-  q->n--;
-}
+ * wait for their turn in a ring: a line's set is fetched from host memory when it joins, and the
+ * line is looked up L2_AHEAD joins later (or at the end), so the fetches overlap the lookups while
+ * the lookups keep the lines' order. What the loop reads of the cache is held in locals (the
+ * ring's stores would otherwise make the compiler read it again for every line). */
+#define L2_RING_MASK (L2_AHEAD - 1)
 
 void sim_l2_access(sim_l2 *l2, const isa_range *r, sim_l2_result *res) {
-  uint64_t lb = l2->line_bytes, set_bytes = l2->set_bytes;
-  if (set_bytes > L2_PREFETCH_LINES * HOST_LINE) set_bytes = L2_PREFETCH_LINES * HOST_LINE;
-  int write = r->write != 0;
-  l2_ring q;
-  q.head = q.n = 0;
+  const uint64_t lb = l2->line_bytes, set_mask = l2->set_mask, sets = l2->sets;
+  const unsigned shift = l2->line_shift;
+  unsigned char *const mem = l2->sets_mem;
+  const size_t set_bytes = l2->set_bytes;
+  const size_t fetch = set_bytes > L2_PREFETCH_LINES * HOST_LINE ? L2_PREFETCH_LINES * HOST_LINE : set_bytes;
+  const int write = r->write != 0, wide = l2->wide;
+  uint64_t ring_line[L2_AHEAD], ring_bytes[L2_AHEAD];
+  unsigned char *ring_set[L2_AHEAD];
+  unsigned head = 0, n = 0;
+  uint64_t hit_bytes = 0, miss_bytes = 0;
+#define L2_LOOK_UP_OLDEST()                                                                          \
+  do {                                                                                               \
+    int hit_ = wide ? touch_line64(l2, ring_set[head], ring_line[head], write, res)                 \
+                    : touch_line32(l2, ring_set[head], ring_line[head], write, res);                \
+    if (hit_) hit_bytes += ring_bytes[head];                                                          \
+    else miss_bytes += ring_bytes[head];                                                              \
+    head = (head + 1) & L2_RING_MASK;                                                                 \
+    n--;                                                                                              \
+  } while (0)
   /* a line shared by consecutive runs is looked up once: its bytes join the ring's newest entry,
    * which is never looked up before the next line joins */
   uint64_t last_line = UINT64_MAX;
   for (uint64_t row = 0; row < r->rows; row++) {
     uint64_t lo = r->base + row * r->stride_bytes, hi = lo + r->row_bytes;
-    for (uint64_t line = l2->line_shift ? lo >> l2->line_shift : lo / lb; line * lb < hi; line++) {
+    for (uint64_t line = shift ? lo >> shift : lo / lb; line * lb < hi; line++) {
       uint64_t a = line * lb > lo ? line * lb : lo;
       uint64_t e = (line + 1) * lb < hi ? (line + 1) * lb : hi;
       if (line == last_line) {
-        q.bytes[(q.head + q.n - 1) % L2_AHEAD] += e - a;
+        ring_bytes[(head + n - 1) & L2_RING_MASK] += e - a;
         continue;
       }
-      if (q.n == L2_AHEAD) ring_touch_oldest(l2, &q, write, res);
-      unsigned char *set = set_at(l2, line);
-      for (uint64_t o = 0; o < set_bytes; o += HOST_LINE) __builtin_prefetch(set + o, 1);
-      unsigned at = (q.head + q.n++) % L2_AHEAD;
-      q.line[at] = line;
-      q.bytes[at] = e - a;
-      q.set[at] = set;
+      if (n == L2_AHEAD) L2_LOOK_UP_OLDEST();
+      unsigned char *set = mem + set_of(set_mask, sets, line) * set_bytes;
+      for (size_t o = 0; o < fetch; o += HOST_LINE) __builtin_prefetch(set + o, 1);
+      unsigned at = (head + n++) & L2_RING_MASK;
+      ring_line[at] = line;
+      ring_bytes[at] = e - a;
+      ring_set[at] = set;
       last_line = line;
     }
   }
-  while (q.n) ring_touch_oldest(l2, &q, write, res);
+  while (n) L2_LOOK_UP_OLDEST();
+#undef L2_LOOK_UP_OLDEST
+  res->hit_bytes += hit_bytes;
+  res->miss_bytes += miss_bytes;
 }
