@@ -801,7 +801,8 @@ static cs_status record_job(rt_device *dev, const kn_mm_job *job, const rt_tilin
   if (job->epilogue == KN_EPI_GELU_AIV || job->epilogue == KN_EPI_DEQ_BF16 || job->epilogue == KN_EPI_QCORR)
     return rt_launch_kind(dev, rt_device_config(dev)->chip_aiv_per_aic >= 2 ? RT_LAUNCH_MIX_1_2 : RT_LAUNCH_MIX_1_1,
                           blocks, mm_kernel, L, err);
-  return rt_launch(dev, blocks, mm_kernel, L, err);
+  /* the AIC-only kernel reads L and writes nothing outside its block: its cores may record at once */
+  return rt_launch_concurrent(dev, blocks, mm_kernel, L, err);
 }
 
 /* The starting point of the search: the shape, and the fields the attributes gave. */

@@ -388,7 +388,8 @@ cs_status kn_device_create(kn_ctx *c, rt_device **out, cs_err *err) {
   uint64_t limit = c->opt.max_memory_bytes, outside = c->host_tensor_bytes;
   sim_options o = {.timing_only = c->opt.timing_only,
                    .progress = c->opt.progress,
-                   .max_host_bytes = limit ? (limit > outside ? limit - outside : 1) : 0};
+                   .max_host_bytes = limit ? (limit > outside ? limit - outside : 1) : 0,
+                   .record_threads = c->opt.host_threads};
   rt_device *dev;
   cs_status st = rt_device_create(c->opt.cfg, &o, &dev, err);
   if (st != CS_OK) return st;

@@ -126,7 +126,8 @@ typedef struct kn_run_options {
   const sim_observer *observer; /* of the replay (sim_run_options); NULL: none */
   const sim_progress_hook *progress; /* of the record and the replay (sim_options); NULL: none */
   uint64_t max_memory_bytes; /* host memory the run may take (0: no limit): see kn_footprint */
-  unsigned host_threads;   /* of the replay (sim_run_options); 0: the default */
+  unsigned host_threads;   /* of the record (sim_options.record_threads) and the replay
+                            * (sim_run_options); 0: the default */
 } kn_run_options;
 
 /* ---- host memory: the preflight -------------------------------------------------------------

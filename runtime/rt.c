@@ -341,6 +341,23 @@ static void run_block(rt_ctx *ctx, sim *s, sim_core *core, rt_launch_mode mode, 
   finish_block(ctx);
 }
 
+/* After the blocks: a host failure, else the first faulted core's fault (in core order, so the
+ * same whatever order the blocks ran in). */
+static cs_status launch_outcome(sim *s, cs_err *err) {
+  cs_status host = sim_host_status(s, err);
+  if (host != CS_OK) return host;
+  unsigned cores = sim_core_count(s);
+  for (unsigned c = 0; c < cores; c++) {
+    const sim_fault *f = sim_core_fault(sim_get_core(s, c));
+    if (f) {
+      char msg[512];
+      sim_fault_describe(f, msg, sizeof msg);
+      return cs_err_set(err, CS_EFAULT, "%s", msg);
+    }
+  }
+  return CS_OK;
+}
+
 cs_status rt_run_blocks(sim *s, rt_launch_mode mode, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err) {
   if (block_dim == 0) return cs_err_set(err, CS_EINVAL, "launch: block_dim is 0");
   if ((unsigned)mode > RT_LAUNCH_MIX_1_2) return cs_err_set(err, CS_EINVAL, "launch: mode %d does not exist", (int)mode);
@@ -379,16 +396,37 @@ cs_status rt_run_blocks(sim *s, rt_launch_mode mode, unsigned block_dim, rt_kern
                 args);
   }
   free(ctx);
-  cs_status host = sim_host_status(s, err);
-  if (host != CS_OK) return host;
-  unsigned cores = sim_core_count(s);
-  for (unsigned c = 0; c < cores; c++) {
-    const sim_fault *f = sim_core_fault(sim_get_core(s, c));
-    if (f) {
-      char msg[512];
-      sim_fault_describe(f, msg, sizeof msg);
-      return cs_err_set(err, CS_EFAULT, "%s", msg);
-    }
+  return launch_outcome(s, err);
+}
+
+/* A concurrent launch (rt_launch_concurrent): worker w records the cores g with
+ * g % workers == w, each core's blocks in order, with a context of its own. */
+typedef struct concurrent_launch {
+  sim *s;
+  rt_kernel_fn fn;
+  void *args;
+  unsigned block_dim, naic, workers;
+  rt_ctx *ctx; /* one per worker */
+} concurrent_launch;
+
+static void concurrent_work(void *arg, unsigned w) {
+  concurrent_launch *L = arg;
+  for (unsigned b = 0; b < L->block_dim; b++) {
+    unsigned g = b % L->naic;
+    if (g % L->workers == w) run_block(&L->ctx[w], L->s, sim_get_core(L->s, g), RT_LAUNCH_AIC, b, L->block_dim, 0, L->fn, L->args);
   }
-  return CS_OK;
+}
+
+cs_status rt_run_blocks_concurrent(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err) {
+  unsigned naic = sim_aic_count(s), workers = sim_record_threads(s);
+  if (workers > naic) workers = naic;
+  if (workers > block_dim) workers = block_dim;
+  if (workers < 2) return rt_run_blocks(s, RT_LAUNCH_AIC, block_dim, fn, args, err);
+  cs_status marked = sim_mark_launch(s, err);
+  if (marked != CS_OK) return marked;
+  concurrent_launch L = {s, fn, args, block_dim, naic, workers, calloc(workers, sizeof(rt_ctx))};
+  if (!L.ctx) return cs_err_set(err, CS_ENOMEM, "launch: no host memory");
+  sim_record_concurrently(s, workers, concurrent_work, &L);
+  free(L.ctx);
+  return launch_outcome(s, err);
 }

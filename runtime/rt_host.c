@@ -84,6 +84,10 @@ cs_status rt_launch(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *a
   return rt_run_blocks(dev->s, RT_LAUNCH_AIC, block_dim, fn, args, err);
 }
 
+cs_status rt_launch_concurrent(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err) {
+  return rt_run_blocks_concurrent(dev->s, block_dim, fn, args, err);
+}
+
 cs_status rt_launch_kind(rt_device *dev, rt_launch_mode mode, unsigned block_dim, rt_kernel_fn fn, void *args,
                          cs_err *err) {
   return rt_run_blocks(dev->s, mode, block_dim, fn, args, err);

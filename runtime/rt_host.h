@@ -69,6 +69,13 @@ cs_status rt_gm_read(rt_device *dev, rt_gtensor t, void *dst, cs_err *err);
  * fault described in err, if a core faulted. Several launches on one device append to the
  * cores' streams. */
 cs_status rt_launch(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
+/* rt_launch for a kernel whose blocks share nothing they write (args only read, everything else
+ * in the block's own rt_ctx and rt_ctx_alloc memory): on a timing-only device the cores are
+ * dealt to sim_options.record_threads host threads, which record at once, each core's blocks in
+ * order on one thread. The streams, hence every result, are rt_launch's; a device that keeps
+ * data, or one thread, is rt_launch. If host memory runs out, which core's record ran out first
+ * may vary from run to run (the error's text with it). */
+cs_status rt_launch_concurrent(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
 /* The same for any kind of kernel (rt.h, rt_launch_mode): AIC-only is rt_launch; AIV-only runs
  * block b on AIV b % (chip.aic_cores x chip.aiv_per_aic); MIX runs block b on AI core
  * b % chip.aic_cores, its AIC and then its one or two AIVs, each with Ascend C's block index

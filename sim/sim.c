@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/cs_host.h"
 #include "sim/sim_internal.h"
@@ -92,14 +93,53 @@ static cs_status take_host(sim *s, uint64_t bytes, const char *what, cs_err *err
   return CS_OK;
 }
 
+/* What the cores share while they record on several threads (sim_record_concurrently). */
+static void shared_lock(sim *s) {
+#ifndef CUBESIM_NO_THREADS
+  if (s->concurrent) mtx_lock(&s->lock);
+#else
+  (void)s;
+#endif
+}
+
+static void shared_unlock(sim *s) {
+#ifndef CUBESIM_NO_THREADS
+  if (s->concurrent) mtx_unlock(&s->lock);
+#else
+  (void)s;
+#endif
+}
+
+static void report_recorded(sim *s, uint64_t recorded) {
+  sim_progress p = {.recorded = recorded};
+  s->progress->fn(s->progress->ctx, &p);
+}
+
+/* Recording concurrently, a core adds what it recorded to the count every PROGRESS_BATCH
+ * instructions (a shared count touched by every instruction would be fought over), and the hook
+ * hears of every SIM_PROGRESS_STEP the count passes, one thread at a time. */
+#define PROGRESS_BATCH 4096u
+
+static void count_unreported(sim *s, sim_core *c) {
+  shared_lock(s);
+  uint64_t before = s->recorded;
+  s->recorded += c->unreported;
+  c->unreported = 0;
+  if (before / SIM_PROGRESS_STEP != s->recorded / SIM_PROGRESS_STEP) report_recorded(s, s->recorded);
+  shared_unlock(s);
+}
+
 void sim_host_fail(sim *s, const char *fmt, ...) {
-  if (s->host_failed) return;
-  s->host_failed = true;
-  s->host_err.code = CS_ENOMEM;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(s->host_err.msg, sizeof s->host_err.msg, fmt, ap);
-  va_end(ap);
+  shared_lock(s);
+  if (!s->host_failed) {
+    s->host_err.code = CS_ENOMEM;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->host_err.msg, sizeof s->host_err.msg, fmt, ap);
+    va_end(ap);
+    s->host_failed = true;
+  }
+  shared_unlock(s);
 }
 
 cs_status sim_host_status(const sim *s, cs_err *err) {
@@ -159,6 +199,10 @@ cs_status sim_create(const sim_config *cfg, const sim_options *opt, sim **out, c
   s->max_host_bytes = max_host;
   if (!timing_only) s->host_bytes = mul_sat(core_buffer_bytes(cfg), cfg->chip_aic_cores);
   s->progress = opt ? opt->progress : NULL;
+  s->record_threads = sim_host_threads(opt ? opt->record_threads : 0);
+#ifndef CUBESIM_NO_THREADS
+  s->lock_made = mtx_init(&s->lock, mtx_plain) == thrd_success;
+#endif
   sim_buf_init_gm(&s->gm, cfg->buffers_gm_capacity_bytes, cfg->buffers_gm_align_bytes, !s->timing_only);
   s->naic = s->ncores = (unsigned)cfg->chip_aic_cores;
   s->naiv = s->naic * (unsigned)cfg->chip_aiv_per_aic;
@@ -248,7 +292,74 @@ void sim_destroy(sim *s) {
   free(s->cores);
   free(s->launch_at);
   sim_buf_free(&s->gm);
+#ifndef CUBESIM_NO_THREADS
+  if (s->lock_made) mtx_destroy(&s->lock);
+#endif
   free(s);
+}
+
+/* ---- recording on several host threads ---------------------------------------------------- */
+
+unsigned sim_host_threads(unsigned requested) {
+  if (requested) return requested;
+  unsigned t;
+  if (sim_threads_parse(getenv("CUBESIM_THREADS"), &t)) return t;
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 1 ? (unsigned)n : 1;
+}
+
+unsigned sim_record_threads(const sim *s) {
+#ifndef CUBESIM_NO_THREADS
+  return s->timing_only && s->lock_made ? s->record_threads : 1;
+#else
+  (void)s;
+  return 1;
+#endif
+}
+
+#ifndef CUBESIM_NO_THREADS
+typedef struct rec_worker {
+  void (*work)(void *arg, unsigned w);
+  void *arg;
+  unsigned w;
+  thrd_t thread;
+  bool made;
+} rec_worker;
+
+static int rec_worker_main(void *p) {
+  rec_worker *x = p;
+  x->work(x->arg, x->w);
+  return 0;
+}
+#endif
+
+void sim_record_concurrently(sim *s, unsigned workers, void (*work)(void *arg, unsigned w), void *arg) {
+#ifndef CUBESIM_NO_THREADS
+  rec_worker *x = workers > 1 && s->lock_made ? calloc(workers, sizeof *x) : NULL;
+  if (x) {
+    s->concurrent = true; /* before the threads: thrd_create orders it before them */
+    for (unsigned w = 1; w < workers; w++) {
+      x[w].work = work, x[w].arg = arg, x[w].w = w;
+      x[w].made = thrd_create(&x[w].thread, rec_worker_main, &x[w]) == thrd_success;
+    }
+    work(arg, 0);
+    for (unsigned w = 1; w < workers; w++)
+      if (x[w].made) thrd_join(x[w].thread, NULL);
+    s->concurrent = false; /* the joins order every worker's writes before this */
+    for (unsigned w = 1; w < workers; w++)
+      if (!x[w].made) work(arg, w); /* no thread for it: its cores now, on this one */
+    free(x);
+    if (s->progress) /* the counts the cores had not added yet */
+      for (unsigned c = 0; c < s->ncores; c++) {
+        uint64_t before = s->recorded;
+        s->recorded += s->cores[c].unreported;
+        s->cores[c].unreported = 0;
+        if (before / SIM_PROGRESS_STEP != s->recorded / SIM_PROGRESS_STEP) report_recorded(s, s->recorded);
+      }
+    return;
+  }
+#endif
+  for (unsigned w = 0; w < workers; w++) work(arg, w);
 }
 
 const sim_config *sim_get_config(const sim *s) { return &s->cfg; }
@@ -358,7 +469,10 @@ static cs_status append(sim_core *c, const isa_insn *in) {
     char what[64];
     snprintf(what, sizeof what, "the instruction stream of core %u", c->index);
     cs_err e;
-    if (take_host(s, more, what, &e) != CS_OK) {
+    shared_lock(s);
+    cs_status took = take_host(s, more, what, &e);
+    shared_unlock(s);
+    if (took != CS_OK) {
       char n[32];
       snprintf(n, sizeof n, " (%zu instructions recorded)", c->len);
       sim_host_fail(s, "%s%s", e.msg, n);
@@ -366,7 +480,9 @@ static cs_status append(sim_core *c, const isa_insn *in) {
     }
   }
   if (sim_stream_append(&c->rec, in) != CS_OK) {
+    shared_lock(s);
     s->host_bytes -= more;
+    shared_unlock(s);
     sim_host_fail(s, "host memory: no memory to record core %u's instruction %zu (%" PRIu64 " bytes of stream)",
                   c->index, c->len, sim_stream_host_bytes(&c->rec) + more);
     return CS_ENOMEM;
@@ -404,9 +520,11 @@ cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
     isa_insn_exec(in, &m);
   }
   sim *s = c->owner;
-  if (s->progress && ++s->recorded % SIM_PROGRESS_STEP == 0) {
-    sim_progress p = {.recorded = s->recorded};
-    s->progress->fn(s->progress->ctx, &p);
+  if (s->progress) {
+    if (!s->concurrent) {
+      if (++s->recorded % SIM_PROGRESS_STEP == 0) report_recorded(s, s->recorded);
+    } else if (++c->unreported == PROGRESS_BATCH)
+      count_unreported(s, c);
   }
   return CS_OK;
 }

@@ -51,6 +51,9 @@ typedef struct sim_options {
   const sim_progress_hook *progress; /* NULL: none; must outlive the simulator */
   uint64_t max_host_bytes; /* 0: no limit; else what the simulator's own memory (on-chip
                               buffers, GM data, recorded streams) may grow to: see below */
+  unsigned record_threads; /* host threads a timing-only simulator's cores may record on at
+                            * once (sim_record_concurrently; 0: CUBESIM_THREADS, else one per
+                            * processor of the host; 1: none but the caller's) */
 } sim_options;
 
 /* ---- host memory ---------------------------------------------------------------------------
@@ -148,6 +151,19 @@ const sim_fault *sim_core_fault(const sim_core *c);
 /* True while the core takes instructions: it has not faulted and the simulator has not run out
  * of host memory (sim_host_status). */
 bool sim_core_ok(const sim_core *c);
+/* Several host threads record at once: work(arg, w) runs for w = 0 .. workers - 1, each on a
+ * thread of its own (w = 0, and any whose thread cannot be made, on the caller's, one after
+ * another), and returns when all are done. Each core must be issued to by one worker only, and
+ * work must share nothing it writes with the other workers; what the cores share (the host
+ * memory counted, a host failure, the progress count) is taken under a lock meanwhile, so the
+ * streams are those of a record on one thread, whatever the interleaving. Without threads (a
+ * build without C11 threads) the workers run one after another. */
+void sim_record_concurrently(sim *s, unsigned workers, void (*work)(void *arg, unsigned w), void *arg);
+/* How many workers sim_record_concurrently may usefully take: sim_options.record_threads
+ * resolved, 1 for a simulator that keeps data (its functional model may read, within a launch,
+ * what an earlier block wrote to GM) or a build without threads. */
+unsigned sim_record_threads(const sim *s);
+
 /* Records a host resource failure met above the instruction level (the runtime's own
  * allocations) as the simulator's, with a message; every core then stops taking instructions. */
 void sim_host_fail(sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

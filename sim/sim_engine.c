@@ -8,13 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__STDC_NO_THREADS__) && !defined(CUBESIM_NO_THREADS)
-#define CUBESIM_NO_THREADS
-#endif
-#ifndef CUBESIM_NO_THREADS
-#include <threads.h>
-#endif
-
 #include "sim/sim_gm.h"
 #include "sim/sim_hb.h"
 #include "sim/sim_internal.h"
@@ -2053,13 +2046,7 @@ bool sim_threads_parse(const char *text, unsigned *out) {
 }
 
 /* The host threads a run may take: the option, else CUBESIM_THREADS, else the host's processors. */
-static unsigned run_threads(const sim_run_options *opt) {
-  if (opt && opt->host_threads) return opt->host_threads;
-  unsigned t;
-  if (sim_threads_parse(getenv("CUBESIM_THREADS"), &t)) return t;
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 1 ? (unsigned)n : 1;
-}
+static unsigned run_threads(const sim_run_options *opt) { return sim_host_threads(opt ? opt->host_threads : 0); }
 
 cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *err) {
   memset(res, 0, sizeof *res);

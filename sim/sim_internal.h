@@ -2,6 +2,15 @@
 #ifndef SIM_INTERNAL_H
 #define SIM_INTERNAL_H
 
+#include <stdatomic.h>
+
+#if defined(__STDC_NO_THREADS__) && !defined(CUBESIM_NO_THREADS)
+#define CUBESIM_NO_THREADS
+#endif
+#ifndef CUBESIM_NO_THREADS
+#include <threads.h>
+#endif
+
 #include "sim/sim.h"
 #include "sim/sim_buf.h"
 #include "sim/sim_hb.h"
@@ -23,6 +32,7 @@ struct sim_core {
   isa_host *host;              /* the functional model's workspace (NULL when timing-only) */
   sim_stream rec;               /* the recorded instructions, compact (sim_stream.h) */
   size_t len;                   /* = rec.n */
+  uint64_t unreported;          /* recorded concurrently, not yet in sim.recorded (progress) */
   uint64_t ncross;              /* of them cross-core (cross_set_flag, cross_wait_flag, sync_all) */
   sim_hb_reach reach;           /* where its pipes' accesses end (the hazard check's) */
   sim_stream_view *view;        /* sim_core_stream's decoded copy (made with the core, filled when asked for) */
@@ -36,8 +46,15 @@ struct sim {
   bool timing_only;
   uint64_t max_host_bytes; /* 0: no limit */
   uint64_t host_bytes;     /* what the buffers, GM data and streams take now */
-  bool host_failed;        /* out of host memory: no core takes instructions any more */
+  atomic_bool host_failed; /* out of host memory: no core takes instructions any more */
   cs_err host_err;
+  unsigned record_threads; /* sim_options.record_threads, resolved (1: none but the caller's) */
+  bool concurrent;         /* cores record on several threads now (sim_record_concurrently):
+                            * host_bytes, host_failed, host_err and recorded under `lock` */
+#ifndef CUBESIM_NO_THREADS
+  mtx_t lock;
+  bool lock_made;
+#endif
   sim_buf gm;
   unsigned ncores;             /* cores that exist: the AICs, then the AIVs once enabled */
   unsigned naic, naiv;         /* chip.aic_cores; aic_cores x aiv_per_aic (made by sim_aiv_enable) */
@@ -54,6 +71,10 @@ struct sim {
 static inline sim_buf *sim_core_mem(sim_core *c, isa_mem mem) {
   return mem == ISA_MEM_GM ? &c->owner->gm : &c->bufs[mem];
 }
+
+/* Host threads for a run or a record that asks for `requested` (0: CUBESIM_THREADS when it
+ * is valid, else one per processor of the host). */
+unsigned sim_host_threads(unsigned requested);
 
 /* Bytes of replay state per instruction in flight (sim_engine.c), and the instructions per core
  * it keeps at first, for the footprint. */
