@@ -16,7 +16,9 @@
  *
  * Floats. fp16/bf16 values become doubles; a block of 16 products whose exponent range allows it
  * (isa_mm_float_fast_ok) is a double FMA dot product, exact, rounded to fp32 by vcvtpd2ps (round to
- * nearest even, as every kernel). The other blocks take isa_mm_float_slow_block.
+ * nearest even, as every kernel). The other blocks take isa_mm_float_slow_block. AVX2's float
+ * tiles are the exception to the rule above: their fp32 sums stay in C itself, so that all 16
+ * registers go to the k-block's double accumulators and the operands.
  */
 #include "isa/isa_hot.h"
 
@@ -562,7 +564,8 @@ INLINE TARGET_AVX512 void f512_tile(const isa_mm_float_job *j, const isa_mm_floa
           acc[r][x] = _mm512_add_ps(acc[r][x], f512_round(d[r][2 * x], d[r][2 * x + 1]));
     } else {
       float sums[F512_R][F512_NJ * ISA_MM_ROWS];
-      isa_mm_float_slow_block(j, o, i0, F512_R, jb0, (uint32_t)nj, blk, &sums[0][0], F512_NJ * ISA_MM_ROWS);
+      isa_mm_float_slow_block(j, o, i0, F512_R, jb0 * ISA_MM_ROWS, (uint32_t)nj * ISA_MM_ROWS, blk, &sums[0][0],
+                              F512_NJ * ISA_MM_ROWS);
 #pragma GCC unroll 4
       for (int r = 0; r < F512_R; r++)
 #pragma GCC unroll 2
@@ -596,68 +599,103 @@ TARGET_AVX512 static void avx512_float(const isa_mm_float_job *j) {
 
 /* ---- AVX2: floats ------------------------------------------------------------------------------- */
 
-#define F256_R 2
+/* A tile is one span group of rows (ISA_MM_SPAN_ROWS = 4) by up to F256_NQ quads of 4 columns:
+ * its 4 x 3 double accumulators (one quad each), one quad of B per column group and one broadcast
+ * of A fill the 16 registers, and per k step the 12 FMAs need 3 loads of B and 4 broadcasts. The
+ * quads start at multiples of 4 columns, so a tile may straddle two column blocks; the fp32 sums
+ * stay in C itself, which takes each k-block's sums rounded, in increasing k. */
+#define F256_NQ 3
+
+INLINE TARGET_AVX2 void f256_tile(const isa_mm_float_job *j, const isa_mm_float_ops *o, uint32_t i0,
+                                  uint32_t c0, const int nq) {
+  unsigned mant = isa_mm_mant_bits(j->dt);
+  uint32_t jb_lo = c0 / ISA_MM_ROWS, jb_hi = (c0 + 4 * (uint32_t)nq - 1) / ISA_MM_ROWS;
+  const isa_mm_span *aspan = o->aspan + (size_t)(i0 / ISA_MM_SPAN_ROWS) * j->kb;
+  float *cq[F256_NQ]; /* C at row i0, quad x; row i0 + r is 16·r floats on (one fractal row) */
+#pragma GCC unroll 3
+  for (int x = 0; x < nq; x++) {
+    uint32_t c = c0 + 4 * (uint32_t)x;
+    cq[x] = (float *)(void *)(j->c + isa_mm_c_row(j->mb, i0, c / ISA_MM_ROWS)) + c % ISA_MM_ROWS;
+  }
+  if (!j->start.accumulate)
+#pragma GCC unroll 4
+    for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+#pragma GCC unroll 3
+      for (int x = 0; x < nq; x++)
+        _mm_storeu_ps(cq[x] + 16 * r, j->start.bias ? _mm_loadu_ps((const float *)(const void *)(j->start.bias + c0 + 4 * x))
+                                                    : _mm_setzero_ps());
+  for (uint32_t blk = 0; blk < j->kb; blk++) {
+    bool fast = isa_mm_float_fast_ok(aspan[blk], o->bspan[(size_t)blk * j->nb + jb_lo], mant) &&
+                (jb_hi == jb_lo || isa_mm_float_fast_ok(aspan[blk], o->bspan[(size_t)blk * j->nb + jb_hi], mant));
+    if (fast) {
+      __m256d d[ISA_MM_SPAN_ROWS][F256_NQ];
+#pragma GCC unroll 4
+      for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+#pragma GCC unroll 3
+        for (int x = 0; x < nq; x++) d[r][x] = _mm256_setzero_pd();
+      const double *ap = o->a + (size_t)i0 * o->a_stride + (size_t)blk * ISA_MM_K0_FLOAT;
+      const double *bp = o->b + (size_t)blk * ISA_MM_K0_FLOAT * o->b_stride + c0;
+#pragma GCC unroll 16
+      for (int t = 0; t < (int)ISA_MM_K0_FLOAT; t++) {
+        __m256d b[F256_NQ];
+#pragma GCC unroll 3
+        for (int x = 0; x < nq; x++) b[x] = _mm256_loadu_pd(bp + t * o->b_stride + 4 * x);
+#pragma GCC unroll 4
+        for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++) {
+          __m256d a = _mm256_broadcast_sd(ap + r * o->a_stride + t);
+#pragma GCC unroll 3
+          for (int x = 0; x < nq; x++) d[r][x] = _mm256_fmadd_pd(a, b[x], d[r][x]);
+        }
+      }
+#pragma GCC unroll 4
+      for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+#pragma GCC unroll 3
+        for (int x = 0; x < nq; x++) {
+          float *p = cq[x] + 16 * r;
+          _mm_storeu_ps(p, _mm_add_ps(_mm_loadu_ps(p), _mm256_cvtpd_ps(d[r][x])));
+        }
+    } else {
+      float sums[ISA_MM_SPAN_ROWS][4 * F256_NQ];
+      isa_mm_float_slow_block(j, o, i0, ISA_MM_SPAN_ROWS, c0, 4 * (uint32_t)nq, blk, &sums[0][0], 4 * F256_NQ);
+#pragma GCC unroll 4
+      for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+#pragma GCC unroll 3
+        for (int x = 0; x < nq; x++) {
+          float *p = cq[x] + 16 * r;
+          _mm_storeu_ps(p, _mm_add_ps(_mm_loadu_ps(p), _mm_loadu_ps(&sums[r][4 * x])));
+        }
+    }
+  }
+  const __m128 qnan = _mm_castsi128_ps(_mm_set1_epi32((int)ISA_F32_QNAN_BITS));
+#pragma GCC unroll 4
+  for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+#pragma GCC unroll 3
+    for (int x = 0; x < nq; x++) {
+      float *p = cq[x] + 16 * r;
+      __m128 v = _mm_loadu_ps(p);
+      _mm_storeu_ps(p, _mm_blendv_ps(v, qnan, _mm_cmpunord_ps(v, v)));
+    }
+}
 
 TARGET_AVX2 static void avx2_float(const isa_mm_float_job *j) {
   isa_mm_float_ops o = isa_mm_float_ops_carve(j);
   avx2_float_prepare(j, &o);
-  const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32((int)ISA_F32_QNAN_BITS));
-  for (uint32_t i0 = 0; i0 < j->mb * ISA_MM_ROWS; i0 += F256_R)
-    for (uint32_t jb = 0; jb < j->nb; jb++) {
-      __m256 acc[F256_R][2];
-#pragma GCC unroll 2
-      for (int r = 0; r < F256_R; r++) {
-        const uint8_t *crow = j->c + isa_mm_c_row(j->mb, i0 + r, jb);
-        for (int h = 0; h < 2; h++)
-          acc[r][h] =
-              j->start.accumulate ? _mm256_loadu_ps((const float *)(const void *)(crow + 32 * h))
-              : j->start.bias
-                  ? _mm256_loadu_ps((const float *)(const void *)(j->start.bias + jb * ISA_MM_ROWS + 8 * h))
-                  : _mm256_setzero_ps();
-      }
-      for (uint32_t blk = 0; blk < j->kb; blk++) {
-        if (tile_fast(j, &o, i0, jb, 1, blk)) {
-          __m256d d[F256_R][4];
-#pragma GCC unroll 2
-          for (int r = 0; r < F256_R; r++)
-            for (int x = 0; x < 4; x++) d[r][x] = _mm256_setzero_pd();
-          const double *ap = o.a + (size_t)i0 * o.a_stride + (size_t)blk * ISA_MM_K0_FLOAT;
-          const double *bp = o.b + (size_t)blk * ISA_MM_K0_FLOAT * o.b_stride + (size_t)jb * ISA_MM_ROWS;
-          for (int t = 0; t < (int)ISA_MM_K0_FLOAT; t++) {
-            __m256d a[F256_R];
-#pragma GCC unroll 2
-            for (int r = 0; r < F256_R; r++) a[r] = _mm256_set1_pd(ap[r * o.a_stride + t]);
-#pragma GCC unroll 4
-            for (int x = 0; x < 4; x++) {
-              __m256d b = _mm256_loadu_pd(bp + t * o.b_stride + 4 * x);
-#pragma GCC unroll 2
-              for (int r = 0; r < F256_R; r++) d[r][x] = _mm256_fmadd_pd(a[r], b, d[r][x]);
-            }
-          }
-#pragma GCC unroll 2
-          for (int r = 0; r < F256_R; r++)
-            for (int h = 0; h < 2; h++) {
-              __m256 s = _mm256_set_m128(_mm256_cvtpd_ps(d[r][2 * h + 1]), _mm256_cvtpd_ps(d[r][2 * h]));
-              acc[r][h] = _mm256_add_ps(acc[r][h], s);
-            }
-        } else {
-          float sums[F256_R][ISA_MM_ROWS];
-          isa_mm_float_slow_block(j, &o, i0, F256_R, jb, 1, blk, &sums[0][0], ISA_MM_ROWS);
-#pragma GCC unroll 2
-          for (int r = 0; r < F256_R; r++)
-            for (int h = 0; h < 2; h++)
-              acc[r][h] = _mm256_add_ps(acc[r][h], _mm256_loadu_ps(&sums[r][8 * h]));
-        }
-      }
-#pragma GCC unroll 2
-      for (int r = 0; r < F256_R; r++) {
-        uint8_t *crow = j->c + isa_mm_c_row(j->mb, i0 + r, jb);
-        for (int h = 0; h < 2; h++) {
-          __m256 nan = _mm256_cmp_ps(acc[r][h], acc[r][h], _CMP_UNORD_Q);
-          _mm256_storeu_ps((float *)(void *)(crow + 32 * h), _mm256_blendv_ps(acc[r][h], qnan, nan));
-        }
-      }
+  /* a strip of B's columns (12 over all of K: 12 KiB at k = 128) stays in the L1 cache while
+   * every row of A passes over it; the last 16 columns go as 8 + 8 rather than 12 + 4 */
+  uint32_t quads = j->nb * (ISA_MM_ROWS / 4);
+  for (uint32_t x0 = 0; x0 < quads;) {
+    uint32_t left = quads - x0;
+    int nq = left == 4 || left == 2 ? 2 : left >= 3 ? 3 : 1;
+    for (uint32_t i0 = 0; i0 < j->mb * ISA_MM_ROWS; i0 += ISA_MM_SPAN_ROWS) {
+      if (nq == 3)
+        f256_tile(j, &o, i0, 4 * x0, 3);
+      else if (nq == 2)
+        f256_tile(j, &o, i0, 4 * x0, 2);
+      else
+        f256_tile(j, &o, i0, 4 * x0, 1);
     }
+    x0 += (uint32_t)nq;
+  }
 }
 
 /* ---- load2d's squares ------------------------------------------------------------------------ */
