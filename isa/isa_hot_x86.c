@@ -687,16 +687,19 @@ INLINE TARGET_AVX2 void f256_tile(const isa_mm_float_job *j, const isa_mm_float_
       for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
 #pragma GCC unroll 3
         for (int x = 0; x < nq; x++) d[r][x] = _mm256_setzero_pd();
-      const double *ap = o->a + (size_t)i0 * o->a_stride + (size_t)blk * ISA_MM_K0_FLOAT;
+      const double *ar[ISA_MM_SPAN_ROWS]; /* the rows' k-blocks: broadcasts at fixed offsets */
+#pragma GCC unroll 4
+      for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+        ar[r] = o->a + (size_t)(i0 + (uint32_t)r) * o->a_stride + (size_t)blk * ISA_MM_K0_FLOAT;
       const double *bp = o->b + (size_t)blk * ISA_MM_K0_FLOAT * o->b_stride + c0;
 #pragma GCC unroll 16
-      for (int t = 0; t < (int)ISA_MM_K0_FLOAT; t++) {
+      for (int t = 0; t < (int)ISA_MM_K0_FLOAT; t++, bp += o->b_stride) {
         __m256d b[F256_NQ];
 #pragma GCC unroll 3
-        for (int x = 0; x < nq; x++) b[x] = _mm256_loadu_pd(bp + t * o->b_stride + 4 * x);
+        for (int x = 0; x < nq; x++) b[x] = _mm256_loadu_pd(bp + 4 * x);
 #pragma GCC unroll 4
         for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++) {
-          __m256d a = _mm256_broadcast_sd(ap + r * o->a_stride + t);
+          __m256d a = _mm256_broadcast_sd(ar[r] + t);
 #pragma GCC unroll 3
           for (int x = 0; x < nq; x++) d[r][x] = _mm256_fmadd_pd(a, b[x], d[r][x]);
         }
