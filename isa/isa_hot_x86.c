@@ -384,7 +384,8 @@ TARGET_AVX2 static void avx2_float_prepare(const isa_mm_float_job *j, const isa_
                                     : _mm256_setzero_si256();
         span256_add(&sp, raw, mant);
         double *dst = o->a + (size_t)(i0 + r) * o->a_stride + (size_t)blk * ISA_MM_K0_FLOAT;
-        __m256 lo = half8_to_ps(j->dt, _mm256_castsi256_si128(raw)), hi = half8_to_ps(j->dt, _mm256_extracti128_si256(raw, 1));
+        __m256 lo = half8_to_ps(j->dt, _mm256_castsi256_si128(raw));
+        __m256 hi = half8_to_ps(j->dt, _mm256_extracti128_si256(raw, 1));
         _mm256_storeu_pd(dst, _mm256_cvtps_pd(_mm256_castps256_ps128(lo)));
         _mm256_storeu_pd(dst + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(lo, 1)));
         _mm256_storeu_pd(dst + 8, _mm256_cvtps_pd(_mm256_castps256_ps128(hi)));
@@ -403,8 +404,8 @@ TARGET_AVX2 static void avx2_float_prepare(const isa_mm_float_job *j, const isa_
         __m256 f[4][2];                                  /* column c4 + x: its values 0..7, 8..15 */
 #pragma GCC unroll 4
         for (uint32_t x = 0; x < 4; x++) {
-          __m256i raw = c4 + x < nv ? _mm256_and_si256(_mm256_loadu_si256((const void *)(frac + 32 * (c4 + x))), keep)
-                                    : _mm256_setzero_si256();
+          const void *col = frac + 32 * (c4 + x);
+          __m256i raw = c4 + x < nv ? _mm256_and_si256(_mm256_loadu_si256(col), keep) : _mm256_setzero_si256();
           span256_add(&sp, raw, mant);
           f[x][0] = half8_to_ps(j->dt, _mm256_castsi256_si128(raw));
           f[x][1] = half8_to_ps(j->dt, _mm256_extracti128_si256(raw, 1));
@@ -414,7 +415,8 @@ TARGET_AVX2 static void avx2_float_prepare(const isa_mm_float_job *j, const isa_
           __m256d v[4];
 #pragma GCC unroll 4
           for (uint32_t x = 0; x < 4; x++)
-            v[x] = _mm256_cvtps_pd(q % 2 ? _mm256_extractf128_ps(f[x][q / 2], 1) : _mm256_castps256_ps128(f[x][q / 2]));
+            v[x] = _mm256_cvtps_pd(q % 2 ? _mm256_extractf128_ps(f[x][q / 2], 1)
+                                         : _mm256_castps256_ps128(f[x][q / 2]));
           /* v[x][y] = column c4 + x, value 4q + y  ->  row 4q + y: the four columns */
           __m256d t0 = _mm256_unpacklo_pd(v[0], v[1]), t1 = _mm256_unpackhi_pd(v[0], v[1]);
           __m256d t2 = _mm256_unpacklo_pd(v[2], v[3]), t3 = _mm256_unpackhi_pd(v[2], v[3]);
@@ -676,8 +678,9 @@ INLINE TARGET_AVX2 void f256_tile(const isa_mm_float_job *j, const isa_mm_float_
     for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
 #pragma GCC unroll 3
       for (int x = 0; x < nq; x++)
-        _mm_storeu_ps(cq[x] + 16 * r, j->start.bias ? _mm_loadu_ps((const float *)(const void *)(j->start.bias + c0 + 4 * x))
-                                                    : _mm_setzero_ps());
+        _mm_storeu_ps(cq[x] + 16 * r,
+                      j->start.bias ? _mm_loadu_ps((const float *)(const void *)(j->start.bias + c0 + 4 * x))
+                                    : _mm_setzero_ps());
   for (uint32_t blk = 0; blk < j->kb; blk++) {
     bool fast = isa_mm_float_fast_ok(aspan[blk], o->bspan[(size_t)blk * j->nb + jb_lo], mant) &&
                 (jb_hi == jb_lo || isa_mm_float_fast_ok(aspan[blk], o->bspan[(size_t)blk * j->nb + jb_hi], mant));
