@@ -178,10 +178,11 @@ isa_mm_float_ops isa_mm_float_ops_carve(const isa_mm_float_job *j);
 void isa_mm_float_prepare_scalar(const isa_mm_float_job *j, const isa_mm_float_ops *o);
 
 /* Block sums (each rounded once to fp32) of k-block kb for rows [i0, i0 + rows) and columns
- * [16·jb0, 16·(jb0 + njb)), exactly as docs/ISA.md defines them, into out[r·ldo + c]; rows
- * >= m and columns >= n give +0. For the blocks isa_mm_float_fast_ok refuses. */
+ * [c0, c0 + cols) (any range, across column blocks or inside one), exactly as docs/ISA.md
+ * defines them, into out[r·ldo + c - c0]; rows >= m and columns >= n give +0. For the blocks
+ * isa_mm_float_fast_ok refuses. */
 void isa_mm_float_slow_block(const isa_mm_float_job *j, const isa_mm_float_ops *o, uint32_t i0, uint32_t rows,
-                             uint32_t jb0, uint32_t njb, uint32_t kb, float *out, size_t ldo);
+                             uint32_t c0, uint32_t cols, uint32_t kb, float *out, size_t ldo);
 
 /* The start value of C(i, j) (raw 32 bits). */
 static inline uint32_t isa_mm_start_bits(const isa_mm_start *s, const uint8_t *c_elem, uint32_t j) {

@@ -76,7 +76,7 @@ static void scalar_float(const isa_mm_float_job *j) {
             for (uint32_t c = 0; c < ISA_MM_ROWS; c++) d[c] += arow[t] * bb[t * o.b_stride + c];
           for (uint32_t c = 0; c < ISA_MM_ROWS; c++) sums[c] = (float)d[c];
         } else {
-          isa_mm_float_slow_block(j, &o, i, 1, jb, 1, blk, sums, ISA_MM_ROWS);
+          isa_mm_float_slow_block(j, &o, i, 1, jb * ISA_MM_ROWS, ISA_MM_ROWS, blk, sums, ISA_MM_ROWS);
         }
         for (uint32_t c = 0; c < ISA_MM_ROWS; c++) acc[c] += sums[c];
       }

@@ -16,7 +16,9 @@
  *
  * Floats. fp16/bf16 values become doubles; a block of 16 products whose exponent range allows it
  * (isa_mm_float_fast_ok) is a double FMA dot product, exact, rounded to fp32 by vcvtpd2ps (round to
- * nearest even, as every kernel). The other blocks take isa_mm_float_slow_block.
+ * nearest even, as every kernel). The other blocks take isa_mm_float_slow_block. AVX2's float
+ * tiles are the exception to the rule above: their fp32 sums stay in C itself, so that all 16
+ * registers go to the k-block's double accumulators and the operands.
  */
 #include "isa/isa_hot.h"
 
@@ -368,64 +370,120 @@ TARGET_AVX2 static void avx2_int(const isa_mm_int_job *j) {
     }
 }
 
-/* ---- floats: the operands as doubles ------------------------------------------------------- */
+/* ---- AVX2: float operands ------------------------------------------------------------------- */
 
-/* 16 raw fp16/bf16 values to floats (exact). */
-INLINE TARGET_AVX2 void raw16_to_f32(isa_dtype dt, const uint16_t *raw, float *out) {
-  if (dt == ISA_FP16) {
-    _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm_loadu_si128((const void *)raw)));
-    _mm256_storeu_ps(out + 8, _mm256_cvtph_ps(_mm_loadu_si128((const void *)(raw + 8))));
-    return;
-  }
-  for (int t = 0; t < 16; t++) { /* bf16: the top half of fp32 */
-    uint32_t b = (uint32_t)raw[t] << 16;
-    memcpy(&out[t], &b, sizeof b);
-  }
+/* Running span of vectors of 16 raw values: per lane the largest and smallest E of the values
+ * that count (0 and 0xFFFF while none has), and the lanes that saw Inf or NaN. */
+typedef struct span256 {
+  __m256i emax, emin, special;
+} span256;
+
+INLINE TARGET_AVX2 span256 span256_init(void) {
+  span256 s = {_mm256_setzero_si256(), _mm256_set1_epi16(-1), _mm256_setzero_si256()};
+  return s;
 }
 
-/* isa_mm_float_prepare_scalar's result, converting with F16C. */
+INLINE TARGET_AVX2 void span256_add(span256 *s, __m256i raw, unsigned mant) {
+  __m256i mag = _mm256_and_si256(raw, _mm256_set1_epi16(0x7FFF));
+  __m256i e = _mm256_srl_epi16(mag, _mm_cvtsi32_si128((int)mant));
+  __m256i special = _mm256_cmpeq_epi16(e, _mm256_set1_epi16(mant == 10 ? 0x1F : 0xFF));
+  __m256i skip = _mm256_or_si256(_mm256_cmpeq_epi16(mag, _mm256_setzero_si256()), special);
+  __m256i big = _mm256_max_epu16(e, _mm256_set1_epi16(1));
+  s->emax = _mm256_max_epu16(s->emax, _mm256_andnot_si256(skip, big)); /* skipped lanes: 0 */
+  s->emin = _mm256_min_epu16(s->emin, _mm256_or_si256(skip, big));     /* skipped lanes: 0xFFFF */
+  s->special = _mm256_or_si256(s->special, special);
+}
+
+INLINE TARGET_AVX2 isa_mm_span span256_done(const span256 *s) {
+  __m128i mx = _mm_max_epu16(_mm256_castsi256_si128(s->emax), _mm256_extracti128_si256(s->emax, 1));
+  __m128i mn = _mm_min_epu16(_mm256_castsi256_si128(s->emin), _mm256_extracti128_si256(s->emin, 1));
+  /* phminposuw: the smallest word in the low one; the largest is the smallest of the complements */
+  unsigned emax = 0xFFFFu & ~(unsigned)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(mx, _mm_set1_epi16(-1))));
+  unsigned emin = 0xFFFFu & (unsigned)_mm_cvtsi128_si32(_mm_minpos_epu16(mn));
+  isa_mm_span r = {(int16_t)emax, (int16_t)(emin == 0xFFFF ? 0x7FFF : emin),
+                   (uint8_t)(!_mm256_testz_si256(s->special, s->special))};
+  return r;
+}
+
+/* Word lanes [0, kv) set: the valid elements of a 16-element row. */
+INLINE TARGET_AVX2 __m256i kv_mask(uint32_t kv) {
+  const __m256i lane = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  return _mm256_cmpgt_epi16(_mm256_set1_epi16((short)kv), lane);
+}
+
+/* 8 raw values to floats, exactly. */
+INLINE TARGET_AVX2 __m256 half8_to_ps(isa_dtype dt, __m128i raw) {
+  if (dt == ISA_FP16) return _mm256_cvtph_ps(raw);
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16)); /* bf16: fp32's top half */
+}
+
+/* isa_mm_float_prepare_scalar's result. A row's 16 values of a k-block are 32 contiguous bytes
+ * (4 rows: one span group, 128 bytes), and so is a column of a B fractal: every row or column is
+ * one vector, masked to the valid shape, its span taken from the raw values and its doubles
+ * from F16C (fp16) or a shift (bf16). B's columns are turned into rows of the double matrix by
+ * 4 x 4 transposes of doubles. */
 TARGET_AVX2 static void avx2_float_prepare(const isa_mm_float_job *j, const isa_mm_float_ops *o) {
   unsigned mant = isa_mm_mant_bits(j->dt);
-  uint16_t raw[ISA_MM_ROWS * ISA_MM_K0_FLOAT];
-  float f[ISA_MM_ROWS * ISA_MM_K0_FLOAT];
   for (uint32_t g = 0; g < j->mb * (ISA_MM_ROWS / ISA_MM_SPAN_ROWS); g++)
     for (uint32_t blk = 0; blk < j->kb; blk++) {
-      uint32_t kv = isa_mm_valid_k(j->k, blk, ISA_MM_K0_FLOAT);
+      __m256i keep = kv_mask(isa_mm_valid_k(j->k, blk, ISA_MM_K0_FLOAT));
+      uint32_t i0 = g * ISA_MM_SPAN_ROWS;
+      const uint8_t *src =
+          j->a + ((size_t)(i0 / ISA_MM_ROWS) * j->kb + blk) * ISA_MM_FRACTAL_BYTES + (i0 % ISA_MM_ROWS) * 32;
+      span256 sp = span256_init();
+#pragma GCC unroll 4
       for (uint32_t r = 0; r < ISA_MM_SPAN_ROWS; r++) {
-        uint32_t i = g * ISA_MM_SPAN_ROWS + r;
-        uint16_t *rr = raw + r * ISA_MM_K0_FLOAT;
-        memset(rr, 0, ISA_MM_K0_FLOAT * sizeof *rr);
-        if (i < j->m)
-          memcpy(rr,
-                 j->a + ((size_t)(i / ISA_MM_ROWS) * j->kb + blk) * ISA_MM_FRACTAL_BYTES +
-                     (i % ISA_MM_ROWS) * 32,
-                 kv * 2);
-        raw16_to_f32(j->dt, rr, f);
-        double *dst = o->a + (size_t)i * o->a_stride + (size_t)blk * ISA_MM_K0_FLOAT;
-        for (uint32_t t = 0; t < ISA_MM_K0_FLOAT; t++) dst[t] = f[t];
+        __m256i raw = i0 + r < j->m ? _mm256_and_si256(_mm256_loadu_si256((const void *)(src + 32 * r)), keep)
+                                    : _mm256_setzero_si256();
+        span256_add(&sp, raw, mant);
+        double *dst = o->a + (size_t)(i0 + r) * o->a_stride + (size_t)blk * ISA_MM_K0_FLOAT;
+        __m256 lo = half8_to_ps(j->dt, _mm256_castsi256_si128(raw));
+        __m256 hi = half8_to_ps(j->dt, _mm256_extracti128_si256(raw, 1));
+        _mm256_storeu_pd(dst, _mm256_cvtps_pd(_mm256_castps256_ps128(lo)));
+        _mm256_storeu_pd(dst + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(lo, 1)));
+        _mm256_storeu_pd(dst + 8, _mm256_cvtps_pd(_mm256_castps256_ps128(hi)));
+        _mm256_storeu_pd(dst + 12, _mm256_cvtps_pd(_mm256_extractf128_ps(hi, 1)));
       }
-      o->aspan[(size_t)g * j->kb + blk] = isa_mm_span_of(raw, ISA_MM_SPAN_ROWS * ISA_MM_K0_FLOAT, mant);
+      o->aspan[(size_t)g * j->kb + blk] = span256_done(&sp);
     }
   for (uint32_t blk = 0; blk < j->kb; blk++) {
-    uint32_t kv = isa_mm_valid_k(j->k, blk, ISA_MM_K0_FLOAT);
+    __m256i keep = kv_mask(isa_mm_valid_k(j->k, blk, ISA_MM_K0_FLOAT));
     for (uint32_t jb = 0; jb < j->nb; jb++) {
       const uint8_t *frac = j->b + ((size_t)blk * j->nb + jb) * ISA_MM_FRACTAL_BYTES;
-      for (uint32_t c = 0; c < ISA_MM_ROWS; c++) {
-        uint16_t *rc = raw + c * ISA_MM_K0_FLOAT;
-        memset(rc, 0, ISA_MM_K0_FLOAT * sizeof *rc);
-        if (jb * ISA_MM_ROWS + c < j->n) memcpy(rc, frac + c * 32, kv * 2);
-        raw16_to_f32(j->dt, rc, f + c * ISA_MM_K0_FLOAT);
+      uint32_t nv = j->n - jb * ISA_MM_ROWS; /* valid columns (more than 16: all) */
+      double *dst = o->b + (size_t)blk * ISA_MM_K0_FLOAT * o->b_stride + (size_t)jb * ISA_MM_ROWS;
+      span256 sp = span256_init();
+      for (uint32_t c4 = 0; c4 < ISA_MM_ROWS; c4 += 4) { /* columns c4 .. c4 + 3 */
+        __m256 f[4][2];                                  /* column c4 + x: its values 0..7, 8..15 */
+#pragma GCC unroll 4
+        for (uint32_t x = 0; x < 4; x++) {
+          const void *col = frac + 32 * (c4 + x);
+          __m256i raw = c4 + x < nv ? _mm256_and_si256(_mm256_loadu_si256(col), keep) : _mm256_setzero_si256();
+          span256_add(&sp, raw, mant);
+          f[x][0] = half8_to_ps(j->dt, _mm256_castsi256_si128(raw));
+          f[x][1] = half8_to_ps(j->dt, _mm256_extracti128_si256(raw, 1));
+        }
+#pragma GCC unroll 4
+        for (uint32_t q = 0; q < 4; q++) { /* values 4q .. 4q + 3 of the four columns */
+          __m256d v[4];
+#pragma GCC unroll 4
+          for (uint32_t x = 0; x < 4; x++)
+            v[x] = _mm256_cvtps_pd(q % 2 ? _mm256_extractf128_ps(f[x][q / 2], 1)
+                                         : _mm256_castps256_ps128(f[x][q / 2]));
+          /* v[x][y] = column c4 + x, value 4q + y  ->  row 4q + y: the four columns */
+          __m256d t0 = _mm256_unpacklo_pd(v[0], v[1]), t1 = _mm256_unpackhi_pd(v[0], v[1]);
+          __m256d t2 = _mm256_unpacklo_pd(v[2], v[3]), t3 = _mm256_unpackhi_pd(v[2], v[3]);
+          double *row = dst + (size_t)(4 * q) * o->b_stride + c4;
+          _mm256_storeu_pd(row, _mm256_permute2f128_pd(t0, t2, 0x20));
+          _mm256_storeu_pd(row + o->b_stride, _mm256_permute2f128_pd(t1, t3, 0x20));
+          _mm256_storeu_pd(row + 2 * o->b_stride, _mm256_permute2f128_pd(t0, t2, 0x31));
+          _mm256_storeu_pd(row + 3 * o->b_stride, _mm256_permute2f128_pd(t1, t3, 0x31));
+        }
       }
-      for (uint32_t t = 0; t < ISA_MM_K0_FLOAT; t++) {
-        double *dst = o->b + ((size_t)blk * ISA_MM_K0_FLOAT + t) * o->b_stride + (size_t)jb * ISA_MM_ROWS;
-        for (uint32_t c = 0; c < ISA_MM_ROWS; c++) dst[c] = f[c * ISA_MM_K0_FLOAT + t];
-      }
-      o->bspan[(size_t)blk * j->nb + jb] = isa_mm_span_of(raw, ISA_MM_ROWS * ISA_MM_K0_FLOAT, mant);
+      o->bspan[(size_t)blk * j->nb + jb] = span256_done(&sp);
     }
   }
 }
-
-
 
 /* ---- AVX-512: float operands ------------------------------------------------------------------ */
 
@@ -615,7 +673,8 @@ INLINE TARGET_AVX512 void f512_tile(const isa_mm_float_job *j, const isa_mm_floa
           acc[r][x] = _mm512_add_ps(acc[r][x], f512_round(d[r][2 * x], d[r][2 * x + 1]));
     } else {
       float sums[F512_R][F512_NJ * ISA_MM_ROWS];
-      isa_mm_float_slow_block(j, o, i0, F512_R, jb0, (uint32_t)nj, blk, &sums[0][0], F512_NJ * ISA_MM_ROWS);
+      isa_mm_float_slow_block(j, o, i0, F512_R, jb0 * ISA_MM_ROWS, (uint32_t)nj * ISA_MM_ROWS, blk, &sums[0][0],
+                              F512_NJ * ISA_MM_ROWS);
 #pragma GCC unroll 4
       for (int r = 0; r < F512_R; r++)
 #pragma GCC unroll 2
@@ -649,68 +708,107 @@ TARGET_AVX512 static void avx512_float(const isa_mm_float_job *j) {
 
 /* ---- AVX2: floats ------------------------------------------------------------------------------- */
 
-#define F256_R 2
+/* A tile is one span group of rows (ISA_MM_SPAN_ROWS = 4) by up to F256_NQ quads of 4 columns:
+ * its 4 x 3 double accumulators (one quad each), one quad of B per column group and one broadcast
+ * of A fill the 16 registers, and per k step the 12 FMAs need 3 loads of B and 4 broadcasts. The
+ * quads start at multiples of 4 columns, so a tile may straddle two column blocks; the fp32 sums
+ * stay in C itself, which takes each k-block's sums rounded, in increasing k. */
+#define F256_NQ 3
+
+INLINE TARGET_AVX2 void f256_tile(const isa_mm_float_job *j, const isa_mm_float_ops *o, uint32_t i0,
+                                  uint32_t c0, const int nq) {
+  unsigned mant = isa_mm_mant_bits(j->dt);
+  uint32_t jb_lo = c0 / ISA_MM_ROWS, jb_hi = (c0 + 4 * (uint32_t)nq - 1) / ISA_MM_ROWS;
+  const isa_mm_span *aspan = o->aspan + (size_t)(i0 / ISA_MM_SPAN_ROWS) * j->kb;
+  float *cq[F256_NQ]; /* C at row i0, quad x; row i0 + r is 16·r floats on (one fractal row) */
+#pragma GCC unroll 3
+  for (int x = 0; x < nq; x++) {
+    uint32_t c = c0 + 4 * (uint32_t)x;
+    cq[x] = (float *)(void *)(j->c + isa_mm_c_row(j->mb, i0, c / ISA_MM_ROWS)) + c % ISA_MM_ROWS;
+  }
+  if (!j->start.accumulate)
+#pragma GCC unroll 4
+    for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+#pragma GCC unroll 3
+      for (int x = 0; x < nq; x++)
+        _mm_storeu_ps(cq[x] + 16 * r,
+                      j->start.bias ? _mm_loadu_ps((const float *)(const void *)(j->start.bias + c0 + 4 * x))
+                                    : _mm_setzero_ps());
+  for (uint32_t blk = 0; blk < j->kb; blk++) {
+    bool fast = isa_mm_float_fast_ok(aspan[blk], o->bspan[(size_t)blk * j->nb + jb_lo], mant) &&
+                (jb_hi == jb_lo || isa_mm_float_fast_ok(aspan[blk], o->bspan[(size_t)blk * j->nb + jb_hi], mant));
+    if (fast) {
+      __m256d d[ISA_MM_SPAN_ROWS][F256_NQ];
+#pragma GCC unroll 4
+      for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+#pragma GCC unroll 3
+        for (int x = 0; x < nq; x++) d[r][x] = _mm256_setzero_pd();
+      const double *ar[ISA_MM_SPAN_ROWS]; /* the rows' k-blocks: broadcasts at fixed offsets */
+#pragma GCC unroll 4
+      for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+        ar[r] = o->a + (size_t)(i0 + (uint32_t)r) * o->a_stride + (size_t)blk * ISA_MM_K0_FLOAT;
+      const double *bp = o->b + (size_t)blk * ISA_MM_K0_FLOAT * o->b_stride + c0;
+#pragma GCC unroll 16
+      for (int t = 0; t < (int)ISA_MM_K0_FLOAT; t++, bp += o->b_stride) {
+        __m256d b[F256_NQ];
+#pragma GCC unroll 3
+        for (int x = 0; x < nq; x++) b[x] = _mm256_loadu_pd(bp + 4 * x);
+#pragma GCC unroll 4
+        for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++) {
+          __m256d a = _mm256_broadcast_sd(ar[r] + t);
+#pragma GCC unroll 3
+          for (int x = 0; x < nq; x++) d[r][x] = _mm256_fmadd_pd(a, b[x], d[r][x]);
+        }
+      }
+#pragma GCC unroll 4
+      for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+#pragma GCC unroll 3
+        for (int x = 0; x < nq; x++) {
+          float *p = cq[x] + 16 * r;
+          _mm_storeu_ps(p, _mm_add_ps(_mm_loadu_ps(p), _mm256_cvtpd_ps(d[r][x])));
+        }
+    } else {
+      float sums[ISA_MM_SPAN_ROWS][4 * F256_NQ];
+      isa_mm_float_slow_block(j, o, i0, ISA_MM_SPAN_ROWS, c0, 4 * (uint32_t)nq, blk, &sums[0][0], 4 * F256_NQ);
+#pragma GCC unroll 4
+      for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+#pragma GCC unroll 3
+        for (int x = 0; x < nq; x++) {
+          float *p = cq[x] + 16 * r;
+          _mm_storeu_ps(p, _mm_add_ps(_mm_loadu_ps(p), _mm_loadu_ps(&sums[r][4 * x])));
+        }
+    }
+  }
+  const __m128 qnan = _mm_castsi128_ps(_mm_set1_epi32((int)ISA_F32_QNAN_BITS));
+#pragma GCC unroll 4
+  for (int r = 0; r < (int)ISA_MM_SPAN_ROWS; r++)
+#pragma GCC unroll 3
+    for (int x = 0; x < nq; x++) {
+      float *p = cq[x] + 16 * r;
+      __m128 v = _mm_loadu_ps(p);
+      _mm_storeu_ps(p, _mm_blendv_ps(v, qnan, _mm_cmpunord_ps(v, v)));
+    }
+}
 
 TARGET_AVX2 static void avx2_float(const isa_mm_float_job *j) {
   isa_mm_float_ops o = isa_mm_float_ops_carve(j);
   avx2_float_prepare(j, &o);
-  const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32((int)ISA_F32_QNAN_BITS));
-  for (uint32_t i0 = 0; i0 < j->mb * ISA_MM_ROWS; i0 += F256_R)
-    for (uint32_t jb = 0; jb < j->nb; jb++) {
-      __m256 acc[F256_R][2];
-#pragma GCC unroll 2
-      for (int r = 0; r < F256_R; r++) {
-        const uint8_t *crow = j->c + isa_mm_c_row(j->mb, i0 + r, jb);
-        for (int h = 0; h < 2; h++)
-          acc[r][h] =
-              j->start.accumulate ? _mm256_loadu_ps((const float *)(const void *)(crow + 32 * h))
-              : j->start.bias
-                  ? _mm256_loadu_ps((const float *)(const void *)(j->start.bias + jb * ISA_MM_ROWS + 8 * h))
-                  : _mm256_setzero_ps();
-      }
-      for (uint32_t blk = 0; blk < j->kb; blk++) {
-        if (tile_fast(j, &o, i0, jb, 1, blk)) {
-          __m256d d[F256_R][4];
-#pragma GCC unroll 2
-          for (int r = 0; r < F256_R; r++)
-            for (int x = 0; x < 4; x++) d[r][x] = _mm256_setzero_pd();
-          const double *ap = o.a + (size_t)i0 * o.a_stride + (size_t)blk * ISA_MM_K0_FLOAT;
-          const double *bp = o.b + (size_t)blk * ISA_MM_K0_FLOAT * o.b_stride + (size_t)jb * ISA_MM_ROWS;
-          for (int t = 0; t < (int)ISA_MM_K0_FLOAT; t++) {
-            __m256d a[F256_R];
-#pragma GCC unroll 2
-            for (int r = 0; r < F256_R; r++) a[r] = _mm256_set1_pd(ap[r * o.a_stride + t]);
-#pragma GCC unroll 4
-            for (int x = 0; x < 4; x++) {
-              __m256d b = _mm256_loadu_pd(bp + t * o.b_stride + 4 * x);
-#pragma GCC unroll 2
-              for (int r = 0; r < F256_R; r++) d[r][x] = _mm256_fmadd_pd(a[r], b, d[r][x]);
-            }
-          }
-#pragma GCC unroll 2
-          for (int r = 0; r < F256_R; r++)
-            for (int h = 0; h < 2; h++) {
-              __m256 s = _mm256_set_m128(_mm256_cvtpd_ps(d[r][2 * h + 1]), _mm256_cvtpd_ps(d[r][2 * h]));
-              acc[r][h] = _mm256_add_ps(acc[r][h], s);
-            }
-        } else {
-          float sums[F256_R][ISA_MM_ROWS];
-          isa_mm_float_slow_block(j, &o, i0, F256_R, jb, 1, blk, &sums[0][0], ISA_MM_ROWS);
-#pragma GCC unroll 2
-          for (int r = 0; r < F256_R; r++)
-            for (int h = 0; h < 2; h++)
-              acc[r][h] = _mm256_add_ps(acc[r][h], _mm256_loadu_ps(&sums[r][8 * h]));
-        }
-      }
-#pragma GCC unroll 2
-      for (int r = 0; r < F256_R; r++) {
-        uint8_t *crow = j->c + isa_mm_c_row(j->mb, i0 + r, jb);
-        for (int h = 0; h < 2; h++) {
-          __m256 nan = _mm256_cmp_ps(acc[r][h], acc[r][h], _CMP_UNORD_Q);
-          _mm256_storeu_ps((float *)(void *)(crow + 32 * h), _mm256_blendv_ps(acc[r][h], qnan, nan));
-        }
-      }
+  /* a strip of B's columns (12 over all of K: 12 KiB at k = 128) stays in the L1 cache while
+   * every row of A passes over it; the last 16 columns go as 8 + 8 rather than 12 + 4 */
+  uint32_t quads = j->nb * (ISA_MM_ROWS / 4);
+  for (uint32_t x0 = 0; x0 < quads;) {
+    uint32_t left = quads - x0;
+    int nq = left == 4 || left == 2 ? 2 : left >= 3 ? 3 : 1;
+    for (uint32_t i0 = 0; i0 < j->mb * ISA_MM_ROWS; i0 += ISA_MM_SPAN_ROWS) {
+      if (nq == 3)
+        f256_tile(j, &o, i0, 4 * x0, 3);
+      else if (nq == 2)
+        f256_tile(j, &o, i0, 4 * x0, 2);
+      else
+        f256_tile(j, &o, i0, 4 * x0, 1);
     }
+    x0 += (uint32_t)nq;
+  }
 }
 
 /* ---- load2d's squares ------------------------------------------------------------------------ */

@@ -360,39 +360,42 @@ void isa_mm_float_prepare_scalar(const isa_mm_float_job *j, const isa_mm_float_o
 }
 
 void isa_mm_float_slow_block(const isa_mm_float_job *j, const isa_mm_float_ops *o, uint32_t i0, uint32_t rows,
-                         uint32_t jb0, uint32_t njb, uint32_t kb, float *out, size_t ldo) {
+                             uint32_t c0, uint32_t cols, uint32_t kb, float *out, size_t ldo) {
   int bias = float_bias(j->dt), mant = (int)isa_mm_mant_bits(j->dt);
   for (uint32_t r = 0; r < rows; r++) {
     uint32_t i = i0 + r;
     const double *arow = o->a + (size_t)i * o->a_stride + (size_t)kb * ISA_MM_K0_FLOAT;
     isa_mm_span sa = o->aspan[(size_t)(i / ISA_MM_SPAN_ROWS) * j->kb + kb];
-    for (uint32_t jb = jb0; jb < jb0 + njb; jb++) {
-      float *dst = out + r * ldo + (size_t)(jb - jb0) * ISA_MM_ROWS;
+    for (uint32_t jb = c0 / ISA_MM_ROWS; jb * ISA_MM_ROWS < c0 + cols; jb++) {
+      /* the block's columns inside the range: lo..hi - 1 of its 16 */
+      uint32_t lo = jb * ISA_MM_ROWS < c0 ? c0 - jb * ISA_MM_ROWS : 0;
+      uint32_t hi = c0 + cols - jb * ISA_MM_ROWS < ISA_MM_ROWS ? c0 + cols - jb * ISA_MM_ROWS : ISA_MM_ROWS;
+      float *dst = out + r * ldo + (jb * ISA_MM_ROWS + lo - c0); /* dst[c - lo]: column 16·jb + c */
       const double *bb = o->b + (size_t)kb * ISA_MM_K0_FLOAT * o->b_stride + (size_t)jb * ISA_MM_ROWS;
       isa_mm_span sb = o->bspan[(size_t)kb * j->nb + jb];
       uint32_t valid = i >= j->m ? 0 : j->n - jb * ISA_MM_ROWS < ISA_MM_ROWS ? j->n - jb * ISA_MM_ROWS : ISA_MM_ROWS;
       bool zero = !sa.special && !sb.special && (sa.emax < sa.emin || sb.emax < sb.emin);
       double magic;
       if (zero || valid == 0) {
-        for (uint32_t c = 0; c < ISA_MM_ROWS; c++) dst[c] = 0.0f;
+        for (uint32_t c = lo; c < hi; c++) dst[c - lo] = 0.0f;
       } else if (!sa.special && !sb.special &&
                  split_magic(sa.emax + sb.emax - 2 * bias + 2, sa.emin + sb.emin - 2 * bias - 2 * mant,
                              &magic)) {
         double hs[ISA_MM_ROWS] = {0}, ls[ISA_MM_ROWS] = {0};
         for (uint32_t t = 0; t < ISA_MM_K0_FLOAT; t++)
-          for (uint32_t c = 0; c < ISA_MM_ROWS; c++) {
+          for (uint32_t c = lo; c < hi; c++) {
             double prod = arow[t] * bb[t * o->b_stride + c];
-            double hi = (prod + magic) - magic;
-            hs[c] += hi;
-            ls[c] += prod - hi;
+            double hi_part = (prod + magic) - magic;
+            hs[c] += hi_part;
+            ls[c] += prod - hi_part;
           }
-        for (uint32_t c = 0; c < ISA_MM_ROWS; c++) dst[c] = c < valid ? round_pair_f32(hs[c], ls[c]) : 0.0f;
+        for (uint32_t c = lo; c < hi; c++) dst[c - lo] = c < valid ? round_pair_f32(hs[c], ls[c]) : 0.0f;
       } else {
-        for (uint32_t c = 0; c < ISA_MM_ROWS; c++) {
+        for (uint32_t c = lo; c < hi; c++) {
           double terms[ISA_MM_K0_FLOAT];
           for (uint32_t t = 0; t < ISA_MM_K0_FLOAT; t++) terms[t] = arow[t] * bb[t * o->b_stride + c];
           /* no product reaches the padding, whatever A holds (Inf * 0 would be NaN) */
-          dst[c] = c < valid ? isa_mmad_exact_sum_f32(terms, ISA_MM_K0_FLOAT) : 0.0f;
+          dst[c - lo] = c < valid ? isa_mmad_exact_sum_f32(terms, ISA_MM_K0_FLOAT) : 0.0f;
         }
       }
     }
