@@ -833,33 +833,48 @@ INLINE TARGET_AVX2 __m256i lane_shift(__m256i v, unsigned bytes, bool up) {
  * at c - s in row i + s; after every s the square is transposed. One row is one register: below
  * 16 bytes a trade is two byte shifts within the 128-bit lanes and two blends, at 16 bytes it
  * swaps lanes. int4 squares take the portable loop. */
-TARGET_AVX2 static void avx2_transpose(uint8_t *dst, const uint8_t *src, unsigned bits) {
-  if (bits == 4) {
-    isa_load2d_transpose_scalar(dst, src, bits);
-    return;
-  }
-  unsigned es = bits / 8, rows = 32 / es;
-  __m256i r[32];
-  for (unsigned i = 0; i < rows; i++) r[i] = _mm256_loadu_si256((const void *)(src + 32 * i));
-  for (unsigned s = 1; s * es < 16; s *= 2) {
-    uint8_t sel[32]; /* the bytes of the columns with bit s set */
-    for (unsigned b = 0; b < 32; b++) sel[b] = (b / es) & s ? 0xFF : 0;
-    __m256i mask = _mm256_loadu_si256((const void *)sel);
-    for (unsigned i = 0; i < rows; i++) {
-      if (i & s) continue;
-      __m256i lo = r[i], hi = r[i + s];
-      r[i] = _mm256_blendv_epi8(lo, lane_shift(hi, s * es, true), mask);
-      r[i + s] = _mm256_blendv_epi8(lane_shift(lo, s * es, false), hi, mask);
-    }
-  }
-  unsigned s = 16 / es;
-  for (unsigned i = 0; i < rows; i++) {
-    if (i & s) continue;
+/* One round of avx2_transpose_es: rows i and i + s (bit s of i clear) swap the elements whose
+ * column has bit s set within each 128-bit lane. */
+INLINE TARGET_AVX2 void transpose_round(__m256i r[32], const unsigned es, const unsigned s) {
+  uint8_t sel[32]; /* the bytes of the columns with bit s set */
+#pragma GCC unroll 32
+  for (unsigned b = 0; b < 32; b++) sel[b] = (b / es) & s ? 0xFF : 0;
+  const __m256i mask = _mm256_loadu_si256((const void *)sel);
+#pragma GCC unroll 16
+  for (unsigned j = 0; j < 16 / es; j++) { /* the pairs: i has bit s clear */
+    unsigned i = (j / s) * 2 * s + j % s;
     __m256i lo = r[i], hi = r[i + s];
-    r[i] = _mm256_permute2x128_si256(lo, hi, 0x20);
-    r[i + s] = _mm256_permute2x128_si256(lo, hi, 0x31);
+    r[i] = _mm256_blendv_epi8(lo, lane_shift(hi, s * es, true), mask);
+    r[i + s] = _mm256_blendv_epi8(lane_shift(lo, s * es, false), hi, mask);
   }
+}
+
+/* The square of es-byte elements (es = 1 or 2: 32 x 32 bytes or 16 x 16 words), es a constant
+ * where it is inlined, so that every loop unrolls, every shift is an immediate and the masks are
+ * constants: rounds s = 1, 2, 4 (, 8) within the 128-bit lanes, then the lanes' halves swapped. */
+INLINE TARGET_AVX2 void avx2_transpose_es(uint8_t *dst, const uint8_t *src, const unsigned es) {
+  const unsigned rows = 32 / es, h = 16 / es;
+  __m256i r[32];
+#pragma GCC unroll 32
+  for (unsigned i = 0; i < rows; i++) r[i] = _mm256_loadu_si256((const void *)(src + 32 * i));
+  transpose_round(r, es, 1);
+  transpose_round(r, es, 2);
+  transpose_round(r, es, 4);
+  if (es == 1) transpose_round(r, es, 8);
+#pragma GCC unroll 16
+  for (unsigned j = 0; j < h; j++) { /* i = j, i + h: the pairs of the halves */
+    __m256i lo = r[j], hi = r[j + h];
+    r[j] = _mm256_permute2x128_si256(lo, hi, 0x20);
+    r[j + h] = _mm256_permute2x128_si256(lo, hi, 0x31);
+  }
+#pragma GCC unroll 32
   for (unsigned i = 0; i < rows; i++) _mm256_storeu_si256((void *)(dst + 32 * i), r[i]);
+}
+
+TARGET_AVX2 static void avx2_transpose(uint8_t *dst, const uint8_t *src, unsigned bits) {
+  if (bits == 8) avx2_transpose_es(dst, src, 1);
+  else if (bits == 16) avx2_transpose_es(dst, src, 2);
+  else isa_load2d_transpose_scalar(dst, src, bits);
 }
 
 /* ---- load2d's squares with AVX-512 BW --------------------------------------------------------- */
