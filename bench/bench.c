@@ -202,7 +202,8 @@ static int case_timing(const sim_config *cfg) {
   double record = r.record_s, replay = r.run_s - r.record_s;
   printf("timing-only fp16 matmul %u^3 on %u cores: %llu instructions, %.2f s of CPU (record %.2f s, then the "
          "replay and the hazard check %.2f s; the replay again alone %.2f s)\n",
-         TIMING_SIZE, (unsigned)cfg->chip_aic_cores, (unsigned long long)r.insns, r.run_s, record, replay, r.replay_s);
+         TIMING_SIZE, (unsigned)cfg->chip_aic_cores, (unsigned long long)r.insns, r.run_s, record, replay,
+         r.replay_s);
   printf("  %.3g instructions/s (record %.3g/s, replay %.3g/s); peak memory +%.0f MiB = %.0f bytes per instruction\n",
          (double)r.insns / r.run_s, record > 0 ? (double)r.insns / record : 0.0, (double)r.insns / replay,
          rss / (1 << 20), rss / (double)r.insns);

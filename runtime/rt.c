@@ -413,7 +413,8 @@ static void concurrent_work(void *arg, unsigned w) {
   concurrent_launch *L = arg;
   for (unsigned b = 0; b < L->block_dim; b++) {
     unsigned g = b % L->naic;
-    if (g % L->workers == w) run_block(&L->ctx[w], L->s, sim_get_core(L->s, g), RT_LAUNCH_AIC, b, L->block_dim, 0, L->fn, L->args);
+    if (g % L->workers == w)
+      run_block(&L->ctx[w], L->s, sim_get_core(L->s, g), RT_LAUNCH_AIC, b, L->block_dim, 0, L->fn, L->args);
   }
 }
 

@@ -4,6 +4,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Lines whose sets are fetched from host memory ahead of their lookup (the tag store is far
  * larger than the host's nearer caches); a power of two. */
@@ -81,7 +84,6 @@ static void renumber(sim_l2 *l2) {
  * way compared at once, without the early exit whose branch the host mispredicts at every
  * lookup (the way that hits is anyone's guess). */
 #if defined(__SSE2__)
-#include <emmintrin.h>
 #define FAST(T) (sizeof(T) == sizeof(uint32_t))
 static inline unsigned match16(const uint32_t *tags, uint32_t want) {
   const __m128i w = _mm_set1_epi32((int)want), keep = _mm_set1_epi32(0x7FFFFFFF);
