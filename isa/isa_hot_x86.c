@@ -840,9 +840,9 @@ INLINE TARGET_AVX2 void transpose_round(__m256i r[32], const unsigned es, const 
 #pragma GCC unroll 32
   for (unsigned b = 0; b < 32; b++) sel[b] = (b / es) & s ? 0xFF : 0;
   const __m256i mask = _mm256_loadu_si256((const void *)sel);
-#pragma GCC unroll 16
-  for (unsigned j = 0; j < 16 / es; j++) { /* the pairs: i has bit s clear */
-    unsigned i = (j / s) * 2 * s + j % s;
+#pragma GCC unroll 32
+  for (unsigned i = 0; i < 32; i++) { /* the pairs: i has bit s clear */
+    if (i + s >= 32 / es || (i & s)) continue;
     __m256i lo = r[i], hi = r[i + s];
     r[i] = _mm256_blendv_epi8(lo, lane_shift(hi, s * es, true), mask);
     r[i + s] = _mm256_blendv_epi8(lane_shift(lo, s * es, false), hi, mask);
