@@ -358,6 +358,8 @@ void sim_record_concurrently(sim *s, unsigned workers, void (*work)(void *arg, u
       }
     return;
   }
+#else
+  (void)s;
 #endif
   for (unsigned w = 0; w < workers; w++) work(arg, w);
 }
