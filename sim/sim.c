@@ -349,13 +349,8 @@ void sim_record_concurrently(sim *s, unsigned workers, void (*work)(void *arg, u
     for (unsigned w = 1; w < workers; w++)
       if (!x[w].made) work(arg, w); /* no thread for it: its cores now, on this one */
     free(x);
-    if (s->progress) /* the counts the cores had not added yet */
-      for (unsigned c = 0; c < s->ncores; c++) {
-        uint64_t before = s->recorded;
-        s->recorded += s->cores[c].unreported;
-        s->cores[c].unreported = 0;
-        if (before / SIM_PROGRESS_STEP != s->recorded / SIM_PROGRESS_STEP) report_recorded(s, s->recorded);
-      }
+    if (s->progress) /* the counts the cores had not added yet (no lock now: one thread) */
+      for (unsigned c = 0; c < s->ncores; c++) count_unreported(s, &s->cores[c]);
     return;
   }
 #else
