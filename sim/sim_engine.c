@@ -22,8 +22,9 @@
 #define MAX_PARTNERS 63 /* reads of other cores one read shares lines with (more: not counted) */
 
 /* EV_XFLAG: a cross-core flag reaches a core's counter (idx: the flag id); EV_SYNC: a SyncAll
- * round is released (idx: 1 for the AIVs' round) */
-typedef enum { EV_COMPLETE = 0, EV_FLOW = 1, EV_WAKE = 2, EV_XFLAG = 3, EV_SYNC = 4 } ev_kind;
+ * round is released (idx: 1 for the AIVs' round). A core's wake-up, when the time it waits for
+ * has come, is not an event of the heap but its entry in engine.wake (schedule_wake). */
+typedef enum { EV_COMPLETE = 0, EV_FLOW = 1, EV_XFLAG = 2, EV_SYNC = 3 } ev_kind;
 
 #define EV_KIND_SHIFT 58 /* ev.key: the kind above the push's sequence number */
 
@@ -108,6 +109,9 @@ typedef struct eng_kept {
 } eng_kept;
 
 typedef struct eng_core {
+  /* head_t[p]: when pipe p's queued head may start, NEVER with nothing queued (pipes[p].qlen ?
+   * pipes[p].free_t : NEVER, kept by head_update): what progress reads of every pipe, together */
+  uint64_t head_t[ISA_PIPE_COUNT];
   sim_core *c;
   const sim_config *cfg; /* the chip's, or for an AIV the chip's with the aiv section's values */
   size_t n, pc, completed;
@@ -132,7 +136,6 @@ typedef struct eng_core {
   eng_pipe pipes[ISA_PIPE_COUNT];
   uint64_t dispatch_t; /* when the next instruction may enter its queue */
   uint64_t scalar_free; /* the scalar unit finished issuing the last instruction */
-  uint64_t wake_t;     /* earliest pending wake-up, NEVER if none */
   uint64_t stall_since;/* dispatch blocked since, NEVER if not blocked */
   eng_flag flags[ISA_PIPE_COUNT][ISA_PIPE_COUNT][EVENT_IDS];
   uint64_t *flag_ids; /* with a trace: FLAG_FIFO arrow ids per flag, oldest first */
@@ -241,6 +244,11 @@ typedef struct engine {
   bool rates_dirty;
   uint64_t *dirty; /* bit c: core c may make progress now (ncores bits) */
   size_t dirty_words;
+  /* wake[c]: when core c's next instruction may dispatch or a pipe's head may start (NEVER:
+   * nothing waits for time alone); wake_min the earliest of them. Side by side, so that finding
+   * the cores due reads a few host cache lines. */
+  uint64_t *wake;
+  uint64_t wake_min;
   double gm_rate; /* sum of flow rates, bytes/cycle */
   uint64_t gm_busy_since;
   bool l2_on;
@@ -257,6 +265,11 @@ typedef struct engine {
   uint8_t *nxids;     /* [core][flag id] */
 } engine;
 
+static inline void head_update(eng_core *k, isa_pipe p) {
+  const eng_pipe *pp = &k->pipes[p];
+  k->head_t[p] = pp->qlen ? pp->free_t : NEVER;
+}
+
 static void mark_dirty(engine *e, const eng_core *k) {
   unsigned c = k->c->index;
   e->dirty[c / 64] |= UINT64_C(1) << (c % 64);
@@ -268,7 +281,7 @@ static bool grow(struct engine *e, void **p, size_t *cap, size_t n, size_t elem)
 
 static bool ev_before(const ev *a, const ev *b) {
   if (a->time != b->time) return a->time < b->time;
-  return a->key < b->key; /* completions before wake-ups, then in the order pushed */
+  return a->key < b->key; /* completions, flows, flags, SyncAll rounds, then in the order pushed */
 }
 
 /* The events are a 4-ary heap (half the levels of a binary one, its children side by side in
@@ -724,6 +737,18 @@ static void out_add(engine *e, eng_core *k, uint64_t idx, isa_pipe pipe) {
 
 static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p);
 
+/* Whether an instruction of pipe p completing may let core k go on: the only waits a completion
+ * ends are a pipe_barrier at its pipe's head and a barrier over all pipes (or a SyncAll) next to
+ * dispatch; the set_flags it releases mark the core themselves (flag_set), and every other wait
+ * ends with an event or a time of its own. */
+static bool completion_releases(const eng_core *k, isa_pipe p) {
+  if (p < ISA_PIPE_COUNT) {
+    const eng_pipe *pp = &k->pipes[p];
+    if (pp->qlen && pp->qop[pp->qhead] == ISA_OP_PIPE_BARRIER) return true;
+  }
+  return k->pc < k->n && isa_insn_pipe(&k->nxt) == ISA_PIPE_ALL;
+}
+
 static void complete(engine *e, eng_core *k, uint64_t idx) {
   eng_insn *st = eng_st(k, idx);
   const isa_insn *in = eng_in(k, idx);
@@ -759,7 +784,7 @@ static void complete(engine *e, eng_core *k, uint64_t idx) {
     if (e->trace) sim_trace_insn(e->trace, &te);
     if (e->observer) e->observer->insn(e->observer->arg, &te);
   }
-  mark_dirty(e, k);
+  if (completion_releases(k, p)) mark_dirty(e, k);
   if (st->seq != UINT64_MAX && p < ISA_PIPE_COUNT) fire_pending_sets(e, k, p);
 }
 
@@ -782,6 +807,7 @@ static void flag_set(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe) 
   }
   eng_flag *fl = flag_of(k, in);
   fl->count++;
+  mark_dirty(e, k); /* a wait_flag may go on */
   uint64_t id = ++e->next_flow_id;
   if (!e->trace) return;
   uint64_t *ids = flag_ids(k, fl);
@@ -1108,6 +1134,7 @@ static void schedule_work(engine *e, eng_core *k, uint64_t idx) {
   st->busy_end = work_end(e, k, idx, work_begin(e, k, idx, e->now) + occ);
   st->end = st->busy_end + lat;
   pp->free_t = pp->idle_from = st->busy_end;
+  head_update(k, pipe);
   heap_push(e, st->end, EV_COMPLETE, k->c->index, idx);
   /* a unit-flag fixpipe that started before this mmad can now be timed */
   if (in->op == ISA_OP_MMAD && k->uf_waiting_fix != NEVER && eng_st_uf(k, k->uf_waiting_fix)->uf_dep == idx) {
@@ -1140,6 +1167,7 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
   k->stats->path_bytes[w.path] += w.bytes;
   k->stats->macs += w.macs;
   pp->free_t = NEVER; /* busy until its work is timed */
+  head_update(k, pipe);
   if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER && eng_st_uf(k, st->uf_dep)->state < ST_RUNNING) {
     k->uf_waiting_fix = idx; /* it holds the FIX pipe, waiting for its mmad to start */
     return;
@@ -1176,6 +1204,7 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
   }
   pp->qhead = (pp->qhead + 1) % pp->qcap;
   pp->qlen--;
+  head_update(k, p);
   if (op == ISA_OP_SET_FLAG || op == ISA_OP_CROSS_SET_FLAG)
     set_flag_start(e, k, pp, p, idx);
   else if (op == ISA_OP_WAIT_FLAG || op == ISA_OP_PIPE_BARRIER || op == ISA_OP_CROSS_WAIT_FLAG)
@@ -1359,34 +1388,47 @@ static bool try_dispatch(engine *e, eng_core *k) {
   pp->qop[slot] = in->op;
   pp->qflag[slot] = in->op == ISA_OP_WAIT_FLAG ? flag_of(k, in) : NULL;
   pp->qlen++;
+  head_update(k, p);
   st->state = ST_QUEUED;
   out_add(e, k, idx, p);
   uf_note_dispatch(k, idx);
   return true;
 }
 
+/* Core k wakes at t (progress then runs it), unless it wakes sooner already: its wake-up
+ * becomes only earlier until it comes (progress, which is what a wake-up does, names the next
+ * time it waits for, so a later one it named before has nothing left to do). */
 static void schedule_wake(engine *e, eng_core *k, uint64_t t) {
-  if (t == NEVER || t <= e->now) return;
-  if (k->wake_t != NEVER && k->wake_t > e->now && k->wake_t <= t) return;
-  k->wake_t = t;
-  heap_push(e, t, EV_WAKE, k->c->index, 0);
+  uint64_t *w = &e->wake[k->c->index];
+  if (t <= e->now || t >= *w) return; /* NEVER: >= any */
+  *w = t;
+  if (t < e->wake_min) e->wake_min = t;
+}
+
+/* The cores due at now (wake_min) are marked for progress; wake_min becomes the next. */
+static void wake_due(engine *e) {
+  uint64_t next = NEVER, now = e->now;
+  for (unsigned c = 0; c < e->s->ncores; c++) {
+    uint64_t w = e->wake[c];
+    if (w == now) {
+      e->wake[c] = NEVER;
+      mark_dirty(e, &e->cores[c]);
+    } else if (w < next) next = w;
+  }
+  e->wake_min = next;
 }
 
 static void progress(engine *e, eng_core *k) {
   bool changed;
   do {
     changed = false;
-    for (int p = 0; p < ISA_PIPE_COUNT; p++) {
-      const eng_pipe *pp = &k->pipes[p]; /* try_start_head's own first test, without the call */
-      while (pp->qlen && e->now >= pp->free_t && try_start_head(e, k, (isa_pipe)p)) changed = true;
-    }
+    for (int p = 0; p < ISA_PIPE_COUNT; p++) /* try_start_head's own first test, without the call */
+      while (e->now >= k->head_t[p] && try_start_head(e, k, (isa_pipe)p)) changed = true;
     while (k->pc < k->n && k->dispatch_t <= e->now && try_dispatch(e, k)) changed = true;
   } while (changed && !e->oom);
   uint64_t next = NEVER;
-  for (int p = 0; p < ISA_PIPE_COUNT; p++) {
-    const eng_pipe *pp = &k->pipes[p];
-    if (pp->qlen && pp->free_t > e->now && pp->free_t < next) next = pp->free_t;
-  }
+  for (int p = 0; p < ISA_PIPE_COUNT; p++)
+    if (k->head_t[p] > e->now && k->head_t[p] < next) next = k->head_t[p];
   if (k->pc < k->n && k->dispatch_t > e->now && k->dispatch_t < next) next = k->dispatch_t;
   schedule_wake(e, k, next);
 }
@@ -1420,6 +1462,7 @@ static void step_flows(engine *e, uint64_t t) {
     st->busy_end = work_end(e, k, f->idx, t);
     st->end = st->busy_end + f->latency + e->gm_queueing;
     k->pipes[f->pipe].free_t = st->busy_end;
+    head_update(k, f->pipe);
     mark_dirty(e, k);
     heap_push(e, st->end, EV_COMPLETE, f->core, f->idx);
   }
@@ -1789,6 +1832,7 @@ static void engine_free(engine *e) {
     }
   free(e->cores);
   free(e->dirty);
+  free(e->wake);
   free(e->heap);
   for (size_t i = 0; i < e->nflows; i++) free(e->flows[i].partner);
   free(e->flows);
@@ -1818,7 +1862,9 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
   e->cores = calloc(s->ncores, sizeof *e->cores);
   e->dirty_words = (s->ncores + 63) / 64;
   e->dirty = calloc(e->dirty_words, sizeof *e->dirty);
-  if (!e->cores || !e->dirty) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
+  e->wake = malloc((s->ncores ? s->ncores : 1) * sizeof *e->wake);
+  e->wake_min = NEVER;
+  if (!e->cores || !e->dirty || !e->wake) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
   /* an AIV's MTE2, MTE3 and vector unit are the cube core's engines with their own widths and
    * bytes in flight, and its kernel entry its own (docs/TIMING.md, "AIV cores") */
   e->aiv_cfg = s->cfg;
@@ -1856,11 +1902,14 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     /* the kernel's entry (arguments, tiling data, set-up) occupies the scalar unit first */
     k->scalar_free = k->stats->start_cycles + k->cfg->scalar_kernel_init_cycles;
     k->dispatch_t = k->n ? k->scalar_free + scalar_cost(k, dl_in(k, 0, &(isa_insn){.op = 0})) : NEVER;
-    k->wake_t = NEVER;
+    e->wake[c] = NEVER;
     k->stall_since = NEVER;
     sim_uf_track_init(&k->uf);
     k->uf_waiting_fix = k->uf_last_fix = NEVER;
-    for (int p = 0; p < ISA_PIPE_COUNT; p++) k->pipes[p].idle_from = NEVER;
+    for (int p = 0; p < ISA_PIPE_COUNT; p++) {
+      k->pipes[p].idle_from = NEVER;
+      k->head_t[p] = NEVER;
+    }
     mark_dirty(e, k);
   }
   bool tight = !s->aiv_enabled;
@@ -1960,6 +2009,7 @@ static cs_status replay(sim *s, const sim_run_options *opt, sim_result *res, hb_
     /* the next moment something happens */
     uint64_t t = e.nheap ? e.heap[0].time : NEVER;
     if (e.nflows && e.flow_next < t) t = e.flow_next;
+    if (e.wake_min < t) t = e.wake_min;
     if (t == NEVER) break;
     step_flows(&e, t);
     while (e.nheap && e.heap[0].time == t) {
@@ -1974,11 +2024,9 @@ static cs_status replay(sim *s, const sim_run_options *opt, sim_result *res, hb_
       } else if (kind == EV_SYNC) {
         sim_xcore_sync_release(&e.xc, x.idx != 0);
         wake_all(&e);
-      } else {
-        if (k->wake_t == t) k->wake_t = NEVER;
-        mark_dirty(&e, k);
       }
     }
+    if (e.wake_min == t) wake_due(&e);
   }
   if (pending) {
     hb_job_join(pending);
