@@ -492,8 +492,10 @@ static cs_status append(sim_core *c, const isa_insn *in) {
 cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
   if (c->faulted) return CS_EFAULT;
   if (c->owner->host_failed) return CS_ENOMEM;
-  isa_fault f;
-  memset(&f, 0, sizeof f);
+  isa_fault f; /* what a check that fails fills in (isa_fault_set), from this start */
+  f.cause = 0;
+  f.operand[0] = f.msg[0] = '\0';
+  f.value = f.limit = 0;
   bool ok = isa_insn_check(in, &f) && check_core_kind(c, in, &f) && check_alignment(c, in, &f);
   isa_range r[ISA_MAX_RANGES];
   size_t nr = 0;

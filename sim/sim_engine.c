@@ -1363,7 +1363,8 @@ static bool try_dispatch(engine *e, eng_core *k) {
   *slot_in = k->nxt;
   in = slot_in;
   eng_insn *st = eng_st(k, idx);
-  memset(st, 0, sizeof *st);
+  static const eng_insn blank; /* copied, not memset (see sim_stream.c's decode) */
+  memcpy(st, &blank, sizeof *st);
   st->pipe = (uint8_t)p;
   st->dispatch = e->now;
   /* the scalar unit was busy issuing it (or doing the scalar work it is), and before the first
