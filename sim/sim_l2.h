@@ -17,6 +17,13 @@ typedef struct sim_l2 {
   uint64_t line_bytes;
   uint64_t sets, ways;
   uint64_t set_mask; /* sets - 1 when sets is a power of two, else 0 */
+  /* else sets = set_odd << set_shift, and a hash modulo sets is its low set_shift bits beside
+   * its high ones modulo set_odd, found by multiplications with set_magic (sim_l2_set_of) */
+  unsigned set_shift;
+  uint64_t set_odd;
+#if defined(__SIZEOF_INT128__)
+  unsigned __int128 set_magic;
+#endif
   unsigned line_shift; /* log2(line_bytes) when a power of two above 1, else 0 (a division) */
   /* Per set, together (set_bytes, a whole number of host cache lines, the first aligned): its
    * ways' tags, then their last uses (32-bit stamps of clock, for LRU). A tag is the line
@@ -47,5 +54,7 @@ void sim_l2_free(sim_l2 *l2);
 /* Looks up (and allocates) every line the range touches, in address order; a line consecutive
  * runs share is looked up once; a write range makes its lines dirty. Adds to *res. */
 void sim_l2_access(sim_l2 *l2, const isa_range *r, sim_l2_result *res);
+/* The set a line maps to: its address hashed, modulo sets. */
+uint64_t sim_l2_set_of(const sim_l2 *l2, uint64_t line);
 
 #endif

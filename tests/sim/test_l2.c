@@ -5,7 +5,9 @@
  * and miss bytes, fills, write-backs and dirty lines access after access:
  *   - with 32-bit tags (a small GM) and with 64-bit ones (a GM of 2^45 bytes, lines above 2^31);
  *   - with a power-of-two number of sets and without;
- *   - with the 32-bit stamps renumbered every 50 uses (stamp_limit), as at their wrap. */
+ *   - with the 32-bit stamps renumbered every 50 uses (stamp_limit), as at their wrap.
+ * And the set of a line (sim_l2_set_of, which finds the hash modulo sets without dividing) is the
+ * hash's remainder by the division, for lines of every size and set counts of every shape. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -141,8 +143,42 @@ static void test_l2_matches_the_model_across_stamp_renumbering(void **state) {
   compare_runs(3, 16, UINT64_C(1) << 36, 50, 9);
 }
 
+static uint64_t next_random(uint64_t *x) { /* xorshift64* */
+  *x ^= *x >> 12, *x ^= *x << 25, *x ^= *x >> 27;
+  return *x * 0x2545F4914F6CDD1Dull;
+}
+
+static void test_l2_set_of_is_the_remainder(void **state) {
+  (void)state;
+  /* the 910B's 24576 sets (3 << 13), odd counts, large odd parts, powers of two */
+  const uint64_t counts[] = {24576, 3, 5, 6, 7, 12, 1000, 12289, 49152, 1536 * 1023, 4096, 1};
+  uint64_t seed = 99;
+  for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+    sim_l2 l2;
+    cs_err e;
+    assert_int_equal(sim_l2_init(&l2, counts[c] * 2 * 128, 128, 2, UINT64_C(1) << 36, &e), CS_OK);
+    model m = {.sets = counts[c]};
+    for (uint64_t i = 0; i < 200000; i++) {
+      uint64_t line = i < 1000 ? i : i < 2000 ? UINT64_MAX - (i - 1000) : next_random(&seed) >> (i % 64);
+      uint64_t want = model_set(&m, line), got = sim_l2_set_of(&l2, line);
+      if (got != want) fail_msg("%llu sets: line %llu: set %llu, want %llu", (unsigned long long)counts[c],
+                                (unsigned long long)line, (unsigned long long)got, (unsigned long long)want);
+    }
+    sim_l2_free(&l2);
+  }
+}
+
+static void test_l2_matches_the_model_odd_set_counts(void **state) {
+  (void)state;
+  compare_runs(12, 16, UINT64_C(1) << 36, 0, 10);
+  compare_runs(5, 4, UINT64_C(1) << 36, 0, 11);
+  compare_runs(15, 2, UINT64_C(1) << 45, 0, 12);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_l2_set_of_is_the_remainder),
+      cmocka_unit_test(test_l2_matches_the_model_odd_set_counts),
       cmocka_unit_test(test_l2_matches_the_model_32_bit_tags),
       cmocka_unit_test(test_l2_matches_the_model_64_bit_tags),
       cmocka_unit_test(test_l2_matches_the_model_across_stamp_renumbering),
