@@ -1409,12 +1409,14 @@ static void schedule_wake(engine *e, eng_core *k, uint64_t t) {
 /* The cores due at now (wake_min) are marked for progress; wake_min becomes the next. */
 static void wake_due(engine *e) {
   uint64_t next = NEVER, now = e->now;
+  /* without a branch per core (which of them are due is anyone's guess): a due core's entry
+   * becomes NEVER and its bit is set in its word of dirty */
   for (unsigned c = 0; c < e->s->ncores; c++) {
-    uint64_t w = e->wake[c];
-    if (w == now) {
-      e->wake[c] = NEVER;
-      mark_dirty(e, &e->cores[c]);
-    } else if (w < next) next = w;
+    uint64_t w = e->wake[c], due = w == now;
+    w |= -due; /* NEVER when due */
+    e->wake[c] = w;
+    e->dirty[c / 64] |= due << (c % 64);
+    next = w < next ? w : next;
   }
   e->wake_min = next;
 }
