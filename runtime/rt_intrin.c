@@ -12,6 +12,16 @@ void rt_issue(rt_ctx *ctx, const isa_insn *in) {
   if (rt_ok(ctx)) sim_core_issue(ctx->core, in);
 }
 
+/* A blank instruction of op: copied from a zero one, since a memset of an instruction compiles
+ * to `rep stos`, whose start costs more than the stores (an instruction is recorded each time). */
+static inline isa_insn insn_of(uint32_t op) {
+  static const isa_insn blank;
+  isa_insn in;
+  memcpy(&in, &blank, sizeof in);
+  in.op = op;
+  return in;
+}
+
 static isa_addr laddr(rt_ltensor t) { return (isa_addr){rt_pos_mem(t.pos), t.off}; }
 static isa_addr gaddr(rt_gtensor t) { return (isa_addr){ISA_MEM_GM, t.addr}; }
 
@@ -24,9 +34,7 @@ isa_fmt_copy rt_copy_params(uint64_t bytes) {
 }
 
 static void issue_copy(rt_ctx *ctx, isa_op op, isa_addr dst, isa_addr src, isa_fmt_copy p) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
+  isa_insn in = insn_of(op);
   p.dst = dst;
   p.src = src;
   in.u.copy = p;
@@ -48,9 +56,7 @@ void rt_copy_local(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_copy p) 
 }
 
 void rt_copy_nd2nz(rt_ctx *ctx, rt_ltensor dst, rt_gtensor src, isa_fmt_nd2nz p) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_COPY_GM_L1_ND2NZ;
+  isa_insn in = insn_of(ISA_OP_COPY_GM_L1_ND2NZ);
   p.dst = laddr(dst);
   p.src = gaddr(src);
   in.u.nd2nz = p;
@@ -58,9 +64,7 @@ void rt_copy_nd2nz(rt_ctx *ctx, rt_ltensor dst, rt_gtensor src, isa_fmt_nd2nz p)
 }
 
 void rt_load2d(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_load2d p) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = rt_pos_mem(dst.pos) == ISA_MEM_L0B ? ISA_OP_LOAD_L0B : ISA_OP_LOAD_L0A;
+  isa_insn in = insn_of(rt_pos_mem(dst.pos) == ISA_MEM_L0B ? ISA_OP_LOAD_L0B : ISA_OP_LOAD_L0A);
   p.dst = laddr(dst);
   p.src = laddr(src);
   in.u.load2d = p;
@@ -68,9 +72,7 @@ void rt_load2d(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_load2d p) {
 }
 
 void rt_load3d(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_load3d p) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_LOAD3D_L0A;
+  isa_insn in = insn_of(ISA_OP_LOAD3D_L0A);
   p.dst = laddr(dst);
   p.src = laddr(src);
   in.u.load3d = p;
@@ -78,9 +80,7 @@ void rt_load3d(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, isa_fmt_load3d p) {
 }
 
 void rt_mmad(rt_ctx *ctx, rt_ltensor c, rt_ltensor a, rt_ltensor b, const rt_ltensor *bias, isa_fmt_mmad p) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_MMAD;
+  isa_insn in = insn_of(ISA_OP_MMAD);
   p.dst = laddr(c);
   p.a = laddr(a);
   p.b = laddr(b);
@@ -91,9 +91,7 @@ void rt_mmad(rt_ctx *ctx, rt_ltensor c, rt_ltensor a, rt_ltensor b, const rt_lte
 }
 
 void rt_fixpipe(rt_ctx *ctx, rt_gtensor dst, rt_ltensor src, const rt_ltensor *fb, isa_fmt_fixpipe p) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_FIXPIPE;
+  isa_insn in = insn_of(ISA_OP_FIXPIPE);
   p.dst = gaddr(dst);
   p.src = laddr(src);
   p.fb = fb ? laddr(*fb) : (isa_addr){ISA_MEM_GM, 0};
@@ -102,9 +100,7 @@ void rt_fixpipe(rt_ctx *ctx, rt_gtensor dst, rt_ltensor src, const rt_ltensor *f
 }
 
 void rt_vdeq(rt_ctx *ctx, rt_ltensor dst, rt_ltensor src, rt_ltensor scale, isa_fmt_vdeq p) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_VDEQ;
+  isa_insn in = insn_of(ISA_OP_VDEQ);
   p.dst = laddr(dst);
   p.src = laddr(src);
   p.scale = laddr(scale);
@@ -130,9 +126,7 @@ static uint32_t rep_blocks(uint32_t lanes, unsigned bytes) { return lanes * byte
 static uint32_t lanes_of(unsigned widest_bytes) { return widest_bytes ? 256 / widest_bytes : 0; }
 
 static void issue_vec(rt_ctx *ctx, isa_op op, const void *fmt, size_t bytes) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
+  isa_insn in = insn_of(op);
   memcpy(&in.u, fmt, bytes);
   rt_issue(ctx, &in);
 }
@@ -293,9 +287,7 @@ uint64_t rt_scalar_bits(rt_ctx *ctx, isa_dtype t, double v) {
 }
 
 static void issue_flag(rt_ctx *ctx, isa_op op, isa_pipe src, isa_pipe dst, int id) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = op;
+  isa_insn in = insn_of(op);
   in.u.flag.src_pipe = src;
   in.u.flag.dst_pipe = dst;
   in.u.flag.event_id = (uint32_t)id;
@@ -306,9 +298,7 @@ void rt_set_flag(rt_ctx *ctx, isa_pipe src, isa_pipe dst, int id) { issue_flag(c
 void rt_wait_flag(rt_ctx *ctx, isa_pipe src, isa_pipe dst, int id) { issue_flag(ctx, ISA_OP_WAIT_FLAG, src, dst, id); }
 
 void rt_pipe_barrier(rt_ctx *ctx, isa_pipe pipe) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_PIPE_BARRIER;
+  isa_insn in = insn_of(ISA_OP_PIPE_BARRIER);
   in.u.barrier.pipe = pipe;
   rt_issue(ctx, &in);
 }
@@ -325,9 +315,7 @@ void rt_cross_set_flag(rt_ctx *ctx, unsigned mode, isa_pipe pipe, unsigned flag_
     rt_fail(ctx, "cross_set_flag mode 2 (AIC <-> AIV) outside a MIX launch");
     return;
   }
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_CROSS_SET_FLAG;
+  isa_insn in = insn_of(ISA_OP_CROSS_SET_FLAG);
   in.u.xflag.mode = mode;
   in.u.xflag.pipe = pipe;
   in.u.xflag.flag_id = flag_id;
@@ -335,9 +323,7 @@ void rt_cross_set_flag(rt_ctx *ctx, unsigned mode, isa_pipe pipe, unsigned flag_
 }
 
 void rt_cross_wait_flag_pipe(rt_ctx *ctx, isa_pipe pipe, unsigned flag_id) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_CROSS_WAIT_FLAG;
+  isa_insn in = insn_of(ISA_OP_CROSS_WAIT_FLAG);
   in.u.xflag.pipe = pipe;
   in.u.xflag.flag_id = flag_id;
   rt_issue(ctx, &in);
@@ -346,18 +332,14 @@ void rt_cross_wait_flag_pipe(rt_ctx *ctx, isa_pipe pipe, unsigned flag_id) {
 void rt_cross_wait_flag(rt_ctx *ctx, unsigned flag_id) { rt_cross_wait_flag_pipe(ctx, ISA_PIPE_S, flag_id); }
 
 void rt_sync_all(rt_ctx *ctx, bool aiv_only) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_SYNC_ALL;
+  isa_insn in = insn_of(ISA_OP_SYNC_ALL);
   in.u.syncall.aiv_only = aiv_only;
   rt_issue(ctx, &in);
 }
 
 void rt_scalar(rt_ctx *ctx, uint32_t cycles) {
   if (!cycles) return;
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_SCALAR;
+  isa_insn in = insn_of(ISA_OP_SCALAR);
   in.u.scalar.cycles = cycles;
   rt_issue(ctx, &in);
 }

@@ -1023,7 +1023,8 @@ static void flow_begin(engine *e, eng_core *k, uint64_t idx) {
     e->capflows = cap;
   }
   eng_flow *f = &e->flows[e->nflows++];
-  memset(f, 0, sizeof *f);
+  static const eng_flow blank; /* copied, not memset (see sim_stream.c's decode) */
+  memcpy(f, &blank, sizeof *f);
   f->core = k->c->index;
   f->idx = idx;
   f->pipe = pipe;
