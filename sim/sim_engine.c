@@ -58,11 +58,16 @@ size_t sim_engine_insn_bytes(void) { return sizeof(eng_insn); }
 
 size_t sim_engine_window_insns(void) { return WINDOW_START; }
 
+/* A queued instruction: its index, and its opcode and a wait_flag's flag, so that a blocked head
+ * is checked again and again without reading the stream (one host cache line for all three). */
+typedef struct eng_queued {
+  uint64_t idx;
+  struct eng_flag *flag;
+  uint32_t op;
+} eng_queued;
+
 typedef struct eng_pipe {
-  uint64_t *q; /* ring of queued instruction indices */
-  uint32_t *qop; /* their opcodes, and a wait_flag's flag: a blocked head is checked again and
-                  * again without reading the stream */
-  struct eng_flag **qflag;
+  eng_queued *q; /* ring of queued instructions */
   size_t qhead, qlen, qcap;
   uint64_t free_t;  /* earliest start of the next instruction (previous start + occupancy) */
   uint64_t idle_from; /* end of the last occupancy, NEVER before the first (the cube's restart) */
@@ -744,7 +749,7 @@ static void fire_pending_sets(engine *e, eng_core *k, isa_pipe p);
 static bool completion_releases(const eng_core *k, isa_pipe p) {
   if (p < ISA_PIPE_COUNT) {
     const eng_pipe *pp = &k->pipes[p];
-    if (pp->qlen && pp->qop[pp->qhead] == ISA_OP_PIPE_BARRIER) return true;
+    if (pp->qlen && pp->q[pp->qhead].op == ISA_OP_PIPE_BARRIER) return true;
   }
   return k->pc < k->n && isa_insn_pipe(&k->nxt) == ISA_PIPE_ALL;
 }
@@ -1180,13 +1185,14 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
 static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
   eng_pipe *pp = &k->pipes[p];
   if (!pp->qlen || e->now < pp->free_t) return false;
-  uint64_t idx = pp->q[pp->qhead];
-  uint32_t op = pp->qop[pp->qhead];
+  const eng_queued *head = &pp->q[pp->qhead];
+  uint64_t idx = head->idx;
+  uint32_t op = head->op;
   switch ((isa_op)op) {
     case ISA_OP_SET_FLAG: /* leaves the queue at once; fires when the earlier work completes */
       break;
     case ISA_OP_WAIT_FLAG:
-      if (!pp->qflag[pp->qhead]->count) return false;
+      if (!head->flag->count) return false;
       flag_wait(e, k, eng_in(k, idx), p);
       break;
     case ISA_OP_CROSS_SET_FLAG: /* a counter it could raise is at the limit: it stays queued */
@@ -1386,9 +1392,7 @@ static bool try_dispatch(engine *e, eng_core *k) {
   }
   eng_pipe *pp = &k->pipes[p];
   size_t slot = (pp->qhead + pp->qlen) % pp->qcap;
-  pp->q[slot] = idx;
-  pp->qop[slot] = in->op;
-  pp->qflag[slot] = in->op == ISA_OP_WAIT_FLAG ? flag_of(k, in) : NULL;
+  pp->q[slot] = (eng_queued){idx, in->op == ISA_OP_WAIT_FLAG ? flag_of(k, in) : NULL, in->op};
   pp->qlen++;
   head_update(k, p);
   st->state = ST_QUEUED;
@@ -1543,7 +1547,7 @@ static int dl_locate(const eng_core *k, uint64_t x, char *out, size_t n, int dep
   }
   if (st->state == ST_QUEUED) {
     const eng_pipe *pp = &k->pipes[p];
-    uint64_t head = pp->q[pp->qhead];
+    uint64_t head = pp->q[pp->qhead].idx;
     if (head == x) snprintf(out, n, "at the head of %s", isa_pipe_name(p));
     else snprintf(out, n, "queued in %s behind instruction %" PRIu64 " (%s)", isa_pipe_name(p), head, dl_mn(k, head));
     return p;
@@ -1626,7 +1630,7 @@ static int dl_xwait(const engine *e, const eng_core *k, const char *who, uint64_
 /* The node of pipe p's head (qlen > 0), which cannot start. */
 static int dl_pipe_node(const engine *e, const eng_core *k, int p, dl_node *d) {
   const eng_pipe *pp = &k->pipes[p];
-  uint64_t h = pp->q[pp->qhead];
+  uint64_t h = pp->q[pp->qhead].idx;
   const char *pn = isa_pipe_name((isa_pipe)p);
   d->idx = h;
   if (dl_in(k, h, &(isa_insn){.op = 0})->op == ISA_OP_WAIT_FLAG) return dl_wait(k, pn, h, d);
@@ -1688,8 +1692,8 @@ static int dl_dispatch_node(const engine *e, const eng_core *k, dl_node *d) {
       snprintf(d->text, sizeof d->text,
                "dispatch is held at instruction %" PRIu64 " (pipe_barrier ALL) until %s drains, whose head is "
                "instruction %" PRIu64 " (%s)",
-               i, isa_pipe_name((isa_pipe)q), pp->qlen ? pp->q[pp->qhead] : dl_running(k, q),
-               pp->qlen ? dl_mn(k, pp->q[pp->qhead]) : "running");
+               i, isa_pipe_name((isa_pipe)q), pp->qlen ? pp->q[pp->qhead].idx : dl_running(k, q),
+               pp->qlen ? dl_mn(k, pp->q[pp->qhead].idx) : "running");
       return pp->qlen ? q : DL_NONE;
     }
   }
@@ -1698,7 +1702,7 @@ static int dl_dispatch_node(const engine *e, const eng_core *k, dl_node *d) {
     snprintf(d->text, sizeof d->text,
              "dispatch is held at instruction %" PRIu64 " (%s): the %s queue is full (depth %zu) behind instruction "
              "%" PRIu64 " (%s)",
-             i, dl_mn(k, i), isa_pipe_name(p), pp->qcap, pp->q[pp->qhead], dl_mn(k, pp->q[pp->qhead]));
+             i, dl_mn(k, i), isa_pipe_name(p), pp->qcap, pp->q[pp->qhead].idx, dl_mn(k, pp->q[pp->qhead].idx));
     return p;
   }
   snprintf(d->text, sizeof d->text, "dispatch is held at instruction %" PRIu64 " (%s)", i, dl_mn(k, i));
@@ -1828,8 +1832,6 @@ static void engine_free(engine *e) {
       free(k->out);
       for (int p = 0; p < ISA_PIPE_COUNT; p++) {
         free(k->pipes[p].q);
-        free(k->pipes[p].qop);
-        free(k->pipes[p].qflag);
         free(k->pipes[p].run_seq);
         free(k->pipes[p].pend);
       }
@@ -1896,9 +1898,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     for (int p = 0; p < ISA_PIPE_COUNT; p++) {
       k->pipes[p].qcap = queue_depth(&s->cfg, (isa_pipe)p);
       k->pipes[p].q = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].q);
-      k->pipes[p].qop = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].qop);
-      k->pipes[p].qflag = calloc(k->pipes[p].qcap, sizeof *k->pipes[p].qflag);
-      if (!k->pipes[p].q || !k->pipes[p].qop || !k->pipes[p].qflag) return cs_err_set(err, CS_ENOMEM, "no host memory for pipe queues");
+      if (!k->pipes[p].q) return cs_err_set(err, CS_ENOMEM, "no host memory for pipe queues");
     }
     /* the launch: AI core g starts launch + g * skew after the task, its AIVs with it
      * (docs/TIMING.md, Launch) */
