@@ -121,9 +121,11 @@ typedef struct eng_core {
   const sim_config *cfg; /* the chip's, or for an AIV the chip's with the aiv section's values */
   size_t n, pc, completed;
   /* The instructions: the stream is compact (sim_stream.h); those of the window [st_lo, pc) are
-   * decoded in ins (the same ring as st), the next to dispatch (pc) in nxt, read by cur. */
+   * decoded in ins (the same ring as st), read by cur. The next to dispatch (pc) is at nxt_at:
+   * its own slot of ins when that is free (no copy at dispatch), else nxt. */
   isa_insn *ins;
   isa_insn nxt;
+  isa_insn *nxt_at;
   sim_stream_cursor cur;
   /* The replay state of the instructions [st_lo, pc), a ring indexed by idx & st_mask: those
    * not completed and those a later one may still read (UnitFlag partners), so that the
@@ -159,7 +161,7 @@ static inline eng_insn *eng_st(const eng_core *k, uint64_t idx) { return &k->st[
 
 /* Instruction idx, in [st_lo, pc] (pc: the next to dispatch). */
 static inline const isa_insn *eng_in(const eng_core *k, uint64_t idx) {
-  return idx == k->pc ? &k->nxt : &k->ins[idx & k->st_mask];
+  return idx == k->pc ? k->nxt_at : &k->ins[idx & k->st_mask];
 }
 
 /* The kept record of instruction idx (below st_lo), or NULL. */
@@ -751,7 +753,7 @@ static bool completion_releases(const eng_core *k, isa_pipe p) {
     const eng_pipe *pp = &k->pipes[p];
     if (pp->qlen && pp->q[pp->qhead].op == ISA_OP_PIPE_BARRIER) return true;
   }
-  return k->pc < k->n && isa_insn_pipe(&k->nxt) == ISA_PIPE_ALL;
+  return k->pc < k->n && isa_insn_pipe(k->nxt_at) == ISA_PIPE_ALL;
 }
 
 static void complete(engine *e, eng_core *k, uint64_t idx) {
@@ -1367,7 +1369,7 @@ static bool try_dispatch(engine *e, eng_core *k) {
   }
   if (idx - k->st_lo > k->st_mask && !window_make_room(e, k)) return false;
   isa_insn *slot_in = &k->ins[idx & k->st_mask];
-  *slot_in = k->nxt;
+  if (k->nxt_at != slot_in) *slot_in = k->nxt; /* decoded while the window was full */
   in = slot_in;
   eng_insn *st = eng_st(k, idx);
   static const eng_insn blank; /* copied, not memset (see sim_stream.c's decode) */
@@ -1381,8 +1383,12 @@ static bool try_dispatch(engine *e, eng_core *k) {
   k->stats->pipe_busy_cycles[ISA_PIPE_S] += st->scalar_end - st->scalar_start;
   k->scalar_free = e->now;
   k->pc++;
-  if (k->pc < k->n) sim_stream_next(&k->cur, &k->nxt);
-  k->dispatch_t = k->pc < k->n ? e->now + scalar_cost(k, &k->nxt) : NEVER;
+  if (k->pc < k->n) {
+    /* into its slot if the window has room for it (the window changes only as it dispatches) */
+    k->nxt_at = k->pc - k->st_lo <= k->st_mask ? &k->ins[k->pc & k->st_mask] : &k->nxt;
+    sim_stream_next(&k->cur, k->nxt_at);
+  }
+  k->dispatch_t = k->pc < k->n ? e->now + scalar_cost(k, k->nxt_at) : NEVER;
   if (p == ISA_PIPE_ALL || p == ISA_PIPE_S) {
     if (in->op == ISA_OP_SET_FLAG) flag_set(e, k, in, ISA_PIPE_S);
     else if (in->op == ISA_OP_WAIT_FLAG) flag_wait(e, k, in, ISA_PIPE_S);
@@ -1886,7 +1892,8 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->cfg = k->c->kind == SIM_CORE_AIV ? &e->aiv_cfg : &s->cfg;
     k->n = k->c->len;
     sim_stream_cursor_init(&k->cur, &k->c->rec, 0);
-    if (k->n) sim_stream_next(&k->cur, &k->nxt);
+    k->nxt_at = &k->nxt;
+    if (k->n) sim_stream_next(&k->cur, k->nxt_at);
     k->stats = &res->stats.core[c];
     k->stats->instructions = k->n;
     k->st = calloc(WINDOW_START, sizeof *k->st);
