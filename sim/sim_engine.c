@@ -126,6 +126,7 @@ typedef struct eng_core {
   isa_insn *ins;
   isa_insn nxt;
   isa_insn *nxt_at;
+  isa_pipe nxt_pipe; /* its pipe (a dispatch blocked on a full queue is tried again and again) */
   sim_stream_cursor cur;
   /* The replay state of the instructions [st_lo, pc), a ring indexed by idx & st_mask: those
    * not completed and those a later one may still read (UnitFlag partners), so that the
@@ -753,7 +754,7 @@ static bool completion_releases(const eng_core *k, isa_pipe p) {
     const eng_pipe *pp = &k->pipes[p];
     if (pp->qlen && pp->q[pp->qhead].op == ISA_OP_PIPE_BARRIER) return true;
   }
-  return k->pc < k->n && isa_insn_pipe(k->nxt_at) == ISA_PIPE_ALL;
+  return k->pc < k->n && k->nxt_pipe == ISA_PIPE_ALL;
 }
 
 static void complete(engine *e, eng_core *k, uint64_t idx) {
@@ -1353,7 +1354,7 @@ static bool try_dispatch(engine *e, eng_core *k) {
   if (k->pc >= k->n || k->dispatch_t > e->now) return false;
   uint64_t idx = k->pc;
   const isa_insn *in = eng_in(k, idx);
-  isa_pipe p = isa_insn_pipe(in);
+  isa_pipe p = k->nxt_pipe;
   bool blocked = false;
   if (p == ISA_PIPE_ALL) blocked = !core_drained(k) || (in->op == ISA_OP_SYNC_ALL && !sync_all_passes(e, k, in));
   else if (p == ISA_PIPE_S && in->op == ISA_OP_WAIT_FLAG) blocked = !flag_of(k, in)->count;
@@ -1387,6 +1388,7 @@ static bool try_dispatch(engine *e, eng_core *k) {
     /* into its slot if the window has room for it (the window changes only as it dispatches) */
     k->nxt_at = k->pc - k->st_lo <= k->st_mask ? &k->ins[k->pc & k->st_mask] : &k->nxt;
     sim_stream_next(&k->cur, k->nxt_at);
+    k->nxt_pipe = isa_insn_pipe(k->nxt_at);
   }
   k->dispatch_t = k->pc < k->n ? e->now + scalar_cost(k, k->nxt_at) : NEVER;
   if (p == ISA_PIPE_ALL || p == ISA_PIPE_S) {
@@ -1893,7 +1895,10 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->n = k->c->len;
     sim_stream_cursor_init(&k->cur, &k->c->rec, 0);
     k->nxt_at = &k->nxt;
-    if (k->n) sim_stream_next(&k->cur, k->nxt_at);
+    if (k->n) {
+      sim_stream_next(&k->cur, k->nxt_at);
+      k->nxt_pipe = isa_insn_pipe(k->nxt_at);
+    }
     k->stats = &res->stats.core[c];
     k->stats->instructions = k->n;
     k->st = calloc(WINDOW_START, sizeof *k->st);
