@@ -3,6 +3,7 @@
  * deadlock detection. Time advances from event to event, so the cost grows with the number of
  * instructions, never with the number of simulated cycles. */
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "sim/sim_xhb.h"
 
 #define NEVER UINT64_MAX
+#define WPOS_NONE UINT_MAX /* engine.wpos: the core has no wake-up */
 #define EVENT_IDS 8
 #define FLAG_FIFO 64 /* set_flag arrows remembered per flag for the trace */
 #define MAX_PARTNERS 63 /* reads of other cores one read shares lines with (more: not counted) */
@@ -253,10 +255,12 @@ typedef struct engine {
   uint64_t *dirty; /* bit c: core c may make progress now (ncores bits) */
   size_t dirty_words;
   /* wake[c]: when core c's next instruction may dispatch or a pipe's head may start (NEVER:
-   * nothing waits for time alone); wake_min the earliest of them. Side by side, so that finding
-   * the cores due reads a few host cache lines. */
+   * nothing waits for time alone). The cores with one are a binary heap by it (wheap, nwheap;
+   * wpos[c] is core c's place in it, WPOS_NONE when it has none): a wake-up only moves earlier
+   * until it comes, and the earliest leave together. */
   uint64_t *wake;
-  uint64_t wake_min;
+  unsigned *wheap, *wpos;
+  size_t nwheap;
   double gm_rate; /* sum of flow rates, bytes/cycle */
   uint64_t gm_busy_since;
   bool l2_on;
@@ -1409,29 +1413,58 @@ static bool try_dispatch(engine *e, eng_core *k) {
   return true;
 }
 
+/* Core c rises in the wake-up heap from place i to where its wake-up belongs. */
+static void wheap_up(engine *e, unsigned c, size_t i) {
+  uint64_t t = e->wake[c];
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    unsigned pc = e->wheap[p];
+    if (e->wake[pc] <= t) break;
+    e->wheap[i] = pc;
+    e->wpos[pc] = (unsigned)i;
+    i = p;
+  }
+  e->wheap[i] = c;
+  e->wpos[c] = (unsigned)i;
+}
+
 /* Core k wakes at t (progress then runs it), unless it wakes sooner already: its wake-up
  * becomes only earlier until it comes (progress, which is what a wake-up does, names the next
  * time it waits for, so a later one it named before has nothing left to do). */
 static void schedule_wake(engine *e, eng_core *k, uint64_t t) {
-  uint64_t *w = &e->wake[k->c->index];
-  if (t <= e->now || t >= *w) return; /* NEVER: >= any */
-  *w = t;
-  if (t < e->wake_min) e->wake_min = t;
+  unsigned c = k->c->index;
+  if (t <= e->now || t >= e->wake[c]) return; /* NEVER: >= any */
+  e->wake[c] = t;
+  wheap_up(e, c, e->wpos[c] == WPOS_NONE ? e->nwheap++ : e->wpos[c]);
 }
 
-/* The cores due at now (wake_min) are marked for progress; wake_min becomes the next. */
+static uint64_t wake_next(const engine *e) { return e->nwheap ? e->wake[e->wheap[0]] : NEVER; }
+
+/* The cores due now leave the heap, marked for progress (the order they leave in does not
+ * matter: progress runs the marked cores in index order). */
 static void wake_due(engine *e) {
-  uint64_t next = NEVER, now = e->now;
-  /* without a branch per core (which of them are due is anyone's guess): a due core's entry
-   * becomes NEVER and its bit is set in its word of dirty */
-  for (unsigned c = 0; c < e->s->ncores; c++) {
-    uint64_t w = e->wake[c], due = w == now;
-    w |= -due; /* NEVER when due */
-    e->wake[c] = w;
-    e->dirty[c / 64] |= due << (c % 64);
-    next = w < next ? w : next;
+  while (e->nwheap && e->wake[e->wheap[0]] == e->now) {
+    unsigned c = e->wheap[0], last = e->wheap[--e->nwheap];
+    e->wake[c] = NEVER;
+    e->wpos[c] = WPOS_NONE;
+    mark_dirty(e, &e->cores[c]);
+    if (!e->nwheap) break;
+    /* the last one sinks from the top */
+    uint64_t t = e->wake[last];
+    size_t i = 0, n = e->nwheap;
+    for (;;) {
+      size_t l = 2 * i + 1, m = i;
+      uint64_t best = t;
+      if (l < n && e->wake[e->wheap[l]] < best) m = l, best = e->wake[e->wheap[l]];
+      if (l + 1 < n && e->wake[e->wheap[l + 1]] < best) m = l + 1;
+      if (m == i) break;
+      e->wheap[i] = e->wheap[m];
+      e->wpos[e->wheap[i]] = (unsigned)i;
+      i = m;
+    }
+    e->wheap[i] = last;
+    e->wpos[last] = (unsigned)i;
   }
-  e->wake_min = next;
 }
 
 static void progress(engine *e, eng_core *k) {
@@ -1847,6 +1880,8 @@ static void engine_free(engine *e) {
   free(e->cores);
   free(e->dirty);
   free(e->wake);
+  free(e->wheap);
+  free(e->wpos);
   free(e->heap);
   for (size_t i = 0; i < e->nflows; i++) free(e->flows[i].partner);
   free(e->flows);
@@ -1876,9 +1911,11 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
   e->cores = calloc(s->ncores, sizeof *e->cores);
   e->dirty_words = (s->ncores + 63) / 64;
   e->dirty = calloc(e->dirty_words, sizeof *e->dirty);
-  e->wake = malloc((s->ncores ? s->ncores : 1) * sizeof *e->wake);
-  e->wake_min = NEVER;
-  if (!e->cores || !e->dirty || !e->wake) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
+  size_t nc = s->ncores ? s->ncores : 1;
+  e->wake = malloc(nc * sizeof *e->wake);
+  e->wheap = malloc(nc * sizeof *e->wheap);
+  e->wpos = malloc(nc * sizeof *e->wpos);
+  if (!e->cores || !e->dirty || !e->wake || !e->wheap || !e->wpos) return cs_err_set(err, CS_ENOMEM, "no host memory for the replay");
   /* an AIV's MTE2, MTE3 and vector unit are the cube core's engines with their own widths and
    * bytes in flight, and its kernel entry its own (docs/TIMING.md, "AIV cores") */
   e->aiv_cfg = s->cfg;
@@ -1919,6 +1956,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->scalar_free = k->stats->start_cycles + k->cfg->scalar_kernel_init_cycles;
     k->dispatch_t = k->n ? k->scalar_free + scalar_cost(k, dl_in(k, 0, &(isa_insn){.op = 0})) : NEVER;
     e->wake[c] = NEVER;
+    e->wpos[c] = WPOS_NONE;
     k->stall_since = NEVER;
     sim_uf_track_init(&k->uf);
     k->uf_waiting_fix = k->uf_last_fix = NEVER;
@@ -2025,7 +2063,8 @@ static cs_status replay(sim *s, const sim_run_options *opt, sim_result *res, hb_
     /* the next moment something happens */
     uint64_t t = e.nheap ? e.heap[0].time : NEVER;
     if (e.nflows && e.flow_next < t) t = e.flow_next;
-    if (e.wake_min < t) t = e.wake_min;
+    uint64_t w = wake_next(&e);
+    if (w < t) t = w;
     if (t == NEVER) break;
     step_flows(&e, t);
     while (e.nheap && e.heap[0].time == t) {
@@ -2042,7 +2081,7 @@ static cs_status replay(sim *s, const sim_run_options *opt, sim_result *res, hb_
         wake_all(&e);
       }
     }
-    if (e.wake_min == t) wake_due(&e);
+    wake_due(&e);
   }
   if (pending) {
     hb_job_join(pending);
