@@ -146,7 +146,6 @@ typedef struct eng_core {
   eng_pipe pipes[ISA_PIPE_COUNT];
   uint64_t dispatch_t; /* when the next instruction may enter its queue */
   uint64_t scalar_free; /* the scalar unit finished issuing the last instruction */
-  uint64_t stall_since;/* dispatch blocked since, NEVER if not blocked */
   eng_flag flags[ISA_PIPE_COUNT][ISA_PIPE_COUNT][EVENT_IDS];
   uint64_t *flag_ids; /* with a trace: FLAG_FIFO arrow ids per flag, oldest first */
   eng_out *out;
@@ -812,6 +811,18 @@ static uint64_t *flag_ids(const eng_core *k, const eng_flag *fl) {
 
 static void xflag_fire(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe);
 
+/* Whether a wait on the flag set by `set` (whose count is fl) is where the set lets it go on: at
+ * the head of its pipe's queue, or next to dispatch when it waits on S. A wait further back
+ * reaches either place in a progress pass of its core, which then finds the count. */
+static bool flag_awaited(const eng_core *k, const isa_insn *set, const eng_flag *fl) {
+  isa_pipe dst = (isa_pipe)set->u.flag.dst_pipe;
+  if (dst == ISA_PIPE_S)
+    return k->pc < k->n && k->nxt_at->op == ISA_OP_WAIT_FLAG && k->nxt_at->u.flag.src_pipe == set->u.flag.src_pipe &&
+           k->nxt_at->u.flag.dst_pipe == dst && k->nxt_at->u.flag.event_id == set->u.flag.event_id;
+  const eng_pipe *pp = &k->pipes[dst];
+  return pp->qlen && pp->q[pp->qhead].flag == fl;
+}
+
 static void flag_set(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe) {
   if (in->op == ISA_OP_CROSS_SET_FLAG) {
     xflag_fire(e, k, in, pipe);
@@ -819,7 +830,7 @@ static void flag_set(engine *e, eng_core *k, const isa_insn *in, isa_pipe pipe) 
   }
   eng_flag *fl = flag_of(k, in);
   fl->count++;
-  mark_dirty(e, k); /* a wait_flag may go on */
+  if (flag_awaited(k, in, fl)) mark_dirty(e, k); /* the wait may go on */
   uint64_t id = ++e->next_flow_id;
   if (!e->trace) return;
   uint64_t *ids = flag_ids(k, fl);
@@ -1351,6 +1362,10 @@ static uint64_t scalar_cost(const eng_core *k, const isa_insn *in) {
   return in->op == ISA_OP_SCALAR ? in->u.scalar.cycles : k->cfg->scalar_dispatch_cycles;
 }
 
+static bool queue_full(const eng_core *k, isa_pipe p) {
+  return p < ISA_PIPE_COUNT && p != ISA_PIPE_S && k->pipes[p].qlen == k->pipes[p].qcap;
+}
+
 /* Dispatch (the scalar unit): one instruction into its pipe queue per dispatch_cycles, in
  * program order. Instructions of the S pipe itself (flags to and from S, barriers) are executed
  * by the dispatcher: a wait_flag on S or a pipe_barrier(ALL) holds dispatch. */
@@ -1363,15 +1378,11 @@ static bool try_dispatch(engine *e, eng_core *k) {
   if (p == ISA_PIPE_ALL) blocked = !core_drained(k) || (in->op == ISA_OP_SYNC_ALL && !sync_all_passes(e, k, in));
   else if (p == ISA_PIPE_S && in->op == ISA_OP_WAIT_FLAG) blocked = !flag_of(k, in)->count;
   else if (p == ISA_PIPE_S && in->op == ISA_OP_CROSS_WAIT_FLAG) blocked = !xflag_take(e, k, in, ISA_PIPE_S);
-  else if (p != ISA_PIPE_S) blocked = k->pipes[p].qlen == k->pipes[p].qcap;
-  if (blocked) {
-    if (k->stall_since == NEVER) k->stall_since = e->now;
-    return false;
-  }
-  if (k->stall_since != NEVER) {
-    k->stats->stall_cycles += e->now - k->stall_since;
-    k->stall_since = NEVER;
-  }
+  else if (p != ISA_PIPE_S) blocked = queue_full(k, p);
+  if (blocked) return false;
+  /* it waited since it could have dispatched (a blocked dispatch goes on when what blocks it
+   * marks the core, see progress) */
+  k->stats->stall_cycles += e->now - k->dispatch_t;
   if (idx - k->st_lo > k->st_mask && !window_make_room(e, k)) return false;
   isa_insn *slot_in = &k->ins[idx & k->st_mask];
   if (k->nxt_at != slot_in) *slot_in = k->nxt; /* decoded while the window was full */
@@ -1478,7 +1489,9 @@ static void progress(engine *e, eng_core *k) {
   uint64_t next = NEVER;
   for (int p = 0; p < ISA_PIPE_COUNT; p++)
     if (k->head_t[p] > e->now && k->head_t[p] < next) next = k->head_t[p];
-  if (k->pc < k->n && k->dispatch_t > e->now && k->dispatch_t < next) next = k->dispatch_t;
+  /* the next dispatch, unless its queue is full: the head that makes room starts in a progress
+   * pass of this core, which dispatches then if the time has come (else it names dispatch_t) */
+  if (k->pc < k->n && k->dispatch_t > e->now && k->dispatch_t < next && !queue_full(k, k->nxt_pipe)) next = k->dispatch_t;
   schedule_wake(e, k, next);
 }
 
@@ -1781,7 +1794,12 @@ static void describe_deadlock(engine *e) {
   char *m = res->deadlock_msg;
   size_t cap = sizeof res->deadlock_msg, used = 0;
   bool have_fault = false;
-  int w = snprintf(m, cap, "deadlock at cycle %" PRIu64 ":", e->now);
+  /* the last moment anything was tried: a dispatch held by a full queue was due at dispatch_t,
+   * which no wake-up marks (progress) */
+  uint64_t at = e->now;
+  for (unsigned c = 0; c < e->s->ncores; c++)
+    if (e->cores[c].pc < e->cores[c].n && e->cores[c].dispatch_t > at) at = e->cores[c].dispatch_t;
+  int w = snprintf(m, cap, "deadlock at cycle %" PRIu64 ":", at);
   used = w > 0 ? (size_t)w : 0;
   for (unsigned c = 0; c < e->s->ncores; c++) {
     eng_core *k = &e->cores[c];
@@ -1957,7 +1975,6 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->dispatch_t = k->n ? k->scalar_free + scalar_cost(k, dl_in(k, 0, &(isa_insn){.op = 0})) : NEVER;
     e->wake[c] = NEVER;
     e->wpos[c] = WPOS_NONE;
-    k->stall_since = NEVER;
     sim_uf_track_init(&k->uf);
     k->uf_waiting_fix = k->uf_last_fix = NEVER;
     for (int p = 0; p < ISA_PIPE_COUNT; p++) {
