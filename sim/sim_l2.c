@@ -107,6 +107,7 @@ static void renumber(sim_l2 *l2) {
  * lookup (the way that hits is anyone's guess). */
 #if defined(__SSE2__)
 #define FAST(T) (sizeof(T) == sizeof(uint32_t))
+#define LRU_FAST 1
 static inline unsigned match16(const uint32_t *tags, uint32_t want) {
   const __m128i w = _mm_set1_epi32((int)want), keep = _mm_set1_epi32(0x7FFFFFFF);
   __m128i c[4];
@@ -114,10 +115,32 @@ static inline unsigned match16(const uint32_t *tags, uint32_t want) {
     c[i] = _mm_cmpeq_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(tags + 4 * i)), keep), w);
   return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(c[0], c[1]), _mm_packs_epi32(c[2], c[3])));
 }
+/* The first of 16 ways whose stamp is the least (the LRU way, an empty one first), all compared
+ * at once: the scan's compare-and-keep is a branch the host mispredicts about once a lookup.
+ * SSE2 compares signed 32-bit lanes, so the stamps are compared with their top bit flipped. */
+static inline unsigned lru16(const uint32_t *stamps) {
+  const __m128i flip = _mm_set1_epi32((int)0x80000000u);
+  __m128i v[4], m;
+  for (int i = 0; i < 4; i++) v[i] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(stamps + 4 * i)), flip);
+#define L2_MIN(a, b) _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi32(a, b), b), _mm_andnot_si128(_mm_cmpgt_epi32(a, b), a))
+  m = L2_MIN(L2_MIN(v[0], v[1]), L2_MIN(v[2], v[3]));
+  m = L2_MIN(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+  m = L2_MIN(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+#undef L2_MIN
+  __m128i c[4];
+  for (int i = 0; i < 4; i++) c[i] = _mm_cmpeq_epi32(v[i], m);
+  unsigned eq = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(c[0], c[1]), _mm_packs_epi32(c[2], c[3])));
+  return (unsigned)__builtin_ctz(eq);
+}
 #else
 #define FAST(T) 0
+#define LRU_FAST 0
 static inline unsigned match16(const uint32_t *tags, uint32_t want) {
   (void)tags, (void)want;
+  return 0;
+}
+static inline unsigned lru16(const uint32_t *stamps) {
+  (void)stamps;
   return 0;
 }
 #endif
@@ -146,8 +169,10 @@ static inline unsigned match16(const uint32_t *tags, uint32_t want) {
       return 1;                                                                               \
     }                                                                                         \
     uint64_t victim = 0;                                                                      \
-    for (uint64_t w = 1; w < ways; w++)                                                       \
-      if (stamps[w] < stamps[victim]) victim = w;                                             \
+    if (LRU_FAST && ways == L2_WAYS_FAST) victim = lru16(stamps);                             \
+    else                                                                                      \
+      for (uint64_t w = 1; w < ways; w++)                                                     \
+        if (stamps[w] < stamps[victim]) victim = w;                                           \
     if (tags[victim] & dirty) {                                                               \
       res->writeback_lines++;                                                                 \
       l2->dirty_lines--;                                                                      \

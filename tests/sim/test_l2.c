@@ -86,13 +86,16 @@ static uint64_t rnd(uint64_t *s) {
   return *s;
 }
 
-static void compare_runs(uint64_t sets, uint64_t ways, uint64_t gm_bytes, uint64_t stamp_limit, uint64_t seed) {
+/* The cache's clock starts at `clock` (its stamps count from there). */
+static void compare_runs_from(uint64_t sets, uint64_t ways, uint64_t gm_bytes, uint64_t stamp_limit, uint64_t clock,
+                              uint64_t seed) {
   const uint64_t line_bytes = 512;
   sim_l2 l2;
   cs_err e;
   assert_int_equal(sim_l2_init(&l2, sets * ways * line_bytes, line_bytes, ways, gm_bytes, &e), CS_OK);
   assert_int_equal(l2.wide, gm_bytes >= (UINT64_C(1) << 40));
   if (stamp_limit) l2.stamp_limit = stamp_limit;
+  l2.clock = clock;
   model m;
   memset(&m, 0, sizeof m);
   m.line_bytes = line_bytes, m.sets = sets, m.ways = ways;
@@ -120,6 +123,21 @@ static void compare_runs(uint64_t sets, uint64_t ways, uint64_t gm_bytes, uint64
   assert_true(hits > 300);
   assert_true(wbs > 30);
   sim_l2_free(&l2);
+}
+
+static void compare_runs(uint64_t sets, uint64_t ways, uint64_t gm_bytes, uint64_t stamp_limit, uint64_t seed) {
+  compare_runs_from(sets, ways, gm_bytes, stamp_limit, 0, seed);
+}
+
+/* The 16-way LRU choice compares the stamps as signed lanes with their top bit flipped: stamps on
+ * both sides of 2^31, and up to the limit of 32 bits where the clock renumbers them. */
+static void test_l2_matches_the_model_with_stamps_above_2_31(void **state) {
+  (void)state;
+  const uint64_t half = UINT64_C(1) << 31;
+  compare_runs_from(4, 16, UINT64_C(1) << 36, 0, half - 5000, 13);
+  compare_runs_from(4, 16, UINT64_C(1) << 45, 0, half - 5000, 14);
+  compare_runs_from(4, 16, UINT64_C(1) << 36, 0, UINT32_MAX - 5000, 15);
+  compare_runs_from(3, 16, UINT64_C(1) << 45, 0, UINT32_MAX - 5000, 16);
 }
 
 static void test_l2_matches_the_model_32_bit_tags(void **state) {
@@ -180,6 +198,7 @@ int main(void) {
       cmocka_unit_test(test_l2_set_of_is_the_remainder),
       cmocka_unit_test(test_l2_matches_the_model_odd_set_counts),
       cmocka_unit_test(test_l2_matches_the_model_32_bit_tags),
+      cmocka_unit_test(test_l2_matches_the_model_with_stamps_above_2_31),
       cmocka_unit_test(test_l2_matches_the_model_64_bit_tags),
       cmocka_unit_test(test_l2_matches_the_model_across_stamp_renumbering),
   };
