@@ -275,7 +275,26 @@ ISA_FORMAT_LIST(ISA_CHECK_FIELDS)
 #undef ISA_CHECK_FIELD
 #undef ISA_ROLE
 
+/* Each format's address operands, picked where compiled (the kind is a constant in each test). */
+#define ISA_ADDR_FIELD(kind, name, fmin, fmax, funit, fdesc) \
+  if (ISA_FK_##kind == ISA_FK_ADDR) a[n] = (const void *)&f->name, fd[n++] = d;    \
+  d++;
+#define ISA_ADDR_COUNT(kind, name, fmin, fmax, funit, fdesc) +(ISA_FK_##kind == ISA_FK_ADDR)
+#define ISA_ADDR_FIELDS(fmt)                                                                         \
+  _Static_assert(0 ISA_FMT_##fmt(ISA_ADDR_COUNT) <= ISA_MAX_ADDRS, "ISA_MAX_ADDRS: format " #fmt); \
+  static size_t addrs_##fmt(const isa_insn *in, const isa_addr **a, const isa_field_desc **fd) {    \
+    const isa_fmt_##fmt *f = &in->u.fmt;                                                            \
+    const isa_field_desc *d = fields_##fmt;                                                         \
+    size_t n = 0;                                                                                   \
+    ISA_FMT_##fmt(ISA_ADDR_FIELD) return n;                                                         \
+  }
+ISA_FORMAT_LIST(ISA_ADDR_FIELDS)
+#undef ISA_ADDR_FIELDS
+#undef ISA_ADDR_COUNT
+#undef ISA_ADDR_FIELD
+
 typedef bool (*fields_check_fn)(const isa_insn *, const isa_op_desc *, isa_fault *);
+typedef size_t (*addrs_fn)(const isa_insn *, const isa_addr **, const isa_field_desc **);
 typedef bool (*sem_check_fn)(const isa_insn *, isa_fault *);
 typedef size_t (*sem_ranges_fn)(const isa_insn *, isa_range *);
 typedef void (*sem_work_fn)(const isa_insn *, isa_work *);
@@ -283,13 +302,14 @@ typedef void (*sem_exec_fn)(const isa_insn *, const isa_mach *);
 
 static const struct {
   fields_check_fn fields;
+  addrs_fn addrs;
   sem_check_fn check;
   sem_ranges_fn ranges;
   sem_work_fn work;
   sem_exec_fn exec;
 } sem_rows[ISA_OP_COUNT] = {
 #define ISA_SEM_ROW(op, mn, pipe, fmt, dstm, srcm, desc) \
-  {check_fields_##fmt, isa_sem_##fmt##_check, isa_sem_##fmt##_ranges, isa_sem_##fmt##_work, isa_sem_##fmt##_exec},
+  {check_fields_##fmt, addrs_##fmt, isa_sem_##fmt##_check, isa_sem_##fmt##_ranges, isa_sem_##fmt##_work, isa_sem_##fmt##_exec},
     ISA_INSN_TABLE(ISA_SEM_ROW)
 #undef ISA_SEM_ROW
 };
@@ -303,6 +323,10 @@ bool isa_insn_check(const isa_insn *in, isa_fault *f) {
 }
 
 size_t isa_insn_ranges(const isa_insn *in, isa_range *out) { return sem_rows[in->op].ranges(in, out); }
+
+size_t isa_insn_addrs(const isa_insn *in, const isa_addr *a[ISA_MAX_ADDRS], const isa_field_desc *fd[ISA_MAX_ADDRS]) {
+  return sem_rows[in->op].addrs(in, a, fd);
+}
 
 void isa_insn_work(const isa_insn *in, isa_work *w) {
   static const isa_work blank; /* copied: a memset of it compiles to `rep stos`, slow to start */

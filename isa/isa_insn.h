@@ -636,6 +636,11 @@ isa_pipe isa_insn_pipe(const isa_insn *in);
 void *isa_field_ptr(isa_insn *in, const isa_field_desc *f);
 const void *isa_field_cptr(const isa_insn *in, const isa_field_desc *f);
 
+#define ISA_MAX_ADDRS 8 /* address operands of a format, at most */
+/* The instruction's address operands in the order of its format's fields: a[i] points into in,
+ * fd[i] describes it. Returns their count. The opcode must be known (isa_op_info). */
+size_t isa_insn_addrs(const isa_insn *in, const isa_addr *a[ISA_MAX_ADDRS], const isa_field_desc *fd[ISA_MAX_ADDRS]);
+
 /* ---- faults ---------------------------------------------------------------------------- */
 
 /* enum suffix, short name, description */

@@ -430,16 +430,19 @@ static uint8_t *mach_ptr(void *ctx, isa_mem mem, uint64_t off, uint64_t bytes) {
  * operands are left zero by the runtime and the assembler, which is aligned everywhere. */
 static bool check_alignment(sim_core *c, const isa_insn *in, isa_fault *f) {
   const isa_op_desc *d = isa_op_info((isa_op)in->op);
-  for (size_t i = 0; i < d->field_count; i++) {
-    const isa_field_desc *fd = &d->fields[i];
-    if (fd->kind != ISA_FK_ADDR) continue;
-    const isa_addr *a = isa_field_cptr(in, fd);
+  const isa_addr *as[ISA_MAX_ADDRS];
+  const isa_field_desc *fds[ISA_MAX_ADDRS];
+  size_t n = isa_insn_addrs(in, as, fds);
+  for (size_t i = 0; i < n; i++) {
+    const isa_field_desc *fd = fds[i];
+    const isa_addr *a = as[i];
     if (a->mem >= ISA_MEM_COUNT)
       return isa_fault_set(f, ISA_FAULT_BAD_MEM, fd->name, a->mem, ISA_MEM_COUNT - 1,
                            "%s: operand %s names memory %u, which does not exist", d->mnemonic,
                            fd->name, a->mem);
     uint64_t align = sim_core_mem(c, (isa_mem)a->mem)->align_bytes;
-    if (align > 1 && a->off % align != 0)
+    /* the sizes are powers of two in practice: no division then */
+    if (align > 1 && ((align & (align - 1)) == 0 ? a->off & (align - 1) : a->off % align) != 0)
       return isa_fault_set(f, ISA_FAULT_MISALIGNED, fd->name, a->off, align,
                            "%s: operand %s = %s:0x%" PRIx64 " is not %" PRIu64 "-byte aligned",
                            d->mnemonic, fd->name, isa_mem_name((isa_mem)a->mem), a->off, align);
