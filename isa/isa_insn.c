@@ -340,19 +340,6 @@ void isa_insn_exec(const isa_insn *in, const isa_mach *m) { sem_rows[in->op].exe
 
 uint64_t isa_range_bytes(const isa_range *r) { return r->rows * r->row_bytes; }
 
-isa_range isa_range_normalize(isa_range r) {
-  if (r.rows > 1 && r.stride_bytes == 0) r.rows = 1;
-  if (r.rows > 1 && r.stride_bytes == r.row_bytes) {
-    r.row_bytes *= r.rows;
-    r.rows = 1;
-  }
-  if (r.rows == 1) r.stride_bytes = r.row_bytes;
-  return r;
-}
-
-uint64_t isa_range_end(const isa_range *r) {
-  return r->rows ? r->base + (r->rows - 1) * r->stride_bytes + r->row_bytes : r->base;
-}
 
 /* Does the segment [lo, hi) meet any run of r? The runs of r that can meet it are those whose
  * start lies in (lo - row_bytes, hi); find the first by division and test it. */

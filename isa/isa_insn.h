@@ -700,13 +700,23 @@ typedef struct isa_range {
 size_t isa_insn_ranges(const isa_insn *in, isa_range *out);
 /* Bytes covered by a range. */
 uint64_t isa_range_bytes(const isa_range *r);
-/* One past the last byte touched. */
-uint64_t isa_range_end(const isa_range *r);
+/* One past the last byte touched (inline: every issued instruction's ranges ask it). */
+static inline uint64_t isa_range_end(const isa_range *r) {
+  return r->rows ? r->base + (r->rows - 1) * r->stride_bytes + r->row_bytes : r->base;
+}
 /* True if two ranges (same memory) share at least one byte. Exact for strided ranges. */
 bool isa_range_overlap(const isa_range *a, const isa_range *b);
 /* The same bytes in the fewest runs: a stride of 0 reads one run (once), runs that follow each
- * other become one, and a single run's stride is its length. */
-isa_range isa_range_normalize(isa_range r);
+ * other become one, and a single run's stride is its length. Inline, as isa_range_end. */
+static inline isa_range isa_range_normalize(isa_range r) {
+  if (r.rows > 1 && r.stride_bytes == 0) r.rows = 1;
+  if (r.rows > 1 && r.stride_bytes == r.row_bytes) {
+    r.row_bytes *= r.rows;
+    r.rows = 1;
+  }
+  if (r.rows == 1) r.stride_bytes = r.row_bytes;
+  return r;
+}
 
 /* ---- what an instruction costs: work for the timing model ------------------------------ */
 
