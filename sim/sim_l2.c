@@ -149,7 +149,7 @@ static inline unsigned lru16(const uint32_t *stamps) {
  * least recently used, so empty ways fill in order) is replaced, a dirty victim written back.
  * Returns 1 on a hit. */
 #define L2_TOUCH(name, T)                                                                      \
-  static int name(sim_l2 *l2, unsigned char *set, uint64_t line, int write, sim_l2_result *res) { \
+  static inline __attribute__((always_inline)) int name(sim_l2 *l2, unsigned char *set, uint64_t line, int write, sim_l2_result *res) { \
     const T dirty = (T)1 << (sizeof(T) * 8 - 1), want = (T)(line + 1);                       \
     uint64_t ways = l2->ways;                                                                 \
     T *tags = (T *)(void *)set;                                                               \
@@ -228,7 +228,8 @@ void sim_l2_access(sim_l2 *l2, const isa_range *r, sim_l2_result *res) {
       }
       if (n == L2_AHEAD) L2_LOOK_UP_OLDEST();
       unsigned char *set = mem + set_of(l2, line) * set_bytes;
-      for (size_t o = 0; o < fetch; o += HOST_LINE) __builtin_prefetch(set + o, 1);
+      __builtin_prefetch(set, 1);
+      for (size_t o = HOST_LINE; o < fetch; o += HOST_LINE) __builtin_prefetch(set + o, 1);
       unsigned at = (head + n++) & L2_RING_MASK;
       ring_line[at] = line;
       ring_bytes[at] = e - a;
