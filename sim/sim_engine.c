@@ -1089,7 +1089,9 @@ static void schedule_wake(engine *e, eng_core *k, uint64_t t);
  * it writes (each 512 B unit of L0C has one ready bit, docs/TIMING.md "UnitFlag"; the pairing
  * is sim_uf_track's, which the hazard check reads too). */
 static void uf_note_dispatch(eng_core *k, uint64_t idx) {
-  eng_st(k, idx)->uf_dep = sim_uf_track_next(&k->uf, eng_in(k, idx), idx);
+  const isa_insn *in = eng_in(k, idx); /* only these two have a unit flag */
+  bool may = in->op == ISA_OP_MMAD || in->op == ISA_OP_FIXPIPE;
+  eng_st(k, idx)->uf_dep = may ? sim_uf_track_next(&k->uf, in, idx) : SIM_UF_NONE;
 }
 
 /* Cycles until an mmad has written its first 512 B unit of C: one output fractal's k-steps, then
