@@ -1229,7 +1229,7 @@ static bool try_start_head(engine *e, eng_core *k, isa_pipe p) {
       break;
     default: break;
   }
-  pp->qhead = (pp->qhead + 1) % pp->qcap;
+  if (++pp->qhead == pp->qcap) pp->qhead = 0; /* a ring: no division */
   pp->qlen--;
   head_update(k, p);
   if (op == ISA_OP_SET_FLAG || op == ISA_OP_CROSS_SET_FLAG)
@@ -1416,7 +1416,8 @@ static bool try_dispatch(engine *e, eng_core *k) {
     return true;
   }
   eng_pipe *pp = &k->pipes[p];
-  size_t slot = (pp->qhead + pp->qlen) % pp->qcap;
+  size_t slot = pp->qhead + pp->qlen; /* qhead < qcap, qlen < qcap: one wrap at most */
+  if (slot >= pp->qcap) slot -= pp->qcap;
   pp->q[slot] = (eng_queued){idx, in->op == ISA_OP_WAIT_FLAG ? flag_of(k, in) : NULL, in->op};
   pp->qlen++;
   head_update(k, p);
@@ -1753,7 +1754,7 @@ static int dl_dispatch_node(const engine *e, const eng_core *k, dl_node *d) {
       return pp->qlen ? q : DL_NONE;
     }
   }
-  if (p < ISA_PIPE_COUNT && p != ISA_PIPE_S && k->pipes[p].qlen == k->pipes[p].qcap) {
+  if (queue_full(k, p)) {
     const eng_pipe *pp = &k->pipes[p];
     snprintf(d->text, sizeof d->text,
              "dispatch is held at instruction %" PRIu64 " (%s): the %s queue is full (depth %zu) behind instruction "
