@@ -198,6 +198,71 @@ static void test_sim_gm_share_hbm(void **state) {
   for (int i = 0; i < 70; i++) assert_near(many[i].rate, 2);
 }
 
+static uint64_t next_random(uint64_t *x) { /* xorshift64* */
+  *x ^= *x >> 12, *x ^= *x << 25, *x ^= *x >> 27;
+  return *x * 0x2545F4914F6CDD1Dull;
+}
+
+static double uniform(uint64_t *x, double lo, double hi) {
+  return lo + (hi - lo) * (double)(next_random(x) >> 11) / 9007199254740992.0;
+}
+
+/* Max-min fairness checked by its definition rather than by filling again: the rates fit every
+ * limit, and each flow has a bottleneck: its own cap, or a full resource it crosses on which no
+ * flow gets more. Where the caps fit both resources every flow has its cap, bit for bit (the
+ * share's shortcut for that case, and the filling, both give exactly the cap). */
+static void test_sim_gm_share_is_max_min_fair(void **state) {
+  (void)state;
+  uint64_t seed = 2026;
+  const double w_choices[] = {0, 0.25, 0.5, 1, 2};
+  unsigned fitted = 0, bound = 0;
+  for (int trial = 0; trial < 4000; trial++) {
+    size_t n = 1 + next_random(&seed) % 40;
+    sim_flow_share f[40];
+    double sum_cap = 0, sum_cap_w = 0;
+    for (size_t i = 0; i < n; i++) {
+      f[i].cap = uniform(&seed, 1, 200);
+      f[i].hbm_per_byte = w_choices[next_random(&seed) % 5];
+      f[i].rate = -1;
+      sum_cap += f[i].cap;
+      sum_cap_w += f[i].cap * f[i].hbm_per_byte;
+    }
+    /* limits from a third of the caps' sum to twice it: tight and slack, and next to the edge */
+    bool l2_on = next_random(&seed) % 4 != 0;
+    double l2 = sum_cap * uniform(&seed, 0.3, 2), hbm = (sum_cap_w > 0 ? sum_cap_w : 1) * uniform(&seed, 0.3, 2);
+    if (trial % 10 == 0) l2 = sum_cap * (1 + uniform(&seed, -3e-9, 3e-9)); /* at the shortcut's margin */
+    assert_true(sim_share_rates(f, n, l2_on, l2, hbm));
+    double got_l2 = 0, got_hbm = 0, top_all = 0, top_hbm = 0;
+    for (size_t i = 0; i < n; i++) {
+      assert_true(f[i].rate >= 0 && f[i].rate <= f[i].cap);
+      got_l2 += f[i].rate;
+      got_hbm += f[i].rate * f[i].hbm_per_byte;
+      if (f[i].rate > top_all) top_all = f[i].rate;
+      if (f[i].hbm_per_byte > 0 && f[i].rate > top_hbm) top_hbm = f[i].rate;
+    }
+    const double tol = 1e-9;
+    if (l2_on) assert_true(got_l2 <= l2 * (1 + tol));
+    assert_true(got_hbm <= hbm * (1 + tol));
+    bool l2_full = l2_on && got_l2 >= l2 * (1 - tol), hbm_full = got_hbm >= hbm * (1 - tol);
+    bool all_capped = true;
+    for (size_t i = 0; i < n; i++) {
+      bool at_cap = f[i].rate >= f[i].cap * (1 - tol);
+      bool by_l2 = l2_full && f[i].rate >= top_all * (1 - tol);
+      bool by_hbm = hbm_full && f[i].hbm_per_byte > 0 && f[i].rate >= top_hbm * (1 - tol);
+      if (!(at_cap || by_l2 || by_hbm))
+        fail_msg("trial %d, flow %zu: rate %.17g (cap %.17g) has no bottleneck", trial, i, f[i].rate, f[i].cap);
+      all_capped = all_capped && f[i].rate == f[i].cap;
+    }
+    if ((!l2_on || sum_cap <= l2 * (1 - 1e-6)) && sum_cap_w <= hbm * (1 - 1e-6)) {
+      assert_true(all_capped); /* the caps fit: each its cap exactly */
+      fitted++;
+    } else {
+      bound++;
+    }
+  }
+  assert_true(fitted > 500 && bound > 500); /* both kinds of case were met */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sim_gm_shape_one_burst),
@@ -208,6 +273,7 @@ int main(void) {
       cmocka_unit_test(test_sim_gm_engines_and_pitch_efficiency),
       cmocka_unit_test(test_sim_gm_share_caps_then_port),
       cmocka_unit_test(test_sim_gm_share_hbm),
+      cmocka_unit_test(test_sim_gm_share_is_max_min_fair),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
