@@ -200,9 +200,9 @@ const void *isa_field_cptr(const isa_insn *in, const isa_field_desc *f) {
 }
 
 isa_pipe isa_insn_pipe(const isa_insn *in) {
-  const isa_op_desc *d = isa_op_info((isa_op)in->op);
-  if (!d) return ISA_PIPE_S;
-  if (d->pipe != ISA_PIPE_DYN) return d->pipe;
+  if (in->op >= ISA_OP_COUNT) return ISA_PIPE_S;
+  isa_pipe p = op_rows[in->op].pipe; /* the table itself: asked for every instruction, often twice */
+  if (p != ISA_PIPE_DYN) return p;
   switch ((isa_op)in->op) {
     case ISA_OP_SET_FLAG: return (isa_pipe)in->u.flag.src_pipe;
     case ISA_OP_WAIT_FLAG: return (isa_pipe)in->u.flag.dst_pipe;
