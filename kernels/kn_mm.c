@@ -815,17 +815,34 @@ static rt_tiling search_start(const kn_mm_job *job) {
 }
 
 /* Times tiling t on a timing-only simulator of its own. */
-static cs_status model_cycles(const sim_config *cfg, const kn_mm_job *job, const rt_tiling *t, uint64_t *cycles,
-                              cs_err *err) {
+/* The model's cycles for tiling t: a timing-only run on a device of its own, recording and
+ * replaying on `threads` host threads (0: the default). */
+static cs_status model_cycles(const sim_config *cfg, const kn_mm_job *job, const rt_tiling *t, unsigned threads,
+                              uint64_t *cycles, cs_err *err) {
   rt_device *dev;
-  cs_status st = rt_device_create(cfg, &(sim_options){.timing_only = true}, &dev, err);
+  cs_status st = rt_device_create(cfg, &(sim_options){.timing_only = true, .record_threads = threads}, &dev, err);
   if (st != CS_OK) return st;
   launch L;
   st = record_job(dev, job, t, &L, err);
-  if (st == CS_OK) st = rt_device_run(dev, &(sim_run_options){.allow_hazards = true}, err);
+  if (st == CS_OK) st = rt_device_run(dev, &(sim_run_options){.allow_hazards = true, .host_threads = threads}, err);
   *cycles = st == CS_OK ? rt_device_result(dev)->total_cycles : 0;
   rt_device_destroy(dev);
   return st;
+}
+
+/* The model runs of a search, one per candidate, each on a device of its own. */
+typedef struct model_runs {
+  const sim_config *cfg;
+  const kn_mm_job *job;
+  rt_tiling_choice *c;
+  unsigned threads; /* each run's */
+  cs_status st[KN_MM_TIMED_MAX];
+  cs_err err[KN_MM_TIMED_MAX];
+} model_runs;
+
+static void model_run(void *arg, unsigned i) {
+  model_runs *r = arg;
+  r->st[i] = model_cycles(r->cfg, r->job, &r->c[i].t, r->threads, &r->c[i].model_cycles, &r->err[i]);
 }
 
 cs_status kn_mm_search(const sim_config *cfg, const kn_mm_job *job, rt_tiling_choice *out, unsigned max, unsigned *count,
@@ -836,8 +853,19 @@ cs_status kn_mm_search(const sim_config *cfg, const kn_mm_job *job, rt_tiling_ch
   cs_status st = rt_tiling_search(cfg, &job->ty, job->batch, &start, job->tiling_given, out, max, &n, err);
   if (st != CS_OK) return st;
   unsigned nt = timed < 0 ? kn_mm_model_budget(out, n) : (unsigned)timed < n ? (unsigned)timed : n;
-  for (unsigned i = 0; i < nt; i++)
-    if ((st = model_cycles(cfg, job, &out[i].t, &out[i].model_cycles, err)) != CS_OK) return st;
+  /* the runs at once on the host's threads (each then on one thread: what they give is the same
+   * on any number), the first failure in candidate order reported */
+  unsigned host = job->host_threads;
+  for (unsigned i = 0; i < nt; i += KN_MM_TIMED_MAX) {
+    unsigned m = nt - i < KN_MM_TIMED_MAX ? nt - i : KN_MM_TIMED_MAX;
+    model_runs r = {cfg, job, out + i, host == 1 || m == 1 ? host : 1, {0}, {{0}}};
+    rt_host_parallel(m == 1 ? 1 : host, m, model_run, &r);
+    for (unsigned j = 0; j < m; j++)
+      if (r.st[j] != CS_OK) {
+        *err = r.err[j];
+        return r.st[j];
+      }
+  }
   /* the timed ones first, by the model's cycles (a stable insertion sort keeps estimate ties) */
   for (unsigned i = 1; i < nt; i++)
     for (unsigned j = i; j > 0 && out[j].model_cycles < out[j - 1].model_cycles; j--) {
@@ -956,11 +984,13 @@ cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err) {
   if (kn_tile_search(ctx, &top, &timed)) { /* cubesim tile: the candidates, no run */
     rt_tiling_choice c[RT_TILING_CHOICES_MAX];
     unsigned n = 0;
+    job->host_threads = o->host_threads;
     cs_status st = kn_mm_search(o->cfg, job, c, top, &n, timed, NULL, err);
     if (st == CS_OK) kn_set_tiling_choices(ctx, c, n);
     return st;
   }
   rt_tiling t;
+  job->host_threads = o->host_threads;
   cs_status st = choose_tiling(o->cfg, job, &t, err);
   if (st != CS_OK) return st;
   kn_set_tiling(ctx, &t);

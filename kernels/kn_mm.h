@@ -81,6 +81,7 @@ typedef struct kn_mm_job {
   rt_tiling tiling;          /* the fields of tiling_given (attributes or a --tiling file) */
   rt_tiling_mask tiling_given;
   bool tiling_analytic;      /* attribute tiling=analytic: the estimate alone completes it */
+  unsigned host_threads;     /* the search's model runs run at once on these (0: the default) */
   void *c;                   /* output, batch x m x n of ty.c (bf16 bits under the epilogue) */
 } kn_mm_job;
 

@@ -88,6 +88,10 @@ cs_status rt_launch_concurrent(rt_device *dev, unsigned block_dim, rt_kernel_fn 
   return rt_run_blocks_concurrent(dev->s, block_dim, fn, args, err);
 }
 
+void rt_host_parallel(unsigned threads, unsigned n, void (*job)(void *arg, unsigned i), void *arg) {
+  sim_host_parallel(threads, n, job, arg);
+}
+
 cs_status rt_launch_kind(rt_device *dev, rt_launch_mode mode, unsigned block_dim, rt_kernel_fn fn, void *args,
                          cs_err *err) {
   return rt_run_blocks(dev->s, mode, block_dim, fn, args, err);

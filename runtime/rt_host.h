@@ -76,6 +76,10 @@ cs_status rt_launch(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *a
  * data, or one thread, is rt_launch. If host memory runs out, which core's record ran out first
  * may vary from run to run (the error's text with it). */
 cs_status rt_launch_concurrent(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
+/* Independent host work (several devices, each used by one job only) on up to `threads` host
+ * threads (0: the default, CUBESIM_THREADS or one per processor): job(arg, i) for every i < n,
+ * returning when all have run (sim_host_parallel). */
+void rt_host_parallel(unsigned threads, unsigned n, void (*job)(void *arg, unsigned i), void *arg);
 /* The same for any kind of kernel (rt.h, rt_launch_mode): AIC-only is rt_launch; AIV-only runs
  * block b on AIV b % (chip.aic_cores x chip.aiv_per_aic); MIX runs block b on AI core
  * b % chip.aic_cores, its AIC and then its one or two AIVs, each with Ascend C's block index

@@ -317,38 +317,58 @@ unsigned sim_record_threads(const sim *s) {
 #endif
 }
 
-#ifndef CUBESIM_NO_THREADS
-typedef struct rec_worker {
-  void (*work)(void *arg, unsigned w);
+typedef struct par_worker {
+  void (*job)(void *arg, unsigned i);
   void *arg;
-  unsigned w;
+  unsigned w, workers, n;
+#ifndef CUBESIM_NO_THREADS
   thrd_t thread;
+#endif
   bool made;
-} rec_worker;
+} par_worker;
 
-static int rec_worker_main(void *p) {
-  rec_worker *x = p;
-  x->work(x->arg, x->w);
+static void par_run(const par_worker *x) {
+  for (unsigned i = x->w; i < x->n; i += x->workers) x->job(x->arg, i);
+}
+
+#ifndef CUBESIM_NO_THREADS
+static int par_worker_main(void *p) {
+  par_run(p);
   return 0;
 }
 #endif
 
+void sim_host_parallel(unsigned workers, unsigned n, void (*job)(void *arg, unsigned i), void *arg) {
+  unsigned W = sim_host_threads(workers);
+  if (W > n) W = n;
+  par_worker one = {job, arg, 0, 1, n, .made = false};
+  par_worker *x = W > 1 ? calloc(W, sizeof *x) : NULL;
+  if (!x) { /* one worker, or no memory for more: all on this thread */
+    par_run(&one);
+    return;
+  }
+  for (unsigned w = 0; w < W; w++) {
+    x[w] = (par_worker){job, arg, w, W, n, .made = false};
+#ifndef CUBESIM_NO_THREADS
+    if (w) x[w].made = thrd_create(&x[w].thread, par_worker_main, &x[w]) == thrd_success;
+#endif
+  }
+  par_run(&x[0]);
+  for (unsigned w = 1; w < W; w++) {
+#ifndef CUBESIM_NO_THREADS
+    if (x[w].made) thrd_join(x[w].thread, NULL);
+#endif
+    if (!x[w].made) par_run(&x[w]); /* no thread for it: its jobs now, on this one */
+  }
+  free(x);
+}
+
 void sim_record_concurrently(sim *s, unsigned workers, void (*work)(void *arg, unsigned w), void *arg) {
 #ifndef CUBESIM_NO_THREADS
-  rec_worker *x = workers > 1 && s->lock_made ? calloc(workers, sizeof *x) : NULL;
-  if (x) {
+  if (workers > 1 && s->lock_made) {
     s->concurrent = true; /* before the threads: thrd_create orders it before them */
-    for (unsigned w = 1; w < workers; w++) {
-      x[w].work = work, x[w].arg = arg, x[w].w = w;
-      x[w].made = thrd_create(&x[w].thread, rec_worker_main, &x[w]) == thrd_success;
-    }
-    work(arg, 0);
-    for (unsigned w = 1; w < workers; w++)
-      if (x[w].made) thrd_join(x[w].thread, NULL);
+    sim_host_parallel(workers, workers, work, arg);
     s->concurrent = false; /* the joins order every worker's writes before this */
-    for (unsigned w = 1; w < workers; w++)
-      if (!x[w].made) work(arg, w); /* no thread for it: its cores now, on this one */
-    free(x);
     if (s->progress) /* the counts the cores had not added yet (no lock now: one thread) */
       for (unsigned c = 0; c < s->ncores; c++) count_unreported(s, &s->cores[c]);
     return;

@@ -159,6 +159,12 @@ bool sim_core_ok(const sim_core *c);
  * streams are those of a record on one thread, whatever the interleaving. Without threads (a
  * build without C11 threads) the workers run one after another. */
 void sim_record_concurrently(sim *s, unsigned workers, void (*work)(void *arg, unsigned w), void *arg);
+/* Runs job(arg, i) for every i < n on up to `workers` host threads (0: the default, as
+ * sim_run_options.host_threads: CUBESIM_THREADS, else one per processor), worker w taking i = w,
+ * w + W, ... in order, and returns when every job has run. The jobs must share nothing they
+ * write (independent simulators do not). Worker 0, and any whose thread cannot be made, run on
+ * the caller's thread; a build without threads runs them all there, in order. */
+void sim_host_parallel(unsigned workers, unsigned n, void (*job)(void *arg, unsigned i), void *arg);
 /* How many workers sim_record_concurrently may usefully take: sim_options.record_threads
  * resolved, 1 for a simulator that keeps data (its functional model may read, within a launch,
  * what an earlier block wrote to GM) or a build without threads. */

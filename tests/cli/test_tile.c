@@ -84,6 +84,31 @@ static void test_cli_tile_json(void **state) {
   tf_dir_remove(&dir);
 }
 
+/* The model runs of the candidates run at once on the host's threads (each on a device of its
+ * own): the candidates, their order and their model times are the same on 1, 2 and 3 threads. */
+static void test_cli_tile_same_on_any_thread_count(void **state) {
+  (void)state;
+  char *out[3];
+  const char *counts[3] = {"1", "2", "3"};
+  for (int i = 0; i < 3; i++) {
+    setenv("CUBESIM_THREADS", counts[i], 1);
+    cr_result r = cr_run("tile", "matmul", "--attr", "m=256", "--attr", "n=384", "--attr", "k=512", "--set",
+                         "chip.aic_cores=4", "--top", "6", "--simulate", "4", "--json", NULL);
+    cr_assert_ok(&r);
+    out[i] = strdup(r.out);
+    cr_free(&r);
+  }
+  unsetenv("CUBESIM_THREADS");
+  cs_jdoc *d = je_parse(out[0], strlen(out[0]));
+  const cs_jvalue *c = cs_jget(cs_jroot(d), "candidates");
+  assert_int_equal(cs_jcount(c), 6);
+  for (size_t i = 0; i < 4; i++) assert_true(je_u64(cs_jat(c, i), "model_cycles") > 0); /* four timed */
+  cs_jfree(d);
+  assert_string_equal(out[1], out[0]);
+  assert_string_equal(out[2], out[0]);
+  for (int i = 0; i < 3; i++) free(out[i]);
+}
+
 /* Given fields are kept in every candidate; the text lists them and gives the run of the best. */
 static void test_cli_tile_text_and_given_fields(void **state) {
   (void)state;
@@ -162,6 +187,7 @@ static void test_cli_tile_errors(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cli_tile_json),
+      cmocka_unit_test(test_cli_tile_same_on_any_thread_count),
       cmocka_unit_test(test_cli_tile_text_and_given_fields),
       cmocka_unit_test(test_cli_tile_errors),
   };
