@@ -340,7 +340,6 @@ void isa_insn_exec(const isa_insn *in, const isa_mach *m) { sem_rows[in->op].exe
 
 uint64_t isa_range_bytes(const isa_range *r) { return r->rows * r->row_bytes; }
 
-
 /* Does the segment [lo, hi) meet any run of r? The runs of r that can meet it are those whose
  * start lies in (lo - row_bytes, hi); find the first by division and test it. */
 static bool segment_meets(uint64_t lo, uint64_t hi, const isa_range *r) {

@@ -814,7 +814,6 @@ static rt_tiling search_start(const kn_mm_job *job) {
   return t;
 }
 
-/* Times tiling t on a timing-only simulator of its own. */
 /* The model's cycles for tiling t: a timing-only run on a device of its own, recording and
  * replaying on `threads` host threads (0: the default). */
 static cs_status model_cycles(const sim_config *cfg, const kn_mm_job *job, const rt_tiling *t, unsigned threads,
@@ -858,7 +857,7 @@ cs_status kn_mm_search(const sim_config *cfg, const kn_mm_job *job, rt_tiling_ch
   unsigned host = job->host_threads;
   for (unsigned i = 0; i < nt; i += KN_MM_TIMED_MAX) {
     unsigned m = nt - i < KN_MM_TIMED_MAX ? nt - i : KN_MM_TIMED_MAX;
-    model_runs r = {cfg, job, out + i, host == 1 || m == 1 ? host : 1, {0}, {{0}}};
+    model_runs r = {cfg, job, out + i, m == 1 ? host : 1, {0}, {{0}}};
     rt_host_parallel(m == 1 ? 1 : host, m, model_run, &r);
     for (unsigned j = 0; j < m; j++)
       if (r.st[j] != CS_OK) {
