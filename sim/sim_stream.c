@@ -28,6 +28,13 @@ static const uint8_t *get_var(const uint8_t *p, uint64_t *v) {
   return p;
 }
 
+/* A record's head byte: its length (a literal, below REF_FLAG), 0 (an instruction kept whole), or
+ * REF_FLAG with the low bits of a reference's id, REF_MORE saying the rest follows as a varint. */
+#define REF_FLAG 0x80u
+#define REF_MORE 0x40u
+#define REF_LOW_BITS 6
+#define REF_LOW_MASK 0x3fu
+
 /* A field's varints: an address as its memory, then its offset; a 64- or 32-bit value as itself.
  * Every format has its own encoder and decoder, made from its field list (isa_insn.h), so the
  * fields are walked with their kinds known where they are compiled. */
@@ -87,7 +94,7 @@ static size_t encode(const isa_insn *in, uint8_t *rec) {
     rec[1] = (uint8_t)in->op;
     len = (size_t)(put_of[in->op](rec + 2, in) - rec);
   }
-  if (len == 0 || len > 255) { /* kept whole */
+  if (len == 0 || len >= REF_FLAG) { /* kept whole */
     rec[0] = 0;
     memcpy(rec + 1, in, sizeof *in);
     return 1 + sizeof *in;
@@ -96,23 +103,98 @@ static size_t encode(const isa_insn *in, uint8_t *rec) {
   return len;
 }
 
+/* A reference's id, and its length (the head byte and the rest of the id). */
+static uint64_t ref_id(const uint8_t *p, size_t *len) {
+  uint64_t id = p[0] & REF_LOW_MASK;
+  *len = 1;
+  if (p[0] & REF_MORE) {
+    uint64_t high;
+    *len = (size_t)(get_var(p + 1, &high) - p);
+    id |= high << REF_LOW_BITS;
+  }
+  return id;
+}
+
+/* The literal record at p: itself, or the one its reference names. */
+static const uint8_t *literal(const sim_stream *s, const uint8_t *p) {
+  if (!(p[0] & REF_FLAG)) return p;
+  size_t len;
+  return s->bytes + s->lit[ref_id(p, &len)];
+}
+
+static uint64_t rec_len(const uint8_t *p) {
+  if (p[0] & REF_FLAG) {
+    size_t len;
+    ref_id(p, &len);
+    return len;
+  }
+  return p[0] ? p[0] : 1 + sizeof(isa_insn);
+}
+
 /* Decodes the record at p into *out; returns its length. */
-static size_t decode(const uint8_t *p, isa_insn *out) {
-  if (p[0] == 0) {
-    memcpy(out, p + 1, sizeof *out);
-    return 1 + sizeof *out;
+static size_t decode(const sim_stream *s, const uint8_t *p, isa_insn *out) {
+  size_t len;
+  const uint8_t *q = p;
+  if (p[0] & REF_FLAG) q = s->bytes + s->lit[ref_id(p, &len)];
+  else len = p[0] ? p[0] : 1 + sizeof(isa_insn);
+  if (q[0] == 0) {
+    memcpy(out, q + 1, sizeof *out);
+    return len;
   }
   static const isa_insn blank; /* copied, not memset: compilers make that `rep stos`, slow to start */
   memcpy(out, &blank, sizeof *out);
-  out->op = p[1];
-  get_of[out->op](p + 2, out);
-  return p[0];
+  out->op = q[1];
+  get_of[out->op](q + 2, out);
+  return len;
 }
 
-static uint64_t rec_len(const uint8_t *p) { return p[0] ? p[0] : 1 + sizeof(isa_insn); }
+/* ---- the literals' dictionary: an open-addressed table of (hash, id + 1) ------------------ */
+
+static uint64_t hash_of(const uint8_t *rec, size_t len) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    memcpy(&w, rec + i, sizeof w);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  uint64_t w = 0;
+  memcpy(&w, rec + i, len - i);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 29);
+}
+
+/* Whether the dictionary takes another literal: it grows before it is full (at half the
+ * table), whether or not the next record turns out to be new, so that what an append allocates
+ * follows from the stream's state alone (sim_stream_growth). */
+static bool dict_open(const sim_stream *s) { return s->nlit < SIM_STREAM_DICT_MAX; }
+static bool lit_full(const sim_stream *s) { return dict_open(s) && s->nlit == s->caplit; }
+static bool table_full(const sim_stream *s) { return dict_open(s) && (s->nlit + 1) * 2 > s->capslot; }
+static uint64_t lit_cap_next(const sim_stream *s) { return s->caplit ? s->caplit * 2 : 64; }
+static uint64_t table_cap_next(const sim_stream *s) { return s->capslot ? s->capslot * 2 : 128; }
+
+static void table_put(uint64_t *slot, uint64_t cap, uint64_t hash, uint64_t id) {
+  uint64_t i = hash & (cap - 1);
+  while (slot[i]) i = (i + 1) & (cap - 1);
+  slot[i] = (hash & ~(uint64_t)UINT32_MAX) | (id + 1);
+}
+
+/* The id of the dictionary's literal equal to rec (len bytes), or UINT64_MAX. */
+static uint64_t table_find(const sim_stream *s, const uint8_t *rec, size_t len, uint64_t hash) {
+  if (!s->capslot) return UINT64_MAX;
+  uint64_t mask = s->capslot - 1, top = hash & ~(uint64_t)UINT32_MAX;
+  for (uint64_t i = hash & mask; s->slot[i]; i = (i + 1) & mask) {
+    if ((s->slot[i] & ~(uint64_t)UINT32_MAX) != top) continue;
+    uint64_t id = (s->slot[i] & UINT32_MAX) - 1;
+    const uint8_t *q = s->bytes + s->lit[id];
+    if (q[0] == len && memcmp(q, rec, len) == 0) return id;
+  }
+  return UINT64_MAX;
+}
 
 uint64_t sim_stream_host_bytes(const sim_stream *s) {
-  return s->capbytes + s->capmarks * sizeof *s->marks;
+  return s->capbytes + s->capmarks * sizeof *s->marks + s->caplit * sizeof *s->lit + s->capslot * sizeof *s->slot;
 }
 
 static uint64_t grown(uint64_t cap, uint64_t at_least) {
@@ -126,7 +208,35 @@ uint64_t sim_stream_growth(const sim_stream *s) {
     g += grown(s->capbytes, s->nbytes + SIM_STREAM_MAX_RECORD + 4096) - s->capbytes;
   if (s->n % SIM_STREAM_MARK == 0 && s->nmarks == s->capmarks)
     g += (grown(s->capmarks, 64) - s->capmarks) * sizeof *s->marks;
+  if (lit_full(s)) g += (lit_cap_next(s) - s->caplit) * sizeof *s->lit;
+  if (table_full(s)) g += (table_cap_next(s) - s->capslot) * sizeof *s->slot;
   return g;
+}
+
+/* Room for one more literal in the dictionary (see dict_open). */
+static cs_status dict_make_room(sim_stream *s) {
+  if (lit_full(s)) {
+    uint64_t cap = lit_cap_next(s);
+    uint64_t *l = realloc(s->lit, (size_t)cap * sizeof *l);
+    if (!l) return CS_ENOMEM;
+    s->lit = l;
+    s->caplit = cap;
+  }
+  if (table_full(s)) {
+    uint64_t cap = table_cap_next(s);
+    uint64_t *t = calloc((size_t)cap, sizeof *t);
+    if (!t) return CS_ENOMEM;
+    for (uint64_t i = 0; i < s->capslot; i++)
+      if (s->slot[i]) {
+        uint64_t id = (s->slot[i] & UINT32_MAX) - 1;
+        const uint8_t *q = s->bytes + s->lit[id];
+        table_put(t, cap, hash_of(q, q[0]), id);
+      }
+    free(s->slot);
+    s->slot = t;
+    s->capslot = cap;
+  }
+  return CS_OK;
 }
 
 cs_status sim_stream_append(sim_stream *s, const isa_insn *in) {
@@ -147,7 +257,29 @@ cs_status sim_stream_append(sim_stream *s, const isa_insn *in) {
     }
     s->marks[s->nmarks++] = s->nbytes;
   }
-  s->nbytes += encode(in, s->bytes + s->nbytes);
+  if (dict_make_room(s) != CS_OK) {
+    if (s->n % SIM_STREAM_MARK == 0) s->nmarks--; /* the stream unchanged */
+    return CS_ENOMEM;
+  }
+  uint8_t *rec = s->bytes + s->nbytes;
+  size_t len = encode(in, rec);
+  if (rec[0]) { /* a literal: the earlier one it repeats, or a new one of the dictionary */
+    uint64_t hash = hash_of(rec, len), id = table_find(s, rec, len, hash);
+    if (id != UINT64_MAX) {
+      if (id >> REF_LOW_BITS) {
+        rec[0] = (uint8_t)(REF_FLAG | REF_MORE | (id & REF_LOW_MASK));
+        len = (size_t)(put_var(rec + 1, id >> REF_LOW_BITS) - rec);
+      } else {
+        rec[0] = (uint8_t)(REF_FLAG | id);
+        len = 1;
+      }
+    } else if (dict_open(s)) {
+      s->lit[s->nlit] = s->nbytes;
+      table_put(s->slot, s->capslot, hash, s->nlit);
+      s->nlit++;
+    }
+  }
+  s->nbytes += len;
   s->n++;
   return CS_OK;
 }
@@ -155,12 +287,14 @@ cs_status sim_stream_append(sim_stream *s, const isa_insn *in) {
 void sim_stream_get(const sim_stream *s, uint64_t idx, isa_insn *out) {
   uint64_t off = s->marks[idx / SIM_STREAM_MARK];
   for (uint64_t i = idx & ~(uint64_t)(SIM_STREAM_MARK - 1); i < idx; i++) off += rec_len(s->bytes + off);
-  decode(s->bytes + off, out);
+  decode(s, s->bytes + off, out);
 }
 
 void sim_stream_free(sim_stream *s) {
   free(s->bytes);
   free(s->marks);
+  free(s->lit);
+  free(s->slot);
   memset(s, 0, sizeof *s);
 }
 
@@ -176,17 +310,17 @@ void sim_stream_cursor_init(sim_stream_cursor *c, const sim_stream *s, uint64_t 
 
 bool sim_stream_next(sim_stream_cursor *c, isa_insn *out) {
   if (c->idx >= c->s->n) return false;
-  c->off += decode(c->s->bytes + c->off, out);
+  c->off += decode(c->s, c->s->bytes + c->off, out);
   c->idx++;
   return true;
 }
 
 bool sim_stream_next_op(sim_stream_cursor *c, uint32_t op, isa_insn *out) {
   for (; c->idx < c->s->n; c->idx++) {
-    const uint8_t *p = c->s->bytes + c->off;
+    const uint8_t *p = c->s->bytes + c->off, *q = literal(c->s, p);
     uint32_t at;
-    if (p[0]) at = p[1];
-    else memcpy(&at, p + 1 + offsetof(isa_insn, op), sizeof at); /* kept whole */
+    if (q[0]) at = q[1];
+    else memcpy(&at, q + 1 + offsetof(isa_insn, op), sizeof at); /* kept whole */
     if (at == op) return sim_stream_next(c, out);
     c->off += rec_len(p);
   }

@@ -3,12 +3,20 @@
  * An isa_insn is as large as its largest operand format (144 bytes); most instructions use a few
  * small fields. A recorded instruction is kept as a record of its opcode and each operand field
  * of its format in the order of the format's field table, every value an unsigned LEB128
- * variable-length number (7 bits a byte): a length byte, the opcode byte, then the fields. Most
- * of the instructions a matmul records take 12 to 30 bytes. A record longer than 255 bytes
- * (no format has one) would be kept whole: length byte 0 and the isa_insn itself.
+ * variable-length number (7 bits a byte): a length byte (below 128), the opcode byte, then the
+ * fields. Most of the instructions a matmul records take 12 to 30 bytes. A record of 128 bytes
+ * or more (no format has one in practice) is kept whole: head byte 0 and the isa_insn itself.
+ *
+ * A kernel's loops record the same instructions again and again (flags, L0 loads between a few
+ * buffers, the cube's mmads): a matmul's streams hold 1 to 2 distinct records per hundred. Each
+ * literal record is entered, the first time it appears, in the stream's dictionary (up to
+ * SIM_STREAM_DICT_MAX of them, by id in order of appearance); a record equal to one of them is
+ * kept as a reference to it instead: head byte 0x80 | id's low 6 bits, with 0x40 set when the
+ * rest of the id follows as a varint (1 byte for ids below 64, 3 at most). The literals stay where
+ * they first appeared; the dictionary is their offsets and a hash table over them.
  *
  * Every SIM_STREAM_MARK-th record's byte offset is kept, so instruction i is found by a jump to
- * its mark and at most SIM_STREAM_MARK - 1 hops over the length bytes; a cursor reads the
+ * its mark and at most SIM_STREAM_MARK - 1 hops over the records' head bytes; a cursor reads the
  * stream in order with no jump at all. Decoding gives the instruction back field for field, with
  * every byte outside its format's fields zero (as the runtime and the assembler make them).
  */
@@ -23,6 +31,7 @@
 #include "isa/isa_insn.h"
 
 #define SIM_STREAM_MARK 16 /* records per kept offset (a power of two) */
+#define SIM_STREAM_DICT_MAX 65536 /* distinct literals a stream refers back to (more are only literals) */
 
 typedef struct sim_stream {
   uint8_t *bytes;
@@ -30,6 +39,10 @@ typedef struct sim_stream {
   uint64_t *marks; /* marks[j]: byte offset of record j * SIM_STREAM_MARK */
   uint64_t nmarks, capmarks;
   uint64_t n; /* records */
+  uint64_t *lit; /* lit[id]: byte offset of the dictionary's literal id */
+  uint64_t nlit, caplit;
+  uint64_t *slot; /* hash table of the literals: hash's high 32 bits | id + 1 (0: empty) */
+  uint64_t capslot; /* a power of two, at least twice nlit + 1 while the dictionary grows */
 } sim_stream;
 
 /* The most bytes one record takes (what sim_stream_append makes room for): its two head bytes

@@ -86,30 +86,30 @@ static void test_host_memory_stream_growth_is_not_a_fault(void **state) {
   sim_config_defaults(&cfg);
   cfg.chip_aic_cores = 2;
   /* The compact stream (sim/sim_stream.h): a set_flag is 5 bytes (length, opcode, its three
-   * fields of one byte each). The first record makes room for the largest record (2 + 144 + 36
-   * bytes) plus 4096: 4278 bytes, and for 64 marks of 8 bytes: 4790 in all, the limit. The bytes
-   * grow again when 5 n + 182 > 4278, at the 821st record (n = 820, 4100 bytes used), to the
-   * larger of half again (6417) and the bytes used + 182 + 4096 (8378): 4100 bytes more, over the
-   * limit. */
-  sim_options o = {.timing_only = true, .max_host_bytes = 4790};
+   * fields of one byte each), the same set_flag again a 1-byte reference to it. The first record
+   * makes room for the largest record (2 + 144 + 36 bytes) plus 4096: 4278 bytes, for 64 marks
+   * of 8 bytes (512), and for the dictionary's first 64 offsets (512) and 128 hash slots (1024):
+   * 6326 in all, the limit. 1024 records take 5 + 1023 bytes, and their 64 marks; the 1025th
+   * needs a 65th mark: the marks grow by half (96), 256 bytes more, over the limit. */
+  sim_options o = {.timing_only = true, .max_host_bytes = 6326};
   sim *s;
   cs_err e;
   assert_int_equal(sim_create(&cfg, &o, &s, &e), CS_OK);
   sim_core *c0 = sim_get_core(s, 0), *c1 = sim_get_core(s, 1);
   isa_insn in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
-  for (int i = 0; i < 820; i++) assert_int_equal(sim_core_issue(c0, &in), CS_OK);
+  for (int i = 0; i < 1024; i++) assert_int_equal(sim_core_issue(c0, &in), CS_OK);
   assert_int_equal(sim_core_issue(c0, &in), CS_ENOMEM);
   assert_null(sim_core_fault(c0));
   assert_false(sim_core_ok(c0));
   assert_false(sim_core_ok(c1)); /* every core stops */
   assert_int_equal(sim_core_issue(c1, &in), CS_ENOMEM);
-  assert_int_equal(sim_core_stream_len(c0), 820);
+  assert_int_equal(sim_core_stream_len(c0), 1024);
   assert_int_equal(sim_host_status(s, &e), CS_ENOMEM);
   char want[256];
   snprintf(want, sizeof want,
-           "host memory: the instruction stream of core 0 needs %.1f KiB more, over the limit of %.1f KiB (%.1f KiB in "
-           "use) (820 instructions recorded)",
-           4100.0 / 1024.0, 4790.0 / 1024.0, 4790.0 / 1024.0);
+           "host memory: the instruction stream of core 0 needs 256 B more, over the limit of %.1f KiB (%.1f KiB in "
+           "use) (1024 instructions recorded)",
+           6326.0 / 1024.0, 6326.0 / 1024.0);
   assert_string_equal(e.msg, want);
   sim_result r;
   cs_err e2;

@@ -3,11 +3,16 @@
  *     and at mixed values: each field read back through the table's descriptors (isa_insn.h)
  *     equals the one appended, every byte outside the fields is zero, and no record is longer
  *     than SIM_STREAM_MAX_RECORD (the room sim_stream_append makes);
- *   - a cursor reads them back in order, and sim_stream_get at any index agrees with it. */
+ *   - a cursor reads them back in order, and sim_stream_get at any index agrees with it;
+ *   - a record met before is kept as a reference to it: 1 byte for the first 64 distinct records,
+ *     2 up to 8192, 3 beyond; past SIM_STREAM_DICT_MAX distinct ones new records stay literals;
+ *     every instruction still reads back, in order, at any index and by opcode;
+ *   - what sim_stream_growth announces before each append adds up to the stream's host bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 #include <string.h>
 
@@ -85,9 +90,119 @@ static void test_stream_every_op_round_trips(void **state) {
   sim_stream_free(&s);
 }
 
+/* A scalar instruction of `cycles` (distinct values, distinct records). */
+static isa_insn scalar_of(uint32_t cycles) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_SCALAR;
+  in.u.scalar.cycles = cycles;
+  return in;
+}
+
+/* Appends in, adding what sim_stream_growth announced to *announced. */
+static void append_counted(sim_stream *s, const isa_insn *in, uint64_t *announced) {
+  *announced += sim_stream_growth(s);
+  assert_int_equal(sim_stream_append(s, in), CS_OK);
+}
+
+/* Every instruction of s equals want[] read in order, at its index, and (for `op`) by opcode. */
+static void check_reads(const sim_stream *s, const isa_insn *want, size_t n, uint32_t op) {
+  assert_int_equal(s->n, n);
+  sim_stream_cursor c;
+  sim_stream_cursor_init(&c, s, 0);
+  for (size_t i = 0; i < n; i++) {
+    isa_insn got;
+    assert_true(sim_stream_next(&c, &got));
+    assert_memory_equal(&got, &want[i], sizeof got);
+    if (i % 7 == 0) {
+      sim_stream_get(s, i, &got);
+      assert_memory_equal(&got, &want[i], sizeof got);
+    }
+  }
+  sim_stream_cursor_init(&c, s, 0);
+  size_t at = 0;
+  isa_insn got;
+  while (sim_stream_next_op(&c, op, &got)) {
+    while (at < n && want[at].op != op) at++;
+    assert_true(at < n);
+    assert_memory_equal(&got, &want[at], sizeof got);
+    at++;
+  }
+  while (at < n && want[at].op != op) at++;
+  assert_int_equal(at, n);
+}
+
+static void test_stream_repeats_are_one_byte_references(void **state) {
+  (void)state;
+  enum { DISTINCT = 6, ROUNDS = 500 };
+  isa_insn body[DISTINCT];
+  for (int i = 0; i < DISTINCT; i++) { /* set_flags and mmads, each different from the others */
+    build(i % 2 ? ISA_OP_MMAD : ISA_OP_SET_FLAG, 2, &body[i]);
+    if (i % 2) body[i].u.mmad.m = (uint32_t)(16 * i);
+    else body[i].u.flag.event_id = (uint32_t)i;
+  }
+  static isa_insn want[DISTINCT * ROUNDS];
+  sim_stream s;
+  memset(&s, 0, sizeof s);
+  uint64_t announced = 0, literal_bytes = 0;
+  for (int r = 0; r < ROUNDS; r++)
+    for (int i = 0; i < DISTINCT; i++) {
+      uint64_t before = s.nbytes;
+      want[r * DISTINCT + i] = body[i];
+      append_counted(&s, &body[i], &announced);
+      if (r == 0) literal_bytes += s.nbytes - before;
+      else assert_int_equal(s.nbytes - before, 1); /* a reference to an id below 64 */
+    }
+  assert_int_equal(s.nlit, DISTINCT);
+  assert_int_equal(s.nbytes, literal_bytes + (uint64_t)(ROUNDS - 1) * DISTINCT);
+  assert_true(literal_bytes > 2 * DISTINCT); /* the first of each is a literal record */
+  check_reads(&s, want, DISTINCT * ROUNDS, ISA_OP_MMAD);
+  assert_int_equal(announced, sim_stream_host_bytes(&s));
+  sim_stream_free(&s);
+}
+
+static void test_stream_reference_lengths_and_the_dictionary_limit(void **state) {
+  (void)state;
+  /* SIM_STREAM_DICT_MAX + 100 distinct records, then each again in reverse order */
+  const size_t distinct = SIM_STREAM_DICT_MAX + 100, n = 2 * distinct;
+  isa_insn *want = malloc(n * sizeof *want);
+  assert_non_null(want);
+  sim_stream s;
+  memset(&s, 0, sizeof s);
+  uint64_t announced = 0;
+  for (size_t i = 0; i < distinct; i++) {
+    want[i] = scalar_of((uint32_t)i);
+    append_counted(&s, &want[i], &announced);
+  }
+  assert_int_equal(s.nlit, SIM_STREAM_DICT_MAX);
+  for (size_t j = 0; j < distinct; j++) {
+    size_t i = distinct - 1 - j;
+    want[distinct + j] = want[i];
+    uint64_t before = s.nbytes;
+    append_counted(&s, &want[i], &announced);
+    /* the id of the i-th distinct record is i: 0x80 | its low 6 bits, then a varint of the rest */
+    uint64_t expect = i < 64 ? 1 : i < 64 * 128 ? 2 : i < SIM_STREAM_DICT_MAX ? 3 : 0;
+    if (expect) assert_int_equal(s.nbytes - before, expect);
+    else assert_true(s.nbytes - before >= 3); /* beyond the dictionary: a literal again */
+  }
+  assert_int_equal(s.nlit, SIM_STREAM_DICT_MAX);
+  check_reads(&s, want, n, ISA_OP_SCALAR);
+  /* a cursor started anywhere reads on from there */
+  sim_stream_cursor c;
+  sim_stream_cursor_init(&c, &s, n - 70000);
+  isa_insn got;
+  assert_true(sim_stream_next(&c, &got));
+  assert_memory_equal(&got, &want[n - 70000], sizeof got);
+  assert_int_equal(announced, sim_stream_host_bytes(&s));
+  free(want);
+  sim_stream_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stream_every_op_round_trips),
+      cmocka_unit_test(test_stream_repeats_are_one_byte_references),
+      cmocka_unit_test(test_stream_reference_lengths_and_the_dictionary_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
