@@ -140,6 +140,29 @@ static void test_l2_matches_the_model_with_stamps_above_2_31(void **state) {
   compare_runs_from(3, 16, UINT64_C(1) << 45, 0, UINT32_MAX - 5000, 16);
 }
 
+/* The LRU order by hand: one set of 4 ways; lines 0..3 fill ways 0..3, a use of line 0 makes line
+ * 1 the least recent, so line 4 replaces it (a miss), and then line 1 misses while 0, 2 and 4
+ * hit. */
+static void test_l2_lru_by_hand(void **state) {
+  (void)state;
+  sim_l2 l2;
+  cs_err e;
+  assert_int_equal(sim_l2_init(&l2, 4 * 512, 512, 4, UINT64_C(1) << 36, &e), CS_OK);
+  const uint64_t seq[] = {0, 1, 2, 3, 0, 4, 0, 2, 4, 1};
+  const int hit[] = {0, 0, 0, 0, 1, 0, 1, 1, 1, 0};
+  for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+    isa_range q = {ISA_MEM_GM, 0, seq[i] * 512, 512, 512, 1};
+    sim_l2_result r = {0};
+    sim_l2_access(&l2, &q, &r);
+    if ((r.hit_bytes == 512) != hit[i])
+      fail_msg("access %zu (line %llu): hit %d, want %d", i, (unsigned long long)seq[i], r.hit_bytes == 512, hit[i]);
+  }
+  /* ways: 0 holds line 0, 1 line 4, 2 line 2, 3 line 3 then line 1 (3 was the least recent) */
+  assert_int_equal(((uint32_t *)(void *)l2.sets_mem)[1], 4 + 1);
+  assert_int_equal(((uint32_t *)(void *)l2.sets_mem)[3], 1 + 1);
+  sim_l2_free(&l2);
+}
+
 static void test_l2_matches_the_model_32_bit_tags(void **state) {
   (void)state;
   compare_runs(8, 4, UINT64_C(1) << 36, 0, 1);
@@ -201,6 +224,7 @@ int main(void) {
       cmocka_unit_test(test_l2_matches_the_model_with_stamps_above_2_31),
       cmocka_unit_test(test_l2_matches_the_model_64_bit_tags),
       cmocka_unit_test(test_l2_matches_the_model_across_stamp_renumbering),
+      cmocka_unit_test(test_l2_lru_by_hand),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
