@@ -115,11 +115,11 @@ static uint64_t ref_id(const uint8_t *p, size_t *len) {
   return id;
 }
 
-/* The literal record at p: itself, or the one its reference names. */
+/* The literal record at p: itself, or the dictionary's that its reference names. */
 static const uint8_t *literal(const sim_stream *s, const uint8_t *p) {
   if (!(p[0] & REF_FLAG)) return p;
   size_t len;
-  return s->bytes + s->lit[ref_id(p, &len)];
+  return s->dict + s->lit[ref_id(p, &len)];
 }
 
 static uint64_t rec_len(const uint8_t *p) {
@@ -135,7 +135,7 @@ static uint64_t rec_len(const uint8_t *p) {
 static size_t decode(const sim_stream *s, const uint8_t *p, isa_insn *out) {
   size_t len;
   const uint8_t *q = p;
-  if (p[0] & REF_FLAG) q = s->bytes + s->lit[ref_id(p, &len)];
+  if (p[0] & REF_FLAG) q = s->dict + s->lit[ref_id(p, &len)];
   else len = p[0] ? p[0] : 1 + sizeof(isa_insn);
   if (q[0] == 0) {
     memcpy(out, q + 1, sizeof *out);
@@ -150,17 +150,29 @@ static size_t decode(const sim_stream *s, const uint8_t *p, isa_insn *out) {
 
 /* ---- the literals' dictionary: an open-addressed table of (hash, id + 1) ------------------ */
 
+static uint64_t hash_mix(uint64_t h, uint64_t w) {
+  h = (h ^ w) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 32);
+}
+
+/* A record's hash, from whole 8-byte words (the last one overlapping the one before), or for a
+ * record under 8 bytes two 4-byte words or its bytes: no copy of a variable length. */
 static uint64_t hash_of(const uint8_t *rec, size_t len) {
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
-  size_t i = 0;
-  for (; i + 8 <= len; i += 8) {
-    uint64_t w;
-    memcpy(&w, rec + i, sizeof w);
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
-  }
-  uint64_t w = 0;
-  memcpy(&w, rec + i, len - i);
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w = 0;
+  if (len >= 8) {
+    size_t i = 0;
+    for (; i + 8 < len; i += 8) {
+      memcpy(&w, rec + i, sizeof w);
+      h = hash_mix(h, w);
+    }
+    memcpy(&w, rec + len - 8, sizeof w);
+  } else if (len >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, rec, sizeof lo);
+    memcpy(&hi, rec + len - 4, sizeof hi);
+    w = (uint64_t)hi << 32 | lo;
+  } else
+    for (size_t i = 0; i < len; i++) w |= (uint64_t)rec[i] << (8 * i);
   h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
   return h ^ (h >> 29);
 }
@@ -173,6 +185,7 @@ static bool lit_full(const sim_stream *s) { return dict_open(s) && s->nlit == s-
 static bool table_full(const sim_stream *s) { return dict_open(s) && (s->nlit + 1) * 2 > s->capslot; }
 static uint64_t lit_cap_next(const sim_stream *s) { return s->caplit ? s->caplit * 2 : 64; }
 static uint64_t table_cap_next(const sim_stream *s) { return s->capslot ? s->capslot * 2 : 128; }
+static bool arena_full(const sim_stream *s) { return dict_open(s) && s->ndict + SIM_STREAM_MAX_RECORD > s->capdict; }
 
 static void table_put(uint64_t *slot, uint64_t cap, uint64_t hash, uint64_t id) {
   uint64_t i = hash & (cap - 1);
@@ -187,14 +200,15 @@ static uint64_t table_find(const sim_stream *s, const uint8_t *rec, size_t len, 
   for (uint64_t i = hash & mask; s->slot[i]; i = (i + 1) & mask) {
     if ((s->slot[i] & ~(uint64_t)UINT32_MAX) != top) continue;
     uint64_t id = (s->slot[i] & UINT32_MAX) - 1;
-    const uint8_t *q = s->bytes + s->lit[id];
+    const uint8_t *q = s->dict + s->lit[id];
     if (q[0] == len && memcmp(q, rec, len) == 0) return id;
   }
   return UINT64_MAX;
 }
 
 uint64_t sim_stream_host_bytes(const sim_stream *s) {
-  return s->capbytes + s->capmarks * sizeof *s->marks + s->caplit * sizeof *s->lit + s->capslot * sizeof *s->slot;
+  return s->capbytes + s->capmarks * sizeof *s->marks + s->caplit * sizeof *s->lit + s->capslot * sizeof *s->slot +
+         s->capdict;
 }
 
 static uint64_t grown(uint64_t cap, uint64_t at_least) {
@@ -210,11 +224,19 @@ uint64_t sim_stream_growth(const sim_stream *s) {
     g += (grown(s->capmarks, 64) - s->capmarks) * sizeof *s->marks;
   if (lit_full(s)) g += (lit_cap_next(s) - s->caplit) * sizeof *s->lit;
   if (table_full(s)) g += (table_cap_next(s) - s->capslot) * sizeof *s->slot;
+  if (arena_full(s)) g += grown(s->capdict, s->ndict + SIM_STREAM_MAX_RECORD + 1024) - s->capdict;
   return g;
 }
 
 /* Room for one more literal in the dictionary (see dict_open). */
 static cs_status dict_make_room(sim_stream *s) {
+  if (arena_full(s)) {
+    uint64_t cap = grown(s->capdict, s->ndict + SIM_STREAM_MAX_RECORD + 1024);
+    uint8_t *d = cap > SIZE_MAX ? NULL : realloc(s->dict, (size_t)cap);
+    if (!d) return CS_ENOMEM;
+    s->dict = d;
+    s->capdict = cap;
+  }
   if (lit_full(s)) {
     uint64_t cap = lit_cap_next(s);
     uint64_t *l = realloc(s->lit, (size_t)cap * sizeof *l);
@@ -229,7 +251,7 @@ static cs_status dict_make_room(sim_stream *s) {
     for (uint64_t i = 0; i < s->capslot; i++)
       if (s->slot[i]) {
         uint64_t id = (s->slot[i] & UINT32_MAX) - 1;
-        const uint8_t *q = s->bytes + s->lit[id];
+        const uint8_t *q = s->dict + s->lit[id];
         table_put(t, cap, hash_of(q, q[0]), id);
       }
     free(s->slot);
@@ -263,20 +285,22 @@ cs_status sim_stream_append(sim_stream *s, const isa_insn *in) {
   }
   uint8_t *rec = s->bytes + s->nbytes;
   size_t len = encode(in, rec);
-  if (rec[0]) { /* a literal: the earlier one it repeats, or a new one of the dictionary */
+  if (rec[0]) { /* a literal: a reference to the dictionary's equal one, entered now if new */
     uint64_t hash = hash_of(rec, len), id = table_find(s, rec, len, hash);
-    if (id != UINT64_MAX) {
-      if (id >> REF_LOW_BITS) {
-        rec[0] = (uint8_t)(REF_FLAG | REF_MORE | (id & REF_LOW_MASK));
-        len = (size_t)(put_var(rec + 1, id >> REF_LOW_BITS) - rec);
-      } else {
-        rec[0] = (uint8_t)(REF_FLAG | id);
-        len = 1;
-      }
-    } else if (dict_open(s)) {
-      s->lit[s->nlit] = s->nbytes;
-      table_put(s->slot, s->capslot, hash, s->nlit);
-      s->nlit++;
+    if (id == UINT64_MAX && dict_open(s)) {
+      id = s->nlit++;
+      s->lit[id] = s->ndict;
+      memcpy(s->dict + s->ndict, rec, len);
+      s->ndict += len;
+      table_put(s->slot, s->capslot, hash, id);
+    }
+    if (id == UINT64_MAX) { /* the dictionary is full: kept as it is */
+    } else if (id >> REF_LOW_BITS) {
+      rec[0] = (uint8_t)(REF_FLAG | REF_MORE | (id & REF_LOW_MASK));
+      len = (size_t)(put_var(rec + 1, id >> REF_LOW_BITS) - rec);
+    } else {
+      rec[0] = (uint8_t)(REF_FLAG | id);
+      len = 1;
     }
   }
   s->nbytes += len;
@@ -295,6 +319,7 @@ void sim_stream_free(sim_stream *s) {
   free(s->marks);
   free(s->lit);
   free(s->slot);
+  free(s->dict);
   memset(s, 0, sizeof *s);
 }
 

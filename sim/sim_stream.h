@@ -10,10 +10,12 @@
  * A kernel's loops record the same instructions again and again (flags, L0 loads between a few
  * buffers, the cube's mmads): a matmul's streams hold 1 to 2 distinct records per hundred. Each
  * literal record is entered, the first time it appears, in the stream's dictionary (up to
- * SIM_STREAM_DICT_MAX of them, by id in order of appearance); a record equal to one of them is
- * kept as a reference to it instead: head byte 0x80 | id's low 6 bits, with 0x40 set when the
- * rest of the id follows as a varint (1 byte for ids below 64, 3 at most). The literals stay where
- * they first appeared; the dictionary is their offsets and a hash table over them.
+ * SIM_STREAM_DICT_MAX of them, by id in order of appearance), and the stream keeps a reference to
+ * it, the first time as every time after: head byte 0x80 | id's low 6 bits, with 0x40 set when
+ * the rest of the id follows as a varint (1 byte for ids below 64, 3 at most). The dictionary is
+ * the literals one after another in an arena of their own (small, so that reading or comparing
+ * one seldom leaves the host's caches), their offsets, and a hash table over them. Once it is
+ * full, a new literal stays in the stream as it is.
  *
  * Every SIM_STREAM_MARK-th record's byte offset is kept, so instruction i is found by a jump to
  * its mark and at most SIM_STREAM_MARK - 1 hops over the records' head bytes; a cursor reads the
@@ -39,7 +41,9 @@ typedef struct sim_stream {
   uint64_t *marks; /* marks[j]: byte offset of record j * SIM_STREAM_MARK */
   uint64_t nmarks, capmarks;
   uint64_t n; /* records */
-  uint64_t *lit; /* lit[id]: byte offset of the dictionary's literal id */
+  uint8_t *dict; /* the dictionary's literals, one after another */
+  uint64_t ndict, capdict;
+  uint64_t *lit; /* lit[id]: byte offset of literal id in dict */
   uint64_t nlit, caplit;
   uint64_t *slot; /* hash table of the literals: hash's high 32 bits | id + 1 (0: empty) */
   uint64_t capslot; /* a power of two, at least twice nlit + 1 while the dictionary grows */

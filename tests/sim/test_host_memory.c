@@ -85,13 +85,15 @@ static void test_host_memory_stream_growth_is_not_a_fault(void **state) {
   sim_config cfg;
   sim_config_defaults(&cfg);
   cfg.chip_aic_cores = 2;
-  /* The compact stream (sim/sim_stream.h): a set_flag is 5 bytes (length, opcode, its three
-   * fields of one byte each), the same set_flag again a 1-byte reference to it. The first record
-   * makes room for the largest record (2 + 144 + 36 bytes) plus 4096: 4278 bytes, for 64 marks
-   * of 8 bytes (512), and for the dictionary's first 64 offsets (512) and 128 hash slots (1024):
-   * 6326 in all, the limit. 1024 records take 5 + 1023 bytes, and their 64 marks; the 1025th
-   * needs a 65th mark: the marks grow by half (96), 256 bytes more, over the limit. */
-  sim_options o = {.timing_only = true, .max_host_bytes = 6326};
+  /* The compact stream (sim/sim_stream.h): a set_flag is a 5-byte literal (length, opcode, its
+   * three fields of one byte each) in the dictionary, and every time in the stream a 1-byte
+   * reference to it. The first record makes room in the stream for the largest record
+   * (2 + 144 + 36 bytes) plus 4096: 4278 bytes; for 64 marks of 8 bytes (512); for the
+   * dictionary's first 64 offsets (512) and 128 hash slots (1024); and in its arena for the
+   * largest record plus 1024 (1206): 7532 in all, the limit. 1024 records take 1024 bytes and 64
+   * marks; the 1025th needs a 65th mark: the marks grow by half (96), 256 bytes more, over the
+   * limit. */
+  sim_options o = {.timing_only = true, .max_host_bytes = 7532};
   sim *s;
   cs_err e;
   assert_int_equal(sim_create(&cfg, &o, &s, &e), CS_OK);
@@ -109,7 +111,7 @@ static void test_host_memory_stream_growth_is_not_a_fault(void **state) {
   snprintf(want, sizeof want,
            "host memory: the instruction stream of core 0 needs 256 B more, over the limit of %.1f KiB (%.1f KiB in "
            "use) (1024 instructions recorded)",
-           6326.0 / 1024.0, 6326.0 / 1024.0);
+           7532.0 / 1024.0, 7532.0 / 1024.0);
   assert_string_equal(e.msg, want);
   sim_result r;
   cs_err e2;

@@ -132,6 +132,13 @@ static void check_reads(const sim_stream *s, const isa_insn *want, size_t n, uin
   assert_int_equal(at, n);
 }
 
+/* Bytes of v as an unsigned LEB128 varint (7 bits a byte). */
+static uint64_t var_len(uint64_t v) {
+  uint64_t n = 1;
+  for (; v >= 0x80; v >>= 7) n++;
+  return n;
+}
+
 static void test_stream_repeats_are_one_byte_references(void **state) {
   (void)state;
   enum { DISTINCT = 6, ROUNDS = 500 };
@@ -147,15 +154,24 @@ static void test_stream_repeats_are_one_byte_references(void **state) {
   uint64_t announced = 0, literal_bytes = 0;
   for (int r = 0; r < ROUNDS; r++)
     for (int i = 0; i < DISTINCT; i++) {
-      uint64_t before = s.nbytes;
+      uint64_t before = s.nbytes, dict_before = s.ndict;
       want[r * DISTINCT + i] = body[i];
       append_counted(&s, &body[i], &announced);
-      if (r == 0) literal_bytes += s.nbytes - before;
-      else assert_int_equal(s.nbytes - before, 1); /* a reference to an id below 64 */
+      assert_int_equal(s.nbytes - before, 1); /* a reference to an id below 64, the first time too */
+      if (r == 0) {
+        assert_int_equal(s.nlit, i + 1); /* the literal enters the dictionary */
+        literal_bytes += s.ndict - dict_before;
+        if (i == 0) /* the first set_flag: length, opcode and its three fields as varints */
+          assert_int_equal(s.ndict, 2 + var_len(body[0].u.flag.src_pipe) + var_len(body[0].u.flag.dst_pipe) +
+                                        var_len(body[0].u.flag.event_id));
+      } else
+        assert_int_equal(s.ndict, dict_before);
     }
   assert_int_equal(s.nlit, DISTINCT);
-  assert_int_equal(s.nbytes, literal_bytes + (uint64_t)(ROUNDS - 1) * DISTINCT);
-  assert_true(literal_bytes > 2 * DISTINCT); /* the first of each is a literal record */
+  assert_int_equal(s.nbytes, (uint64_t)ROUNDS * DISTINCT);
+  /* a set_flag's literal is 5 bytes (length, opcode, three one-byte fields); an mmad's more */
+  assert_int_equal(s.ndict, literal_bytes);
+  assert_true(literal_bytes > 5 * DISTINCT);
   check_reads(&s, want, DISTINCT * ROUNDS, ISA_OP_MMAD);
   assert_int_equal(announced, sim_stream_host_bytes(&s));
   sim_stream_free(&s);
