@@ -521,6 +521,14 @@ static int run_failed(cli_io *io, const run_args *a, const cs_err *why) {
   return 0;
 }
 
+/* --threads's value (cli_opt returned r > 0, or r < 0 for a missing one): 1 to 1024 into *out;
+ * 0, or the exit code of a usage error. */
+static int threads_arg(cli_io *io, const char *cmd, int r, const char *v, uint64_t *out, cs_err *err) {
+  if (r < 0 || cs_parse_u64(v, "--threads", out, err) != CS_OK) return cli_fail(io, cmd, err);
+  if (*out == 0 || *out > 1024) return cli_usage_error(io, cmd, "--threads %s: give 1 to 1024 host threads", v);
+  return 0;
+}
+
 static int parse_run_args(cli_io *io, int argc, char **argv, run_args *a, bool *help) {
   cs_err err = {CS_OK, ""};
   const char *v;
@@ -580,9 +588,7 @@ static int parse_run_args(cli_io *io, int argc, char **argv, run_args *a, bool *
       continue;
     }
     if ((r = cli_opt(argc, argv, &i, "--threads", &v, &err)) != 0) {
-      if (r < 0 || cs_parse_u64(v, "--threads", &a->threads, &err) != CS_OK) return cli_fail(io, "run", &err);
-      if (a->threads == 0 || a->threads > 1024)
-        return cli_usage_error(io, "run", "--threads %s: give 1 to 1024 host threads", v);
+      if ((r = threads_arg(io, "run", r, v, &a->threads, &err)) != 0) return r;
       continue;
     }
     if ((r = cli_opt(argc, argv, &i, "--max-memory", &v, &err)) != 0) {
@@ -934,7 +940,7 @@ int cli_cmd_kernels(cli_io *io, int argc, char **argv) {
 static const char *const tile_usage =
     "usage: cubesim tile KERNEL [--attr KEY=VALUE]... [--in NAME=FILE.npy]... [--tiling FILE.json]\n"
     "                    [--config FILE.yaml] [--set SECTION.KEY=VALUE]... [--cores N] [--top N] [--simulate N]\n"
-    "                    [--json]\n"
+    "                    [--threads N] [--json]\n"
     "\n"
     "Searches the tilings of a matmul operator (cubesim kernels lists them) for its shape, types and\n"
     "chip, as `cubesim run` does when a tiling is not given in full, and prints the best candidates:\n"
@@ -945,6 +951,8 @@ static const char *const tile_usage =
     "  --top N         candidates listed (default 8, at most 16)\n"
     "  --simulate N    of them, timed by the timing model (default: as many as the model budget of\n"
     "                  `cubesim run` allows; large problems take seconds each)\n"
+    "  --threads N     host threads the search may take: the timed candidates' runs at once\n"
+    "                  (default: the host's processors, or CUBESIM_THREADS); the same results\n"
     "  --json          print the candidates as JSON\n" CLI_CHIP_USAGE;
 
 int cli_cmd_tile(cli_io *io, int argc, char **argv) {
@@ -954,7 +962,7 @@ int cli_cmd_tile(cli_io *io, int argc, char **argv) {
   cli_chip_args chip;
   memset(&chip, 0, sizeof chip);
   bool json = false;
-  uint64_t top = 8;
+  uint64_t top = 8, threads = 0;
   int64_t timed = -1;
   cs_err err = {CS_OK, ""};
   for (int i = 1; i < argc; i++) {
@@ -1000,6 +1008,10 @@ int cli_cmd_tile(cli_io *io, int argc, char **argv) {
       timed = (int64_t)n;
       continue;
     }
+    if ((r = cli_opt(argc, argv, &i, "--threads", &v, &err)) != 0) {
+      if ((r = threads_arg(io, "tile", r, v, &threads, &err)) != 0) return r;
+      continue;
+    }
     if (cli_flag(argv, i, "--json")) json = true;
     else if (argv[i][0] == '-') return cli_unknown_option(io, "tile", argv[i], tile_usage);
     else if (!kernel) kernel = argv[i];
@@ -1015,7 +1027,8 @@ int cli_cmd_tile(cli_io *io, int argc, char **argv) {
   if (st == CS_OK) st = tiling_file(io, "tile", tiling_path, &ta, &err);
   if (st != CS_OK) return cli_fail(io, "tile", &err);
   uint64_t max_memory = cs_host_default_memory_limit();
-  kn_run_options o = {.cfg = &cfg, .timing_only = true, .seed = 1, .max_memory_bytes = max_memory};
+  kn_run_options o = {
+      .cfg = &cfg, .timing_only = true, .seed = 1, .max_memory_bytes = max_memory, .host_threads = (unsigned)threads};
   kn_ctx *ctx;
   if ((st = kn_ctx_create(op, &o, &ctx, &err)) != CS_OK) return cli_fail(io, "tile", &err);
   kn_ctx_set_tile_search(ctx, (unsigned)top, (int)timed);

@@ -85,7 +85,8 @@ static void test_cli_tile_json(void **state) {
 }
 
 /* The model runs of the candidates run at once on the host's threads (each on a device of its
- * own): the candidates, their order and their model times are the same on 1, 2 and 3 threads. */
+ * own): the candidates, their order and their model times are the same on 1, 2 and 3 threads,
+ * from CUBESIM_THREADS or --threads (which wins over it); --threads 0 is refused. */
 static void test_cli_tile_same_on_any_thread_count(void **state) {
   (void)state;
   char *out[3];
@@ -99,6 +100,22 @@ static void test_cli_tile_same_on_any_thread_count(void **state) {
     cr_free(&r);
   }
   unsetenv("CUBESIM_THREADS");
+  /* --threads, over the environment */
+  setenv("CUBESIM_THREADS", "3", 1);
+  const char *flags[2] = {"1", "2"};
+  for (int i = 0; i < 2; i++) {
+    cr_result r = cr_run("tile", "matmul", "--attr", "m=256", "--attr", "n=384", "--attr", "k=512", "--set",
+                         "chip.aic_cores=4", "--top", "6", "--simulate", "4", "--json", "--threads", flags[i], NULL);
+    cr_assert_ok(&r);
+    assert_string_equal(r.out, out[0]);
+    cr_free(&r);
+  }
+  unsetenv("CUBESIM_THREADS");
+  cr_result bad = cr_run("tile", "matmul", "--attr", "m=256", "--threads", "0", NULL);
+  assert_int_equal(bad.status, 2);
+  assert_string_equal(bad.out, "");
+  assert_non_null(strstr(bad.err, "cubesim tile: error: --threads 0: give 1 to 1024 host threads"));
+  cr_free(&bad);
   cs_jdoc *d = je_parse(out[0], strlen(out[0]));
   const cs_jvalue *c = cs_jget(cs_jroot(d), "candidates");
   assert_int_equal(cs_jcount(c), 6);
