@@ -294,14 +294,13 @@ cs_status sim_stream_append(sim_stream *s, const isa_insn *in) {
       s->ndict += len;
       table_put(s->slot, s->capslot, hash, id);
     }
-    if (id == UINT64_MAX) { /* the dictionary is full: kept as it is */
-    } else if (id >> REF_LOW_BITS) {
+    if (id != UINT64_MAX && id >> REF_LOW_BITS) {
       rec[0] = (uint8_t)(REF_FLAG | REF_MORE | (id & REF_LOW_MASK));
       len = (size_t)(put_var(rec + 1, id >> REF_LOW_BITS) - rec);
-    } else {
+    } else if (id != UINT64_MAX) {
       rec[0] = (uint8_t)(REF_FLAG | id);
       len = 1;
-    }
+    } /* else new, and the dictionary full: the literal stays in the stream */
   }
   s->nbytes += len;
   s->n++;
