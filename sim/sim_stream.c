@@ -131,7 +131,8 @@ static uint64_t rec_len(const uint8_t *p) {
   return p[0] ? p[0] : 1 + sizeof(isa_insn);
 }
 
-/* Decodes the record at p into *out; returns its length. */
+/* Decodes the record at p into *out; returns its length (literal and rec_len in one, so that a
+ * reference's id is read once: this is the replay's every instruction). */
 static size_t decode(const sim_stream *s, const uint8_t *p, isa_insn *out) {
   size_t len;
   const uint8_t *q = p;
@@ -187,6 +188,7 @@ static uint64_t lit_cap_next(const sim_stream *s) { return s->caplit ? s->caplit
 static uint64_t table_cap_next(const sim_stream *s) { return s->capslot ? s->capslot * 2 : 128; }
 static bool arena_full(const sim_stream *s) { return dict_open(s) && s->ndict + SIM_STREAM_MAX_RECORD > s->capdict; }
 
+
 static void table_put(uint64_t *slot, uint64_t cap, uint64_t hash, uint64_t id) {
   uint64_t i = hash & (cap - 1);
   while (slot[i]) i = (i + 1) & (cap - 1);
@@ -216,6 +218,11 @@ static uint64_t grown(uint64_t cap, uint64_t at_least) {
   return c < at_least ? at_least : c;
 }
 
+/* The arena's capacity when it grows: room for the largest record, and 1 KiB more at first. */
+static uint64_t arena_cap_next(const sim_stream *s) {
+  return grown(s->capdict, s->ndict + SIM_STREAM_MAX_RECORD + 1024);
+}
+
 uint64_t sim_stream_growth(const sim_stream *s) {
   uint64_t g = 0;
   if (s->nbytes + SIM_STREAM_MAX_RECORD > s->capbytes)
@@ -224,14 +231,14 @@ uint64_t sim_stream_growth(const sim_stream *s) {
     g += (grown(s->capmarks, 64) - s->capmarks) * sizeof *s->marks;
   if (lit_full(s)) g += (lit_cap_next(s) - s->caplit) * sizeof *s->lit;
   if (table_full(s)) g += (table_cap_next(s) - s->capslot) * sizeof *s->slot;
-  if (arena_full(s)) g += grown(s->capdict, s->ndict + SIM_STREAM_MAX_RECORD + 1024) - s->capdict;
+  if (arena_full(s)) g += arena_cap_next(s) - s->capdict;
   return g;
 }
 
 /* Room for one more literal in the dictionary (see dict_open). */
 static cs_status dict_make_room(sim_stream *s) {
   if (arena_full(s)) {
-    uint64_t cap = grown(s->capdict, s->ndict + SIM_STREAM_MAX_RECORD + 1024);
+    uint64_t cap = arena_cap_next(s);
     uint8_t *d = cap > SIZE_MAX ? NULL : realloc(s->dict, (size_t)cap);
     if (!d) return CS_ENOMEM;
     s->dict = d;

@@ -67,13 +67,6 @@ static void flag(prog *p, isa_pipe src, isa_pipe dst, uint32_t id, int g) {
 }
 static void barrier(prog *p, uint32_t pipe, int g) { add(p, ib_barrier(pipe), g, SYNC); }
 
-static isa_insn scalar_work(uint32_t cycles) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_SCALAR;
-  in.u.scalar.cycles = cycles;
-  return in;
-}
 
 /* GM in at 0, out at 64 KiB: the addresses sim_gm_alloc gives the first two tensors are taken
  * from the simulator each run (build_sim). */
@@ -165,7 +158,7 @@ static void build_scalar(prog *p, uint64_t gm_in, uint64_t gm_out) {
   int g = 0;
   insn(p, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, gm_in, 256));
   flag(p, ISA_PIPE_MTE2, ISA_PIPE_S, 0, ++g);
-  insn(p, scalar_work(20));
+  insn(p, ib_scalar(20));
   insn(p, ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, gm_out, ISA_MEM_UB, 0, 256));
   barrier(p, ISA_PIPE_ALL, ++g);
   insn(p, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x1000, ISA_MEM_GM, gm_out, 256));
@@ -176,7 +169,7 @@ static void build_scalar(prog *p, uint64_t gm_in, uint64_t gm_out) {
   flag(p, ISA_PIPE_V, ISA_PIPE_MTE3, 0, ++g);
   insn(p, ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, gm_out + 0x1000, ISA_MEM_UB, 0x3000, 256));
   flag(p, ISA_PIPE_V, ISA_PIPE_S, 1, ++g);
-  insn(p, scalar_work(3));
+  insn(p, ib_scalar(3));
   insn(p, ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0x2000, ISA_MEM_GM, gm_in + 0x1000, 256));
 }
 
@@ -509,9 +502,9 @@ static void test_hb_wait_for_a_set_far_ahead(void **state) {
   for (int with = 0; with < 2; with++) {
     size_t n = 0;
     if (with) in[n++] = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_V, ISA_PIPE_MTE2, 0);
-    else in[n++] = scalar_work(1);
+    else in[n++] = ib_scalar(1);
     in[n++] = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, 0, 256);
-    while (n < 1002) in[n++] = scalar_work(1);
+    while (n < 1002) in[n++] = ib_scalar(1);
     in[n++] = ib_vbinary_n(ISA_OP_VADD, ISA_FP16, 0x2000, 0, 0, 128);
     in[n++] = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_V, ISA_PIPE_MTE2, 0);
     in[n++] = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0x8000, ISA_MEM_UB, 0, 256);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sim/sim_stream.h"
+#include "support/insn_build.h"
 
 /* A value for field i of an instruction of pattern `which`: 0 zeros, 1 the largest, 2 mixed. */
 static uint64_t value_of(int which, size_t i, uint64_t *seed) {
@@ -90,14 +91,6 @@ static void test_stream_every_op_round_trips(void **state) {
   sim_stream_free(&s);
 }
 
-/* A scalar instruction of `cycles` (distinct values, distinct records). */
-static isa_insn scalar_of(uint32_t cycles) {
-  isa_insn in;
-  memset(&in, 0, sizeof in);
-  in.op = ISA_OP_SCALAR;
-  in.u.scalar.cycles = cycles;
-  return in;
-}
 
 /* Appends in, adding what sim_stream_growth announced to *announced. */
 static void append_counted(sim_stream *s, const isa_insn *in, uint64_t *announced) {
@@ -187,7 +180,7 @@ static void test_stream_reference_lengths_and_the_dictionary_limit(void **state)
   memset(&s, 0, sizeof s);
   uint64_t announced = 0;
   for (size_t i = 0; i < distinct; i++) {
-    want[i] = scalar_of((uint32_t)i);
+    want[i] = ib_scalar((uint32_t)i);
     append_counted(&s, &want[i], &announced);
   }
   assert_int_equal(s.nlit, SIM_STREAM_DICT_MAX);

@@ -39,6 +39,14 @@ isa_insn ib_barrier(uint32_t pipe) {
   return in;
 }
 
+isa_insn ib_scalar(uint32_t cycles) {
+  isa_insn in;
+  memset(&in, 0, sizeof in);
+  in.op = ISA_OP_SCALAR;
+  in.u.scalar.cycles = cycles;
+  return in;
+}
+
 isa_insn ib_nd2nz(isa_dtype t, uint64_t l1_off, uint64_t gm_off, uint32_t rows, uint32_t cols) {
   isa_insn in;
   memset(&in, 0, sizeof in);

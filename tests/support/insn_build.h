@@ -13,6 +13,8 @@ isa_insn ib_copy(isa_op op, isa_mem dst, uint64_t dst_off, isa_mem src, uint64_t
 isa_insn ib_flag(isa_op op, isa_pipe src, isa_pipe dst, uint32_t event_id);
 /* pipe_barrier (pipe may be ISA_PIPE_ALL, or out of range for fault tests). */
 isa_insn ib_barrier(uint32_t pipe);
+/* Scalar work of `cycles` cycles on the S pipe. */
+isa_insn ib_scalar(uint32_t cycles);
 
 /* ND rows x cols in GM at gm_off -> NZ in L1 at l1_off: one matrix whose column blocks lie
  * `rows` rounded up to 16 rows apart (docs/ISA.md "Building mmad's operands"). */
