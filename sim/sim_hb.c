@@ -152,6 +152,7 @@ typedef struct uf_done {
 
 #define HB_CACHE 1024 /* instructions of a compact stream kept decoded (a power of two) */
 #define HB_AHEAD (HB_CACHE / 2) /* instructions the dispatcher runs ahead of the pipes */
+#define HB_PIPES 4096 /* the ring of dispatched instructions' pipes at first (a power of two) */
 
 typedef struct hb {
   const isa_insn *s;            /* the stream as an array, or NULL: */
@@ -162,7 +163,9 @@ typedef struct hb {
   uint64_t n;
   const sim_hb_sink *sink;
   const sim_hb_reach *reach;    /* the stream's, or NULL (prepass finds it) */
-  uint8_t *pipe;                /* per instruction dispatched: its pipe (ISA_PIPE_ALL for barrier(ALL)) */
+  uint8_t *pipe;                /* ring of the pipes (ISA_PIPE_ALL for barrier(ALL)) of the dispatched
+                                 * instructions from pipe_lo on: the pipes' cursors lie in [pipe_lo, disp) */
+  uint64_t pipe_lo, pipe_mask;  /* the oldest instruction in the ring; its size - 1 (a power of two) */
   uint64_t last[NPIPE][NMEM];   /* the last instruction of pipe P touching memory m, or NONE */
   uint64_t last_of[NPIPE];      /* the last instruction of pipe P, or NONE */
   uint64_t next[NPIPE];         /* the next instruction pipe P has not run */
@@ -358,12 +361,39 @@ static void uf_trim(hb *h, int pipe, int other) {
 
 static bool pipe_head(hb *h, int p);
 
+/* Notes that instruction i (= disp) goes to pipe p. The ring keeps what the pipes' cursors have
+ * still to pass: from the lowest cursor on (the dispatcher runs a bounded distance ahead of the
+ * pipes, so the ring stays small however long the stream); it doubles when that is not enough.
+ * False when out of host memory. */
+static bool pipe_note(hb *h, uint64_t i, int p) {
+  if (i - h->pipe_lo > h->pipe_mask) {
+    uint64_t lo = i;
+    for (int q = 0; q < NPIPE; q++)
+      if (q != ISA_PIPE_S && h->next[q] < lo) lo = h->next[q];
+    h->pipe_lo = lo;
+  }
+  if (i - h->pipe_lo > h->pipe_mask) { /* the pipes lag further behind: a ring twice the size */
+    uint64_t size = (h->pipe_mask + 1) * 2;
+    uint8_t *r = malloc(size);
+    if (!r) {
+      h->oom = true;
+      return false;
+    }
+    for (uint64_t j = h->pipe_lo; j < i; j++) r[j & (size - 1)] = h->pipe[j & h->pipe_mask];
+    free(h->pipe);
+    h->pipe = r;
+    h->pipe_mask = size - 1;
+  }
+  h->pipe[i & h->pipe_mask] = (uint8_t)p;
+  return true;
+}
+
 /* The dispatcher's step at instruction disp: false when it must stop there. */
 static bool dispatch_one(hb *h) {
   uint64_t i = h->disp;
   const isa_insn *in = hb_in(h, i); /* nothing below reads another instruction */
   int p = isa_insn_pipe(in);
-  h->pipe[i] = (uint8_t)p;
+  if (!pipe_note(h, i, p)) return false;
   if (p == ISA_PIPE_ALL) { /* holds dispatch until every pipe has drained */
     for (int q = 0; q < NPIPE; q++)
       if (q != ISA_PIPE_S && pipe_head(h, q)) return false;
@@ -391,7 +421,7 @@ static bool dispatch_one(hb *h) {
 
 /* Moves pipe p's cursor to its next dispatched instruction; false when there is none yet. */
 static bool pipe_head(hb *h, int p) {
-  while (h->next[p] < h->disp && h->pipe[h->next[p]] != p) h->next[p]++;
+  while (h->next[p] < h->disp && h->pipe[h->next[p] & h->pipe_mask] != p) h->next[p]++;
   return h->next[p] < h->disp;
 }
 
@@ -478,7 +508,8 @@ void sim_hb_reach_note(sim_hb_reach *t, uint64_t idx, isa_pipe pipe, const isa_r
 
 /* Each pipe's last access to each memory: the stream's reach, or a pass over the stream. */
 static bool prepass(hb *h) {
-  h->pipe = malloc(h->n ? h->n : 1);
+  h->pipe_mask = HB_PIPES - 1;
+  h->pipe = malloc(HB_PIPES);
   if (!h->pipe) return false;
   for (int p = 0; p < NPIPE; p++) {
     h->last_of[p] = h->reach && h->reach->any[p] ? h->reach->last_of[p] : NONE;

@@ -492,39 +492,43 @@ static void test_hb_stream_reach_matches_the_prepass(void **state) {
 
 /* The check's dispatcher runs a bounded distance ahead of the pipes (the instructions they visit
  * stay decoded); a wait whose set_flag lies further on than that must still be passed. MTE2 waits
- * at instruction 0 for V's set at 1003 before it copies into UB 0, which V's vadd at 1002 reads:
- * ordered by the flag; MTE3's copy out of UB 0 (1004) has nothing ordering it after the copy
+ * at instruction 0 for V's set at F + 1 before it copies into UB 0, which V's vadd at F reads:
+ * ordered by the flag; MTE3's copy out of UB 0 (F + 2) has nothing ordering it after the copy
  * in: one RAW, found only once the copy behind the wait has run. Without the wait, the vadd's
- * read races too. */
+ * read races too. With F = 20002 the dispatcher gets five times further ahead of MTE2 than the
+ * check's ring of the instructions' pipes holds at first (4096), so the ring must grow, keeping
+ * what MTE2 has still to pass. */
 static void test_hb_wait_for_a_set_far_ahead(void **state) {
   (void)state;
-  static isa_insn in[1005];
-  for (int with = 0; with < 2; with++) {
-    size_t n = 0;
-    if (with) in[n++] = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_V, ISA_PIPE_MTE2, 0);
-    else in[n++] = ib_scalar(1);
-    in[n++] = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, 0, 256);
-    while (n < 1002) in[n++] = ib_scalar(1);
-    in[n++] = ib_vbinary_n(ISA_OP_VADD, ISA_FP16, 0x2000, 0, 0, 128);
-    in[n++] = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_V, ISA_PIPE_MTE2, 0);
-    in[n++] = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0x8000, ISA_MEM_UB, 0, 256);
-    static collected c;
-    memset(&c, 0, sizeof c);
-    sim_hb_sink sink = {collect, &c, NULL};
-    cs_err err;
-    assert_int_equal(sim_hb_check(in, n, &sink, &err), CS_OK);
-    assert_int_equal(c.n, with ? 1 : 2);
-    for (uint64_t i = 0; i < c.n; i++) {
-      const sim_hb_hazard *z = &c.h[i];
-      assert_int_equal(z->kind, SIM_HAZARD_RAW);
-      assert_int_equal(z->earlier, 1);
-      assert_true(z->later == 1002 || z->later == 1004);
-      assert_int_equal(z->mem, ISA_MEM_UB);
-      assert_int_equal(z->lo, 0);
-      assert_int_equal(z->hi, 256);
+  static isa_insn in[20005];
+  static const size_t far[] = {1002, 20002};
+  for (int f = 0; f < 2; f++)
+    for (int with = 0; with < 2; with++) {
+      size_t n = 0, F = far[f];
+      if (with) in[n++] = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_V, ISA_PIPE_MTE2, 0);
+      else in[n++] = ib_scalar(1);
+      in[n++] = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, 0, 256);
+      while (n < F) in[n++] = ib_scalar(1);
+      in[n++] = ib_vbinary_n(ISA_OP_VADD, ISA_FP16, 0x2000, 0, 0, 128);
+      in[n++] = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_V, ISA_PIPE_MTE2, 0);
+      in[n++] = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0x8000, ISA_MEM_UB, 0, 256);
+      static collected c;
+      memset(&c, 0, sizeof c);
+      sim_hb_sink sink = {collect, &c, NULL};
+      cs_err err;
+      assert_int_equal(sim_hb_check(in, n, &sink, &err), CS_OK);
+      assert_int_equal(c.n, with ? 1 : 2);
+      for (uint64_t i = 0; i < c.n; i++) {
+        const sim_hb_hazard *z = &c.h[i];
+        assert_int_equal(z->kind, SIM_HAZARD_RAW);
+        assert_int_equal(z->earlier, 1);
+        assert_true(z->later == F || z->later == F + 2);
+        assert_int_equal(z->mem, ISA_MEM_UB);
+        assert_int_equal(z->lo, 0);
+        assert_int_equal(z->hi, 256);
+      }
+      if (with) assert_int_equal(c.h[0].later, F + 2);
     }
-    if (with) assert_int_equal(c.h[0].later, 1004);
-  }
 }
 
 /* With two host threads the check runs beside the replay, and a run with hazards is replayed
