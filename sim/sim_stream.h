@@ -32,7 +32,7 @@
 #include "base/cs_status.h"
 #include "isa/isa_insn.h"
 
-#define SIM_STREAM_MARK 16 /* records per kept offset (a power of two) */
+#define SIM_STREAM_MARK 64 /* records per kept offset (a power of two) */
 #define SIM_STREAM_DICT_MAX 65536 /* distinct literals a stream refers back to (more are only literals) */
 
 typedef struct sim_stream {

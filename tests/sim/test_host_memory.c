@@ -90,27 +90,28 @@ static void test_host_memory_stream_growth_is_not_a_fault(void **state) {
    * reference to it. The first record makes room in the stream for the largest record
    * (2 + 144 + 36 bytes) plus 4096: 4278 bytes; for 64 marks of 8 bytes (512); for the
    * dictionary's first 64 offsets (512) and 128 hash slots (1024); and in its arena for the
-   * largest record plus 1024 (1206): 7532 in all, the limit. 1024 records take 1024 bytes and 64
-   * marks; the 1025th needs a 65th mark: the marks grow by half (96), 256 bytes more, over the
-   * limit. */
+   * largest record plus 1024 (1206): 7532 in all, the limit. A mark is kept every 64 records:
+   * 4096 records take 4096 bytes (the 4096th still finds room for the largest record: 4095 + 182
+   * <= 4278) and 64 marks; the 4097th needs a 65th mark: the marks grow by half (96), 256 bytes
+   * more, over the limit. */
   sim_options o = {.timing_only = true, .max_host_bytes = 7532};
   sim *s;
   cs_err e;
   assert_int_equal(sim_create(&cfg, &o, &s, &e), CS_OK);
   sim_core *c0 = sim_get_core(s, 0), *c1 = sim_get_core(s, 1);
   isa_insn in = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_MTE2, ISA_PIPE_MTE3, 0);
-  for (int i = 0; i < 1024; i++) assert_int_equal(sim_core_issue(c0, &in), CS_OK);
+  for (int i = 0; i < 4096; i++) assert_int_equal(sim_core_issue(c0, &in), CS_OK);
   assert_int_equal(sim_core_issue(c0, &in), CS_ENOMEM);
   assert_null(sim_core_fault(c0));
   assert_false(sim_core_ok(c0));
   assert_false(sim_core_ok(c1)); /* every core stops */
   assert_int_equal(sim_core_issue(c1, &in), CS_ENOMEM);
-  assert_int_equal(sim_core_stream_len(c0), 1024);
+  assert_int_equal(sim_core_stream_len(c0), 4096);
   assert_int_equal(sim_host_status(s, &e), CS_ENOMEM);
   char want[256];
   snprintf(want, sizeof want,
            "host memory: the instruction stream of core 0 needs 256 B more, over the limit of %.1f KiB (%.1f KiB in "
-           "use) (1024 instructions recorded)",
+           "use) (4096 instructions recorded)",
            7532.0 / 1024.0, 7532.0 / 1024.0);
   assert_string_equal(e.msg, want);
   sim_result r;
