@@ -1192,6 +1192,11 @@ static void start_insn(engine *e, eng_core *k, eng_pipe *pp, isa_pipe pipe, uint
   pp->run_seq[pp->nrun++] = st->seq;
   k->stats->path_bytes[w.path] += w.bytes;
   k->stats->macs += w.macs;
+  if (in->op == ISA_OP_MMAD) {
+    k->stats->mmad_macs[in->u.mmad.dtype < ISA_DTYPE_COUNT ? in->u.mmad.dtype : 0] +=
+        (uint64_t)in->u.mmad.m * in->u.mmad.n * in->u.mmad.k;
+    sim_mmad_l0_bytes(&in->u.mmad, k->stats->cube_l0_bytes);
+  }
   pp->free_t = NEVER; /* busy until its work is timed */
   head_update(k, pipe);
   if (in->op == ISA_OP_FIXPIPE && st->uf_dep != NEVER && eng_st_uf(k, st->uf_dep)->state < ST_RUNNING) {

@@ -39,3 +39,14 @@ uint64_t sim_stats_path_bytes_total(const sim_stats *s, isa_path p) {
   return t;
 }
 
+
+void sim_mmad_l0_bytes(const isa_fmt_mmad *mm, uint64_t bytes[SIM_L0_COUNT]) {
+  uint64_t bits = isa_dtype_bits((isa_dtype)mm->dtype);
+  uint64_t k0 = bits ? 256 / bits : 16; /* elements of 32 bytes */
+  uint64_t m16 = ((uint64_t)mm->m + 15) / 16 * 16, n16 = ((uint64_t)mm->n + 15) / 16 * 16;
+  uint64_t kp = ((uint64_t)mm->k + k0 - 1) / k0 * k0;
+  bytes[SIM_L0A_READ] += m16 * kp * bits / 8; /* m16 * bits is a multiple of 8 */
+  bytes[SIM_L0B_READ] += kp * n16 * bits / 8;
+  bytes[SIM_L0C_WRITE] += m16 * n16 * 4;
+  if (!mm->init_c) bytes[SIM_L0C_READ] += m16 * n16 * 4;
+}

@@ -23,6 +23,14 @@
   X(gm_busy_cycles, "cycles", "cycles with at least one GM transfer streaming")         \
   X(hazards, "hazards", "data hazards detected (missing flags or barriers)")
 
+/* The cube's accesses to L0 that an mmad makes, in whole fractals (rows and columns to 16, K to
+ * C0 elements: 32 bytes), C in 4-byte accumulators, read back when the mmad accumulates
+ * (init_c = 0). */
+typedef enum sim_l0 { SIM_L0A_READ, SIM_L0B_READ, SIM_L0C_READ, SIM_L0C_WRITE, SIM_L0_COUNT } sim_l0;
+
+/* Adds an mmad's L0 bytes (sim_l0) to bytes[]. */
+void sim_mmad_l0_bytes(const isa_fmt_mmad *mm, uint64_t bytes[SIM_L0_COUNT]);
+
 /* Per-core counters: X(name, unit, description). */
 #define SIM_STAT_CORE_TABLE(X)                                                       \
   X(start_cycles, "cycles", "cycle the core started (the launch and its place in it)") \
@@ -39,6 +47,8 @@ typedef struct sim_core_stats {
   uint64_t op_cycles[ISA_OP_COUNT];          /* sum of start-to-completion cycles per kind */
   uint64_t op_busy_cycles[ISA_OP_COUNT];     /* sum of occupancy cycles per kind */
   uint64_t path_bytes[ISA_PATH_COUNT];       /* bytes moved on each path */
+  uint64_t mmad_macs[ISA_DTYPE_COUNT];       /* the mmads' m x n x k, by their operands' type */
+  uint64_t cube_l0_bytes[SIM_L0_COUNT];      /* what the cube reads and writes in L0 (sim_mmad_l0_bytes) */
 } sim_core_stats;
 
 typedef struct sim_stats {

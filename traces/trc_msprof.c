@@ -132,49 +132,22 @@ static void memory(const sim *s, const sim_result *r, const trc_summary *m, FILE
   }
 }
 
-/* The cube's reads of L0A and L0B and its reads and writes of L0C, from the mmads of a stream:
- * whole fractals (rows and columns to 16, K to C0 elements: 32 bytes), C in 4-byte
- * accumulators, read back when the mmad accumulates (init_c = 0). */
-typedef struct l0_bytes {
-  double a_read, b_read, c_read, c_write;
-} l0_bytes;
-
-static l0_bytes cube_l0_bytes(const sim_stream *stream) {
-  l0_bytes t = {0, 0, 0, 0};
-  isa_insn in;
-  for (sim_stream_cursor cur = {stream, 0, 0}; sim_stream_next(&cur, &in);) {
-    if (in.op != ISA_OP_MMAD) continue;
-    const isa_fmt_mmad *mm = &in.u.mmad;
-    double bits = isa_dtype_bits((isa_dtype)mm->dtype);
-    double k0 = bits > 0 ? 256.0 / bits : 16.0; /* elements of 32 bytes */
-    double m16 = (double)((mm->m + 15) / 16 * 16), n16 = (double)((mm->n + 15) / 16 * 16);
-    double kp = (double)(uint64_t)(((double)mm->k + k0 - 1) / k0) * k0;
-    t.a_read += m16 * kp * bits / 8;
-    t.b_read += kp * n16 * bits / 8;
-    t.c_write += m16 * n16 * 4;
-    if (!mm->init_c) t.c_read += m16 * n16 * 4;
-  }
-  return t;
-}
-
-static void memory_l0(const sim *s, const sim_result *r, const trc_summary *m, FILE *f) {
+static void memory_l0(const sim_result *r, const trc_summary *m, FILE *f) {
   block_head(f);
   fputs(",aic_l0a_read_bw(GB/s),aic_l0a_write_bw(GB/s),aic_l0b_read_bw(GB/s),aic_l0b_write_bw(GB/s)"
         ",aic_l0c_read_bw_cube(GB/s),aic_l0c_write_bw_cube(GB/s)\n",
         f);
-  sim *ms = (sim *)(uintptr_t)s; /* reading the streams does not change the simulator */
   for (unsigned c = 0; c < m->cores; c++) {
     const sim_core_stats *k = &r->stats.core[c];
     if (!k->instructions) continue;
-    const sim_core *core = sim_get_core(ms, c);
-    l0_bytes l0 = cube_l0_bytes(sim_core_records(core));
+    const uint64_t *l0 = k->cube_l0_bytes; /* the cube's own accesses (sim_mmad_l0_bytes) */
     double span = (double)trc_core_span(r, c);
     uint64_t mhz = m->clock_mhz;
     block_cols(f, c, (uint64_t)span, mhz);
-    fprintf(f, ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", gb_per_s(l0.a_read, span, mhz),
-            gb_per_s((double)k->path_bytes[ISA_PATH_L1_TO_L0A], span, mhz), gb_per_s(l0.b_read, span, mhz),
-            gb_per_s((double)k->path_bytes[ISA_PATH_L1_TO_L0B], span, mhz), gb_per_s(l0.c_read, span, mhz),
-            gb_per_s(l0.c_write, span, mhz));
+    fprintf(f, ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", gb_per_s((double)l0[SIM_L0A_READ], span, mhz),
+            gb_per_s((double)k->path_bytes[ISA_PATH_L1_TO_L0A], span, mhz), gb_per_s((double)l0[SIM_L0B_READ], span, mhz),
+            gb_per_s((double)k->path_bytes[ISA_PATH_L1_TO_L0B], span, mhz), gb_per_s((double)l0[SIM_L0C_READ], span, mhz),
+            gb_per_s((double)l0[SIM_L0C_WRITE], span, mhz));
   }
 }
 
@@ -186,7 +159,7 @@ void trc_msprof_write(trc_msprof_file file, const sim *s, const sim_result *r, c
     case TRC_MSPROF_op_summary: op_summary(&m, op_name, f); break;
     case TRC_MSPROF_pipe_utilization: pipe_utilization(s, r, &m, f); break;
     case TRC_MSPROF_memory: memory(s, r, &m, f); break;
-    case TRC_MSPROF_memory_l0: memory_l0(s, r, &m, f); break;
+    case TRC_MSPROF_memory_l0: memory_l0(r, &m, f); break;
     default: break;
   }
 }

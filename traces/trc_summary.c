@@ -53,15 +53,24 @@ static uint64_t macs_per_cycle(const sim_config *cfg, isa_dtype t) {
   }
 }
 
-double trc_ideal_cube_cycles(const sim_config *cfg, const isa_insn *stream, size_t n) {
+/* The cycles of a core's mmads at the cube's peak: their MACs of each operand type over its rate. */
+static double ideal_of(const sim_config *cfg, const uint64_t macs[ISA_DTYPE_COUNT]) {
   double ideal = 0;
+  for (int t = 0; t < ISA_DTYPE_COUNT; t++) {
+    uint64_t rate = macs_per_cycle(cfg, (isa_dtype)t);
+    if (macs[t]) ideal += (double)macs[t] / (double)(rate ? rate : 1);
+  }
+  return ideal;
+}
+
+double trc_ideal_cube_cycles(const sim_config *cfg, const isa_insn *stream, size_t n) {
+  uint64_t macs[ISA_DTYPE_COUNT] = {0};
   for (size_t i = 0; i < n; i++) {
     if (stream[i].op != ISA_OP_MMAD) continue;
     const isa_fmt_mmad *m = &stream[i].u.mmad;
-    uint64_t rate = macs_per_cycle(cfg, (isa_dtype)m->dtype);
-    ideal += (double)m->m * (double)m->n * (double)m->k / (double)(rate ? rate : 1);
+    macs[m->dtype < ISA_DTYPE_COUNT ? m->dtype : 0] += (uint64_t)m->m * m->n * m->k;
   }
-  return ideal;
+  return ideal_of(cfg, macs);
 }
 
 static unsigned result_cores(const sim_result *r) { return r->stats.core ? r->stats.cores : 0; }
@@ -170,17 +179,7 @@ void trc_summary_compute(const sim *s, const sim_result *r, trc_summary *o) {
   o->gm_gb_per_s = gb_per_s(st->gm_read_bytes + st->gm_write_bytes, o->total_cycles, o->clock_mhz);
   o->gm_busy_gb_per_s = gb_per_s(st->gm_read_bytes + st->gm_write_bytes, st->gm_busy_cycles, o->clock_mhz);
   o->macs = st->macs;
-  /* the streams belong to the simulator; reading them does not change it (sim_get_core takes a
-   * mutable handle only because the record phase needs one) */
-  sim *ms = (sim *)(uintptr_t)s;
-  for (unsigned c = 0; c < sim_core_count(s); c++) {
-    const sim_core *core = sim_get_core(ms, c);
-    double ideal = 0;
-    isa_insn in;
-    for (sim_stream_cursor cur = {sim_core_records(core), 0, 0}; sim_stream_next_op(&cur, ISA_OP_MMAD, &in);)
-      ideal += trc_ideal_cube_cycles(cfg, &in, 1);
-    o->ideal_cube_cycles += ideal;
-  }
+  for (unsigned c = 0; c < result_cores(r); c++) o->ideal_cube_cycles += ideal_of(cfg, st->core[c].mmad_macs);
   o->cube_utilization = safe_div(o->ideal_cube_cycles, capacity);
   for (unsigned c = 0; c < o->cores; c++) {
     const sim_core_stats *k = &st->core[c];
