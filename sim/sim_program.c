@@ -484,7 +484,7 @@ cs_status sim_program_write_streams(FILE *f, const char *source, const sim_prog_
     if (!n) continue;
     fprintf(f, ".core %u\n", c);
     isa_insn in;
-    for (sim_stream_cursor cur = {sim_core_records(core), 0, 0}; sim_stream_next(&cur, &in);) {
+    for (sim_stream_cursor cur = {.s = sim_core_records(core)}; sim_stream_next(&cur, &in);) {
       isa_disasm_syms(&in, &syms, line, sizeof line);
       fprintf(f, "%s\n", line);
     }

@@ -1,6 +1,8 @@
 /* sim_stream — compact records of recorded instructions (see sim_stream.h). */
 #include "sim/sim_stream.h"
 
+#include "sim/sim_internal.h" /* threads.h, unless CUBESIM_NO_THREADS */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -208,7 +210,10 @@ static uint64_t table_find(const sim_stream *s, const uint8_t *rec, size_t len, 
   return UINT64_MAX;
 }
 
+static uint64_t pipe_host_bytes(const sim_stream *s);
+
 uint64_t sim_stream_host_bytes(const sim_stream *s) {
+  if (s->pipe) return pipe_host_bytes(s);
   return s->capbytes + s->capmarks * sizeof *s->marks + s->caplit * sizeof *s->lit + s->capslot * sizeof *s->slot +
          s->capdict;
 }
@@ -225,6 +230,7 @@ static uint64_t arena_cap_next(const sim_stream *s) {
 
 uint64_t sim_stream_growth(const sim_stream *s) {
   uint64_t g = 0;
+  if (s->discard || s->pipe) return 0;
   if (s->nbytes + SIM_STREAM_MAX_RECORD > s->capbytes)
     g += grown(s->capbytes, s->nbytes + SIM_STREAM_MAX_RECORD + 4096) - s->capbytes;
   if (s->n % SIM_STREAM_MARK == 0 && s->nmarks == s->capmarks)
@@ -268,7 +274,14 @@ static cs_status dict_make_room(sim_stream *s) {
   return CS_OK;
 }
 
+static bool pipe_put(sim_stream *s, const isa_insn *in);
+
 cs_status sim_stream_append(sim_stream *s, const isa_insn *in) {
+  if (s->discard) {
+    s->n++;
+    return CS_OK;
+  }
+  if (s->pipe) return pipe_put(s, in) ? CS_OK : CS_ENOMEM;
   if (s->nbytes + SIM_STREAM_MAX_RECORD > s->capbytes) {
     uint64_t cap = grown(s->capbytes, s->nbytes + SIM_STREAM_MAX_RECORD + 4096);
     uint8_t *b = cap > SIZE_MAX ? NULL : realloc(s->bytes, (size_t)cap);
@@ -321,6 +334,10 @@ void sim_stream_get(const sim_stream *s, uint64_t idx, isa_insn *out) {
 }
 
 void sim_stream_free(sim_stream *s) {
+  if (s->pipe) {
+    sim_stream_pipe_free(s);
+    return;
+  }
   free(s->bytes);
   free(s->marks);
   free(s->lit);
@@ -331,6 +348,12 @@ void sim_stream_free(sim_stream *s) {
 
 void sim_stream_cursor_init(sim_stream_cursor *c, const sim_stream *s, uint64_t idx) {
   c->s = s;
+  c->chunk = NULL;
+  c->end = 0;
+  if (s->pipe) { /* read from the start, as the chunks come */
+    c->idx = c->off = 0;
+    return;
+  }
   c->idx = idx < s->n ? idx : s->n;
   c->off = 0;
   if (c->idx < s->n) {
@@ -339,7 +362,15 @@ void sim_stream_cursor_init(sim_stream_cursor *c, const sim_stream *s, uint64_t 
   }
 }
 
+static bool pipe_take(sim_stream_cursor *c);
+
 bool sim_stream_next(sim_stream_cursor *c, isa_insn *out) {
+  if (c->s->pipe) {
+    if (c->off == c->end && !pipe_take(c)) return false;
+    c->off += decode(c->s, c->chunk + c->off, out);
+    c->idx++;
+    return true;
+  }
   if (c->idx >= c->s->n) return false;
   c->off += decode(c->s, c->s->bytes + c->off, out);
   c->idx++;
@@ -347,6 +378,7 @@ bool sim_stream_next(sim_stream_cursor *c, isa_insn *out) {
 }
 
 bool sim_stream_next_op(sim_stream_cursor *c, uint32_t op, isa_insn *out) {
+  if (c->s->pipe) return false; /* not for pipes (sim_stream.h) */
   for (; c->idx < c->s->n; c->idx++) {
     const uint8_t *p = c->s->bytes + c->off, *q = literal(c->s, p);
     uint32_t at;
@@ -357,3 +389,167 @@ bool sim_stream_next_op(sim_stream_cursor *c, uint32_t op, isa_insn *out) {
   }
   return false;
 }
+
+/* ---- pipes ------------------------------------------------------------------------------- */
+
+#ifndef CUBESIM_NO_THREADS
+typedef struct pipe_chunk {
+  uint8_t *bytes;
+  uint64_t len;
+} pipe_chunk;
+
+struct sim_stream_pipe {
+  mtx_t lock;
+  cnd_t room, data; /* the producer waits on room, the consumer on data */
+  size_t chunk;
+  unsigned depth;
+  pipe_chunk *q; /* [depth]: filled chunks in order, from head */
+  unsigned head, nq;
+  uint8_t **spare; /* [depth + 2]: chunks no one holds */
+  unsigned nspare;
+  uint8_t *held; /* the consumer's */
+  bool closed, abandoned;
+};
+
+uint64_t sim_stream_pipe_bytes(size_t chunk, unsigned depth) {
+  /* the producer's chunk, the consumer's and `depth` between them */
+  return (uint64_t)(depth + 2) * chunk + sizeof(sim_stream_pipe) + (uint64_t)depth * sizeof(pipe_chunk) +
+         (uint64_t)(depth + 2) * sizeof(uint8_t *);
+}
+
+static uint64_t pipe_host_bytes(const sim_stream *s) { return sim_stream_pipe_bytes(s->pipe->chunk, s->pipe->depth); }
+
+cs_status sim_stream_pipe_open(sim_stream *s, size_t chunk, unsigned depth) {
+  memset(s, 0, sizeof *s);
+  if (chunk < 2 * SIM_STREAM_MAX_RECORD || depth < 1) return CS_EINVAL;
+  sim_stream_pipe *p = calloc(1, sizeof *p);
+  if (!p) return CS_ENOMEM;
+  p->chunk = chunk;
+  p->depth = depth;
+  p->q = calloc(depth, sizeof *p->q);
+  p->spare = calloc(depth + 2, sizeof *p->spare);
+  bool ok = p->q && p->spare;
+  for (unsigned i = 0; ok && i < depth + 2; i++) ok = (p->spare[p->nspare++] = malloc(chunk)) != NULL;
+  bool made_lock = ok && mtx_init(&p->lock, mtx_plain) == thrd_success;
+  bool made_room = made_lock && cnd_init(&p->room) == thrd_success;
+  bool made_data = made_room && cnd_init(&p->data) == thrd_success;
+  if (!made_data) {
+    if (made_room) cnd_destroy(&p->room);
+    if (made_lock) mtx_destroy(&p->lock);
+    for (unsigned i = 0; p->spare && i < p->nspare; i++) free(p->spare[i]);
+    free(p->spare);
+    free(p->q);
+    free(p);
+    return CS_ENOMEM;
+  }
+  s->bytes = p->spare[--p->nspare];
+  s->capbytes = chunk;
+  s->pipe = p;
+  return CS_OK;
+}
+
+/* The producer's chunk to the consumer (waiting for room), and a spare one to fill: there is
+ * always one, since depth + 2 chunks are the producer's, the consumer's and at most depth
+ * waiting. With the consumer gone, the chunk is emptied instead. */
+static void pipe_push(sim_stream *s) {
+  sim_stream_pipe *p = s->pipe;
+  mtx_lock(&p->lock);
+  while (p->nq == p->depth && !p->abandoned) cnd_wait(&p->room, &p->lock);
+  if (!p->abandoned && s->nbytes) {
+    p->q[(p->head + p->nq) % p->depth] = (pipe_chunk){s->bytes, s->nbytes};
+    p->nq++;
+    s->bytes = p->spare[--p->nspare];
+    cnd_signal(&p->data);
+  }
+  mtx_unlock(&p->lock);
+  s->nbytes = 0;
+}
+
+static bool pipe_put(sim_stream *s, const isa_insn *in) {
+  if (s->nbytes + SIM_STREAM_MAX_RECORD > s->capbytes) pipe_push(s);
+  s->nbytes += encode(in, s->bytes + s->nbytes);
+  s->n++;
+  return true;
+}
+
+/* The next chunk for the cursor, the one it held going back to the spares. False at the end. */
+static bool pipe_take(sim_stream_cursor *c) {
+  sim_stream_pipe *p = c->s->pipe;
+  mtx_lock(&p->lock);
+  if (p->held) {
+    p->spare[p->nspare++] = p->held;
+    p->held = NULL;
+  }
+  while (!p->nq && !p->closed) cnd_wait(&p->data, &p->lock);
+  bool more = p->nq > 0;
+  if (more) {
+    pipe_chunk x = p->q[p->head];
+    p->head = (p->head + 1) % p->depth;
+    p->nq--;
+    p->held = x.bytes;
+    c->chunk = x.bytes;
+    c->end = x.len;
+    c->off = 0;
+    cnd_signal(&p->room);
+  }
+  mtx_unlock(&p->lock);
+  return more;
+}
+
+void sim_stream_pipe_close(sim_stream *s) {
+  sim_stream_pipe *p = s->pipe;
+  if (s->nbytes) pipe_push(s);
+  mtx_lock(&p->lock);
+  p->closed = true;
+  cnd_signal(&p->data);
+  mtx_unlock(&p->lock);
+}
+
+void sim_stream_pipe_abandon(sim_stream *s) {
+  sim_stream_pipe *p = s->pipe;
+  mtx_lock(&p->lock);
+  p->abandoned = true;
+  cnd_signal(&p->room);
+  mtx_unlock(&p->lock);
+}
+
+void sim_stream_pipe_free(sim_stream *s) {
+  sim_stream_pipe *p = s->pipe;
+  if (!p) return;
+  free(s->bytes);
+  free(p->held);
+  for (unsigned i = 0; i < p->nq; i++) free(p->q[(p->head + i) % p->depth].bytes);
+  for (unsigned i = 0; i < p->nspare; i++) free(p->spare[i]);
+  cnd_destroy(&p->data);
+  cnd_destroy(&p->room);
+  mtx_destroy(&p->lock);
+  free(p->spare);
+  free(p->q);
+  free(p);
+  memset(s, 0, sizeof *s);
+}
+#else
+uint64_t sim_stream_pipe_bytes(size_t chunk, unsigned depth) { return (uint64_t)(depth + 2) * chunk; }
+cs_status sim_stream_pipe_open(sim_stream *s, size_t chunk, unsigned depth) {
+  (void)chunk;
+  (void)depth;
+  memset(s, 0, sizeof *s);
+  return CS_EINTERNAL;
+}
+static uint64_t pipe_host_bytes(const sim_stream *s) {
+  (void)s;
+  return 0;
+}
+static bool pipe_put(sim_stream *s, const isa_insn *in) {
+  (void)s;
+  (void)in;
+  return false;
+}
+static bool pipe_take(sim_stream_cursor *c) {
+  (void)c;
+  return false;
+}
+void sim_stream_pipe_close(sim_stream *s) { (void)s; }
+void sim_stream_pipe_abandon(sim_stream *s) { (void)s; }
+void sim_stream_pipe_free(sim_stream *s) { (void)s; }
+#endif

@@ -35,8 +35,10 @@
 #define SIM_STREAM_MARK 64 /* records per kept offset (a power of two) */
 #define SIM_STREAM_DICT_MAX 65536 /* distinct literals a stream refers back to (more are only literals) */
 
+typedef struct sim_stream_pipe sim_stream_pipe; /* sim_stream.c */
+
 typedef struct sim_stream {
-  uint8_t *bytes;
+  uint8_t *bytes; /* a pipe's (sim_stream_pipe_open): the chunk the producer fills */
   uint64_t nbytes, capbytes;
   uint64_t *marks; /* marks[j]: byte offset of record j * SIM_STREAM_MARK */
   uint64_t nmarks, capmarks;
@@ -47,6 +49,8 @@ typedef struct sim_stream {
   uint64_t nlit, caplit;
   uint64_t *slot; /* hash table of the literals: hash's high 32 bits | id + 1 (0: empty) */
   uint64_t capslot; /* a power of two, at least twice nlit + 1 while the dictionary grows */
+  bool discard;     /* records are counted, not kept (sim_stream_append only adds to n) */
+  sim_stream_pipe *pipe; /* NULL, or the stream is a pipe */
 } sim_stream;
 
 /* The most bytes one record takes (what sim_stream_append makes room for): its two head bytes
@@ -70,7 +74,9 @@ void sim_stream_free(sim_stream *s);
 typedef struct sim_stream_cursor {
   const sim_stream *s;
   uint64_t idx; /* of the next record */
-  uint64_t off; /* its byte offset */
+  uint64_t off; /* its byte offset (in a pipe: in the chunk held) */
+  const uint8_t *chunk; /* a pipe's: the chunk held, `end` bytes of records */
+  uint64_t end;
 } sim_stream_cursor;
 
 void sim_stream_cursor_init(sim_stream_cursor *c, const sim_stream *s, uint64_t idx);
@@ -79,5 +85,24 @@ bool sim_stream_next(sim_stream_cursor *c, isa_insn *out);
 /* The next instruction with opcode op (isa_op) into *out and true, or false at the end: the
  * records of other opcodes are hopped over, not decoded. */
 bool sim_stream_next_op(sim_stream_cursor *c, uint32_t op, isa_insn *out);
+
+/* ---- pipes ----------------------------------------------------------------------------------
+ * A stream that goes from one producer thread (sim_stream_append) to one consumer (a cursor) as
+ * it is made, in chunks of `chunk` bytes, at most `depth` of them filled and not yet read: the
+ * producer waits while they are all waiting, the cursor while none is. Its memory is fixed
+ * (sim_stream_pipe_bytes) whatever the number of instructions. Every record is a literal (the
+ * consumer cannot share a dictionary that grows as it reads), and no marks are kept: a pipe is read
+ * in order once (no sim_stream_get, no sim_stream_next_op). Needs threads (not with
+ * CUBESIM_NO_THREADS: CS_EINTERNAL). */
+uint64_t sim_stream_pipe_bytes(size_t chunk, unsigned depth);
+/* s empty. CS_ENOMEM, CS_EINTERNAL (no threads). */
+cs_status sim_stream_pipe_open(sim_stream *s, size_t chunk, unsigned depth);
+/* The producer's end: what it holds goes to the consumer, then the cursor meets the end. */
+void sim_stream_pipe_close(sim_stream *s);
+/* The consumer's end, before the producer's: the producer's records are dropped from now on and
+ * it never waits. */
+void sim_stream_pipe_abandon(sim_stream *s);
+/* Both ends done: s is an empty stream again. */
+void sim_stream_pipe_free(sim_stream *s);
 
 #endif

@@ -77,7 +77,7 @@ static bool collect_runs(sim *s, arr *runs) {
   isa_range r[ISA_MAX_RANGES];
   bool any_shared = false;
   for (unsigned c = 0; c < s->ncores; c++)
-    for (sim_stream_cursor cur = {&s->cores[c].rec, 0, 0}; cur.idx < s->cores[c].len;) {
+    for (sim_stream_cursor cur = {.s = &s->cores[c].rec}; cur.idx < s->cores[c].len;) {
       isa_insn in;
       sim_stream_next(&cur, &in);
       size_t nr = isa_insn_ranges(&in, r);
@@ -93,7 +93,7 @@ static bool collect_runs(sim *s, arr *runs) {
   for (size_t t = 0; t < nt; t++) any_shared = any_shared || (u[t].shared && u[t].written);
   bool oom = false;
   for (unsigned c = 0; any_shared && c < s->ncores && !oom; c++)
-    for (sim_stream_cursor cur = {&s->cores[c].rec, 0, 0}; cur.idx < s->cores[c].len && !oom;) {
+    for (sim_stream_cursor cur = {.s = &s->cores[c].rec}; cur.idx < s->cores[c].len && !oom;) {
       size_t i = (size_t)cur.idx;
       isa_insn in;
       sim_stream_next(&cur, &in);

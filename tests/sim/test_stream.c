@@ -7,7 +7,11 @@
  *   - a record met before is kept as a reference to it: 1 byte for the first 64 distinct records,
  *     2 up to 8192, 3 beyond; past SIM_STREAM_DICT_MAX distinct ones new records stay literals;
  *     every instruction still reads back, in order, at any index and by opcode;
- *   - what sim_stream_growth announces before each append adds up to the stream's host bytes. */
+ *   - what sim_stream_growth announces before each append adds up to the stream's host bytes;
+ *   - a pipe (sim_stream_pipe_open) from a producer thread gives a cursor every instruction in
+ *     order, through chunks so small and a depth so short that both sides wait again and again,
+ *     in the memory it announced; a consumer that abandons it halfway leaves the producer free
+ *     to finish; a discarding stream counts its records and keeps none. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +22,10 @@
 
 #include "sim/sim_stream.h"
 #include "support/insn_build.h"
+
+#ifndef __STDC_NO_THREADS__
+#include <threads.h>
+#endif
 
 /* A value for field i of an instruction of pattern `which`: 0 zeros, 1 the largest, 2 mixed. */
 static uint64_t value_of(int which, size_t i, uint64_t *seed) {
@@ -207,11 +215,100 @@ static void test_stream_reference_lengths_and_the_dictionary_limit(void **state)
   sim_stream_free(&s);
 }
 
+/* Every op with each of its three patterns, then again, to n instructions. */
+static isa_insn *pipe_insns(size_t n) {
+  isa_insn *v = malloc(n * sizeof *v);
+  assert_non_null(v);
+  for (size_t i = 0; i < n; i++) build((isa_op)(i / 3 % ISA_OP_COUNT), (int)(i % 3), &v[i]);
+  return v;
+}
+
+typedef struct pipe_job {
+  sim_stream *s;
+  const isa_insn *v;
+  size_t n;
+  int failed;
+} pipe_job;
+
+#ifndef __STDC_NO_THREADS__
+static int pipe_producer(void *arg) {
+  pipe_job *j = arg;
+  for (size_t i = 0; i < j->n; i++)
+    if (sim_stream_append(j->s, &j->v[i]) != CS_OK) j->failed++;
+  sim_stream_pipe_close(j->s);
+  return 0;
+}
+#endif
+
+static void test_stream_pipe_gives_every_instruction_in_order(void **state) {
+  (void)state;
+#ifndef __STDC_NO_THREADS__
+  const size_t n = 20000, chunk = 2 * SIM_STREAM_MAX_RECORD;
+  isa_insn *want = pipe_insns(n);
+  static const unsigned depths[] = {1, 3};
+  for (int d = 0; d < 2; d++) {
+    for (int abandon = 0; abandon < 2; abandon++) {
+      sim_stream s;
+      assert_int_equal(sim_stream_pipe_open(&s, chunk, depths[d]), CS_OK);
+      assert_int_equal(sim_stream_host_bytes(&s), sim_stream_pipe_bytes(chunk, depths[d]));
+      assert_true(sim_stream_pipe_bytes(chunk, depths[d]) >= (depths[d] + 2) * chunk);
+      pipe_job j = {&s, want, n, 0};
+      thrd_t t;
+      assert_int_equal(thrd_create(&t, pipe_producer, &j), thrd_success);
+      sim_stream_cursor c;
+      sim_stream_cursor_init(&c, &s, 0);
+      size_t got_n = 0, stop = abandon ? n / 2 : n;
+      isa_insn got;
+      while (got_n < stop && sim_stream_next(&c, &got)) {
+        assert_memory_equal(&got, &want[got_n], sizeof got);
+        got_n++;
+      }
+      assert_int_equal(got_n, stop);
+      if (abandon) sim_stream_pipe_abandon(&s);
+      else assert_false(sim_stream_next(&c, &got)); /* the end, once the producer closed it */
+      assert_int_equal(thrd_join(t, NULL), thrd_success);
+      assert_int_equal(j.failed, 0);
+      assert_int_equal(s.n, n);
+      isa_insn none;
+      assert_false(sim_stream_next_op(&c, ISA_OP_MMAD, &none)); /* a pipe is read in order only */
+      sim_stream_free(&s);
+      assert_null(s.pipe);
+      assert_int_equal(s.n, 0);
+    }
+  }
+  free(want);
+  sim_stream s;
+  assert_int_equal(sim_stream_pipe_open(&s, SIM_STREAM_MAX_RECORD, 1), CS_EINVAL); /* no room for two records */
+  assert_int_equal(sim_stream_pipe_open(&s, chunk, 0), CS_EINVAL);
+#else
+  skip();
+#endif
+}
+
+static void test_stream_discarding_counts_only(void **state) {
+  (void)state;
+  sim_stream s;
+  memset(&s, 0, sizeof s);
+  s.discard = true;
+  isa_insn *v = pipe_insns(1000);
+  for (size_t i = 0; i < 1000; i++) {
+    assert_int_equal(sim_stream_growth(&s), 0);
+    assert_int_equal(sim_stream_append(&s, &v[i]), CS_OK);
+  }
+  assert_int_equal(s.n, 1000);
+  assert_int_equal(s.nbytes, 0);
+  assert_int_equal(sim_stream_host_bytes(&s), 0);
+  free(v);
+  sim_stream_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stream_every_op_round_trips),
       cmocka_unit_test(test_stream_repeats_are_one_byte_references),
       cmocka_unit_test(test_stream_reference_lengths_and_the_dictionary_limit),
+      cmocka_unit_test(test_stream_pipe_gives_every_instruction_in_order),
+      cmocka_unit_test(test_stream_discarding_counts_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
