@@ -158,6 +158,14 @@ typedef struct launch {
   unsigned cores;                     /* the cores the work is dealt to (used_core_num) */
 } launch;
 
+/* A launch the device keeps (rt_launch_concurrent_owned): L and the job it points to. */
+typedef struct owned_launch {
+  launch L; /* first: &o->L is o */
+  kn_mm_job job;
+} owned_launch;
+
+static void free_owned(void *args) { free(args); }
+
 /* One piece of a core's work: a block of one batch and the base tiles of it the core computes. */
 typedef struct piece {
   uint32_t batch;
@@ -801,8 +809,19 @@ static cs_status record_job(rt_device *dev, const kn_mm_job *job, const rt_tilin
   if (job->epilogue == KN_EPI_GELU_AIV || job->epilogue == KN_EPI_DEQ_BF16 || job->epilogue == KN_EPI_QCORR)
     return rt_launch_kind(dev, rt_device_config(dev)->chip_aiv_per_aic >= 2 ? RT_LAUNCH_MIX_1_2 : RT_LAUNCH_MIX_1_1,
                           blocks, mm_kernel, L, err);
-  /* the AIC-only kernel reads L and writes nothing outside its block: its cores may record at once */
-  return rt_launch_concurrent(dev, blocks, mm_kernel, L, err);
+  /* the AIC-only kernel reads L and writes nothing outside its block: its cores may record at
+   * once, and again whenever the device asks (a timing-only run that streams, sim_record_cores),
+   * from a copy of L and of the job's fields the kernel reads (shapes, types, the epilogue) that
+   * the device keeps */
+  owned_launch *o = malloc(sizeof *o);
+  if (!o) return cs_err_set(err, CS_ENOMEM, "matmul: no host memory for the launch");
+  o->job = *job;
+  /* the host data is not the kernel's to read (only whether there are quant words: qvec stays) */
+  o->job.a = o->job.b = o->job.bias = o->job.c = NULL;
+  o->job.epi_scale = NULL;
+  o->L = *L;
+  o->L.job = &o->job;
+  return rt_launch_concurrent_owned(dev, blocks, mm_kernel, &o->L, free_owned, err);
 }
 
 /* The starting point of the search: the shape, and the fields the attributes gave. */
@@ -819,7 +838,8 @@ static rt_tiling search_start(const kn_mm_job *job) {
 static cs_status model_cycles(const sim_config *cfg, const kn_mm_job *job, const rt_tiling *t, unsigned threads,
                               uint64_t *cycles, cs_err *err) {
   rt_device *dev;
-  cs_status st = rt_device_create(cfg, &(sim_options){.timing_only = true, .record_threads = threads}, &dev, err);
+  cs_status st = rt_device_create(
+      cfg, &(sim_options){.timing_only = true, .record_threads = threads, .stream_record = true}, &dev, err);
   if (st != CS_OK) return st;
   launch L;
   st = record_job(dev, job, t, &L, err);

@@ -361,6 +361,7 @@ static cs_status launch_outcome(sim *s, cs_err *err) {
 cs_status rt_run_blocks(sim *s, rt_launch_mode mode, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err) {
   if (block_dim == 0) return cs_err_set(err, CS_EINVAL, "launch: block_dim is 0");
   if ((unsigned)mode > RT_LAUNCH_MIX_1_2) return cs_err_set(err, CS_EINVAL, "launch: mode %d does not exist", (int)mode);
+  sim_materialize(s); /* an earlier launch's streams, if only counted, recorded before this one's */
   unsigned per = (unsigned)sim_get_config(s)->chip_aiv_per_aic;
   if (mode != RT_LAUNCH_AIC) {
     if (mode == RT_LAUNCH_MIX_1_2 && per < 2)
@@ -399,35 +400,56 @@ cs_status rt_run_blocks(sim *s, rt_launch_mode mode, unsigned block_dim, rt_kern
   return launch_outcome(s, err);
 }
 
-/* A concurrent launch (rt_launch_concurrent): worker w records the cores g with
- * g % workers == w, each core's blocks in order, with a context of its own. */
+/* A concurrent launch (rt_launch_concurrent): the simulator asks for core g's blocks, in order,
+ * recorded into `into` (the core, or a stand-in for it when a streaming run records it again,
+ * sim_record_cores), with a context of their own. */
 typedef struct concurrent_launch {
   sim *s;
   rt_kernel_fn fn;
   void *args;
-  unsigned block_dim, naic, workers;
-  rt_ctx *ctx; /* one per worker */
+  void (*release)(void *args);
+  unsigned block_dim, naic;
 } concurrent_launch;
 
-static void concurrent_work(void *arg, unsigned w) {
+static void concurrent_release(void *arg) {
   concurrent_launch *L = arg;
-  for (unsigned b = 0; b < L->block_dim; b++) {
-    unsigned g = b % L->naic;
-    if (g % L->workers == w)
-      run_block(&L->ctx[w], L->s, sim_get_core(L->s, g), RT_LAUNCH_AIC, b, L->block_dim, 0, L->fn, L->args);
-  }
+  if (L->release) L->release(L->args);
+  free(L);
 }
 
-cs_status rt_run_blocks_concurrent(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err) {
+static void concurrent_core(void *arg, unsigned g, sim_core *into) {
+  concurrent_launch *L = arg;
+  rt_ctx *ctx = malloc(sizeof *ctx);
+  if (!ctx) {
+    sim_host_fail(L->s, "launch: no host memory for core %u's context", g);
+    return;
+  }
+  for (unsigned b = g; b < L->block_dim; b += L->naic)
+    run_block(ctx, L->s, into, RT_LAUNCH_AIC, b, L->block_dim, 0, L->fn, L->args);
+  free(ctx);
+}
+
+cs_status rt_run_blocks_concurrent(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, void (*release)(void *args),
+                                   bool owned, cs_err *err) {
   unsigned naic = sim_aic_count(s), workers = sim_record_threads(s);
   if (workers > naic) workers = naic;
   if (workers > block_dim) workers = block_dim;
-  if (workers < 2) return rt_run_blocks(s, RT_LAUNCH_AIC, block_dim, fn, args, err);
-  cs_status marked = sim_mark_launch(s, err);
-  if (marked != CS_OK) return marked;
-  concurrent_launch L = {s, fn, args, block_dim, naic, workers, calloc(workers, sizeof(rt_ctx))};
-  if (!L.ctx) return cs_err_set(err, CS_ENOMEM, "launch: no host memory");
-  sim_record_concurrently(s, workers, concurrent_work, &L);
-  free(L.ctx);
+  cs_status st;
+  if (workers < 2) {
+    st = rt_run_blocks(s, RT_LAUNCH_AIC, block_dim, fn, args, err);
+    if (release) release(args);
+    return st;
+  }
+  if ((st = sim_mark_launch(s, err)) != CS_OK) {
+    if (release) release(args);
+    return st;
+  }
+  concurrent_launch *L = malloc(sizeof *L);
+  if (!L) {
+    if (release) release(args);
+    return cs_err_set(err, CS_ENOMEM, "launch: no host memory");
+  }
+  *L = (concurrent_launch){s, fn, args, release, block_dim, naic};
+  sim_record_cores(s, workers, concurrent_core, L, concurrent_release, owned);
   return launch_outcome(s, err);
 }

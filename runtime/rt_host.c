@@ -85,7 +85,12 @@ cs_status rt_launch(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *a
 }
 
 cs_status rt_launch_concurrent(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err) {
-  return rt_run_blocks_concurrent(dev->s, block_dim, fn, args, err);
+  return rt_run_blocks_concurrent(dev->s, block_dim, fn, args, NULL, false, err);
+}
+
+cs_status rt_launch_concurrent_owned(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *args,
+                                     void (*release)(void *args), cs_err *err) {
+  return rt_run_blocks_concurrent(dev->s, block_dim, fn, args, release, true, err);
 }
 
 void rt_host_parallel(unsigned threads, unsigned n, void (*job)(void *arg, unsigned i), void *arg) {

@@ -76,6 +76,13 @@ cs_status rt_launch(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *a
  * data, or one thread, is rt_launch. If host memory runs out, which core's record ran out first
  * may vary from run to run (the error's text with it). */
 cs_status rt_launch_concurrent(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
+/* rt_launch_concurrent handing args over to the device, which calls release(args) (if not NULL)
+ * when it needs them no more (at the latest when destroyed). On a timing-only device made with
+ * sim_options.stream_record, its first launch then keeps no streams: they are counted and checked
+ * now, and recorded again, from args, as the run replays them and whenever they are read
+ * (sim_record_cores), so that the run's memory does not grow with its instructions. */
+cs_status rt_launch_concurrent_owned(rt_device *dev, unsigned block_dim, rt_kernel_fn fn, void *args,
+                                     void (*release)(void *args), cs_err *err);
 /* Independent host work (several devices, each used by one job only) on up to `threads` host
  * threads (0: the default, CUBESIM_THREADS or one per processor): job(arg, i) for every i < n,
  * returning when all have run (sim_host_parallel). */

@@ -43,7 +43,8 @@ struct rt_ctx {
 /* Runs fn once per block on the simulator's cores (rt_launch's work, rt_host.h). */
 cs_status rt_run_blocks(sim *s, rt_launch_mode mode, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
 /* rt_launch_concurrent's work: AIC blocks, the cores dealt to sim_record_threads host threads. */
-cs_status rt_run_blocks_concurrent(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, cs_err *err);
+cs_status rt_run_blocks_concurrent(sim *s, unsigned block_dim, rt_kernel_fn fn, void *args, void (*release)(void *args),
+                                   bool owned, cs_err *err);
 
 /* Zeroed host memory that lives until the end of the block (NULL and a fault if none). */
 void *rt_ctx_alloc(rt_ctx *ctx, size_t bytes);

@@ -200,6 +200,7 @@ cs_status sim_create(const sim_config *cfg, const sim_options *opt, sim **out, c
   if (!timing_only) s->host_bytes = mul_sat(core_buffer_bytes(cfg), cfg->chip_aic_cores);
   s->progress = opt ? opt->progress : NULL;
   s->record_threads = sim_host_threads(opt ? opt->record_threads : 0);
+  s->stream_record = opt && opt->stream_record && timing_only;
 #ifndef CUBESIM_NO_THREADS
   s->lock_made = mtx_init(&s->lock, mtx_plain) == thrd_success;
 #endif
@@ -282,6 +283,7 @@ void sim_core_name(const sim *s, unsigned core, char *out, size_t out_bytes) {
 
 void sim_destroy(sim *s) {
   if (!s) return;
+  if (s->recorder_release) s->recorder_release(s->recorder_arg);
   for (unsigned i = 0; s->cores && i < s->naic + s->naiv; i++) { /* cores never made are zero */
     for (int m = 0; m < ISA_MEM_COUNT; m++) sim_buf_free(&s->cores[i].bufs[m]);
     isa_host_destroy(s->cores[i].host);
@@ -417,7 +419,13 @@ void sim_gm_tensor_at(const sim *s, size_t i, const char **name, uint64_t *addr,
 const sim_fault *sim_core_fault(const sim_core *c) { return c->faulted ? &c->fault : NULL; }
 bool sim_core_ok(const sim_core *c) { return !c->faulted && !c->owner->host_failed; }
 size_t sim_core_stream_len(const sim_core *c) { return c->len; }
+/* Before a stream is read: recorded for good, if it was only counted (sim_record_cores). */
+static void streams_needed(const sim_core *c) {
+  if (c->owner->deferred) sim_materialize(c->owner);
+}
+
 const isa_insn *sim_core_stream(const sim_core *c) {
+  streams_needed(c);
   sim_stream_view *v = c->view;
   if (!v || !c->len) return NULL;
   if (v->n != c->len) { /* decoded again after more were recorded */
@@ -432,9 +440,117 @@ const isa_insn *sim_core_stream(const sim_core *c) {
   return v->v;
 }
 
-const sim_stream *sim_core_records(const sim_core *c) { return &c->rec; }
+const sim_stream *sim_core_records(const sim_core *c) {
+  streams_needed(c);
+  return &c->rec;
+}
 
-void sim_core_insn(const sim_core *c, uint64_t i, isa_insn *out) { sim_stream_get(&c->rec, i, out); }
+void sim_core_insn(const sim_core *c, uint64_t i, isa_insn *out) {
+  streams_needed(c);
+  sim_stream_get(&c->rec, i, out);
+}
+
+/* ---- launches recorded again (sim_record_cores) ------------------------------------------- */
+
+typedef struct dealt {
+  sim *s;
+  sim_core_recorder rec;
+  void *arg;
+  unsigned workers;
+} dealt;
+
+/* Worker w records the AICs g with g % workers == w. */
+static void dealt_work(void *arg, unsigned w) {
+  dealt *d = arg;
+  for (unsigned g = w; g < d->s->naic; g += d->workers) d->rec(d->arg, g, &d->s->cores[g]);
+}
+
+static void record_dealt(sim *s, unsigned workers, sim_core_recorder rec, void *arg) {
+  if (workers > s->naic) workers = s->naic;
+  if (workers < 1) workers = 1;
+  dealt d = {s, rec, arg, workers};
+  sim_record_concurrently(s, workers, dealt_work, &d);
+}
+
+/* The AICs as before the launch (the first: nothing recorded). */
+static void reset_aics(sim *s) {
+  for (unsigned g = 0; g < s->naic; g++) {
+    sim_core *c = &s->cores[g];
+    sim_stream_free(&c->rec);
+    c->len = 0;
+    c->unreported = c->ncross = 0;
+    memset(&c->reach, 0, sizeof c->reach);
+    c->faulted = false;
+    memset(&c->fault, 0, sizeof c->fault);
+  }
+}
+
+/* Recorded again, quietly (their progress was counted the first time). */
+static void record_again(sim *s, sim_core_recorder rec, void *arg) {
+  reset_aics(s);
+  for (unsigned g = 0; g < s->naic; g++) s->cores[g].quiet = true;
+  record_dealt(s, sim_record_threads(s), rec, arg);
+  for (unsigned g = 0; g < s->naic; g++) s->cores[g].quiet = false;
+}
+
+void sim_record_cores(sim *s, unsigned workers, sim_core_recorder rec, void *arg, void (*release)(void *arg),
+                      bool keep_rec) {
+  sim_materialize(s); /* an earlier launch's, recorded for good first */
+  bool first = s->nlaunch <= 1;
+  for (unsigned c = 0; c < s->ncores; c++) first = first && s->cores[c].len == 0;
+  bool defer = keep_rec && s->stream_record && first && sim_record_threads(s) > 1 && !s->host_failed;
+  for (unsigned g = 0; defer && g < s->naic; g++) s->cores[g].rec.discard = true;
+  record_dealt(s, workers, rec, arg);
+  if (defer) {
+    bool keep = !s->host_failed;
+    for (unsigned g = 0; g < s->naic; g++) {
+      sim_core *c = &s->cores[g];
+      c->rec.discard = false;
+      c->rec.n = 0; /* nothing kept; len says how many */
+      keep = keep && !c->faulted && !c->ncross;
+    }
+    if (keep) {
+      s->recorder = rec;
+      s->recorder_arg = arg;
+      s->recorder_release = release;
+      s->deferred = true;
+      s->streamed = false;
+      return;
+    }
+    if (!s->host_failed) record_again(s, rec, arg); /* a fault is described from its stream */
+  }
+  if (release) release(arg);
+}
+
+void sim_materialize(sim *s) {
+  if (!s->deferred) return;
+  s->deferred = s->streamed = false;
+  record_again(s, s->recorder, s->recorder_arg);
+  if (s->recorder_release) s->recorder_release(s->recorder_arg);
+  s->recorder = NULL;
+  s->recorder_release = NULL;
+  s->recorder_arg = NULL;
+}
+
+bool sim_deferred(const sim *s) { return s->deferred; }
+bool sim_streamed(const sim *s) { return s->streamed; }
+
+cs_status sim_core_standin(sim *s, const sim_core *like, sim_core *out, cs_err *err) {
+  memset(out, 0, sizeof *out);
+  cs_status st = init_core(s, out, like->index, like->kind, like->group, like->sub, err);
+  out->quiet = true;
+  if (st != CS_OK) sim_core_standin_free(out);
+  return st;
+}
+
+void sim_core_standin_free(sim_core *c) {
+  for (int m = 0; m < ISA_MEM_COUNT; m++) sim_buf_free(&c->bufs[m]);
+  isa_host_destroy(c->host);
+  sim_stream_free(&c->rec);
+  if (c->view) free(c->view->v);
+  free(c->view);
+  memset(c, 0, sizeof *c);
+}
 
 uint8_t *sim_core_buf(sim_core *c, isa_mem mem) {
   if (mem == ISA_MEM_GM || mem >= ISA_MEM_COUNT || !c->bufs[mem].backed) return NULL;
@@ -542,7 +658,7 @@ cs_status sim_core_issue(sim_core *c, const isa_insn *in) {
     isa_insn_exec(in, &m);
   }
   sim *s = c->owner;
-  if (s->progress) {
+  if (s->progress && !c->quiet) {
     if (!s->concurrent) {
       if (++s->recorded % SIM_PROGRESS_STEP == 0) report_recorded(s, s->recorded);
     } else if (++c->unreported == PROGRESS_BATCH)

@@ -54,6 +54,9 @@ typedef struct sim_options {
   unsigned record_threads; /* host threads a timing-only simulator's cores may record on at
                             * once (sim_record_concurrently; 0: CUBESIM_THREADS, else one per
                             * processor of the host; 1: none but the caller's) */
+  bool stream_record;      /* timing-only: the first launch's streams need not be kept (see
+                            * sim_record_cores): the run records them again as it replays them,
+                            * and its memory does not grow with the instructions */
 } sim_options;
 
 /* ---- host memory ---------------------------------------------------------------------------
@@ -165,6 +168,27 @@ void sim_record_concurrently(sim *s, unsigned workers, void (*work)(void *arg, u
  * write (independent simulators do not). Worker 0, and any whose thread cannot be made, run on
  * the caller's thread; a build without threads runs them all there, in order. */
 void sim_host_parallel(unsigned workers, unsigned n, void (*job)(void *arg, unsigned i), void *arg);
+/* Records core `core`'s part of a launch into `into`: the core itself, or a stand-in with its
+ * index, kind and buffers (sim_record_cores). */
+typedef void (*sim_core_recorder)(void *arg, unsigned core, sim_core *into);
+/* A launch of the AICs whose cores record independently (each core's part depends on nothing
+ * another writes), on `workers` host threads as sim_record_concurrently; `release(arg)` (if not
+ * NULL) is called once the simulator needs the recorder no more. With `keep` (arg stays valid
+ * until release), on a simulator made with stream_record, for its first launch, the streams are
+ * counted and checked but not kept, and the recorder is: sim_run records every core again as its
+ * replay reads it (through a pipe of fixed memory, sim_stream.h), and its hazard check again one
+ * core at a time, so that neither holds a whole stream; whatever else needs the streams
+ * (another launch, sim_core_stream, sim_core_records, sim_core_insn, a run with a trace, an
+ * observer or hazards, a deadlock to describe, faults, cross-core instructions) has them
+ * recorded for good first (sim_materialize), with the same results. */
+void sim_record_cores(sim *s, unsigned workers, sim_core_recorder rec, void *arg, void (*release)(void *arg),
+                      bool keep);
+/* The kept recorder's streams recorded for good (nothing when there is none). */
+void sim_materialize(sim *s);
+/* True while the streams are only counted (sim_record_cores kept its recorder), and
+ * sim_streamed after a run that recorded them again as it replayed them. */
+bool sim_deferred(const sim *s);
+bool sim_streamed(const sim *s);
 /* How many workers sim_record_concurrently may usefully take: sim_options.record_threads
  * resolved, 1 for a simulator that keeps data (its functional model may read, within a launch,
  * what an earlier block wrote to GM) or a build without threads. */

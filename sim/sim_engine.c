@@ -265,6 +265,7 @@ typedef struct engine {
   bool l2_on;
   bool overlaps; /* the second opinion on hazards runs (check_hazards); else only the GM
                   * transfers' ranges are kept, for their flows */
+  bool streamed; /* the streams are pipes, read once (stream_run): nothing may be read again */
   uint64_t gm_queueing; /* cycles every GM transfer's data lands later: l2.queue_cycles per other running core */
   sim_l2 l2;
   cs_status oom;
@@ -1956,7 +1957,7 @@ static cs_status engine_init(engine *e, sim *s, sim_result *res, sim_trace *trac
     k->c = &s->cores[c];
     k->cfg = k->c->kind == SIM_CORE_AIV ? &e->aiv_cfg : &s->cfg;
     k->n = k->c->len;
-    sim_stream_cursor_init(&k->cur, &k->c->rec, 0);
+    sim_stream_cursor_init(&k->cur, k->c->feed ? k->c->feed : &k->c->rec, 0);
     k->nxt_at = &k->nxt;
     if (k->n) {
       sim_stream_next(&k->cur, k->nxt_at);
@@ -2028,9 +2029,11 @@ static void hb_job_join(hb_job *j) {
 }
 
 #ifndef CUBESIM_NO_THREADS
+static cs_status check_restreamed(sim *s, sim_result *res, cs_err *err);
+
 static int hb_job_main(void *arg) {
   hb_job *j = arg;
-  j->st = check_happens_before(j->s, j->res, &j->err);
+  j->st = j->s->deferred ? check_restreamed(j->s, j->res, &j->err) : check_happens_before(j->s, j->res, &j->err);
   return 0;
 }
 #endif
@@ -2050,6 +2053,7 @@ static cs_status replay(sim *s, const sim_run_options *opt, sim_result *res, hb_
   /* the second opinion: asked for, or the check found hazards (beside the replay, the check's
    * hazards make it run again, with them) */
   e.overlaps = (opt && opt->overlap_check) || res->hazard_count > 0;
+  e.streamed = s->deferred;
   if (st != CS_OK) {
     engine_free(&e);
     return st;
@@ -2133,6 +2137,11 @@ static cs_status replay(sim *s, const sim_run_options *opt, sim_result *res, hb_
     insns += k->n;
     macs += k->stats->macs;
   }
+  if (stuck && e.streamed) { /* described from streams kept: the run again, with them */
+    engine_free(&e);
+    *redo = true;
+    return CS_OK;
+  }
   res->total_cycles = total;
   res->time_us = (double)total / s->d.cycles_per_us;
   res->stats.total_cycles = total;
@@ -2156,6 +2165,109 @@ static cs_status replay(sim *s, const sim_run_options *opt, sim_result *res, hb_
   }
   return CS_OK;
 }
+
+#ifndef CUBESIM_NO_THREADS
+/* ---- a streaming run -----------------------------------------------------------------------
+ * The streams were only counted (sim_record_cores). Each AIC with instructions records them
+ * again on a thread of its own into a stand-in whose stream is a pipe (sim_stream.h) that the
+ * replay reads as it goes: a few chunks a core, whatever the run's length. The hazard check,
+ * beside it on a thread of its own, records the cores again one after another into a stand-in
+ * kept whole only while it is checked. A run that needs streams kept (hazards found, a deadlock
+ * to describe) is run again the usual way. */
+#define STREAM_CHUNK_BYTES 16384u /* a pipe's chunk: a few thousand instructions */
+#define STREAM_DEPTH 2u           /* chunks filled ahead of the replay */
+
+typedef struct feeder {
+  sim *s;
+  sim_core standin;
+  bool opened, made;
+  thrd_t thread;
+} feeder;
+
+static int feeder_main(void *arg) {
+  feeder *f = arg;
+  f->s->recorder(f->s->recorder_arg, f->standin.index, &f->standin);
+  sim_stream_pipe_close(&f->standin.rec);
+  return 0;
+}
+
+/* A core recorded again must be what was counted. */
+static cs_status same_again(const sim *s, const sim_core *standin, cs_err *err) {
+  const sim_core *c = &s->cores[standin->index];
+  if (standin->faulted || standin->len != c->len)
+    return cs_err_set(err, CS_EINTERNAL, "core %u recorded %zu instructions again where it recorded %zu%s: the kernel is not "
+                      "deterministic", c->index, standin->len, c->len, standin->faulted ? " and faulted" : "");
+  return CS_OK;
+}
+
+/* The happens-before check of every AIC recorded again, one after another (beside the replay). */
+static cs_status check_restreamed(sim *s, sim_result *res, cs_err *err) {
+  for (unsigned c = 0; c < s->naic && !res->hazard_count; c++) {
+    if (!s->cores[c].len) continue;
+    sim_core sc;
+    cs_status st = sim_core_standin(s, &s->cores[c], &sc, err);
+    if (st != CS_OK) return st;
+    s->recorder(s->recorder_arg, c, &sc);
+    st = sim_host_status(s, err);
+    if (st == CS_OK) st = same_again(s, &sc, err);
+    if (st == CS_OK) {
+      hb_sink_arg a = {res, &sc.rec, c};
+      sim_hb_sink sink = {hb_hazard, &a, NULL};
+      st = sim_hb_check_stream(&sc.rec, &sc.reach, &sink, err);
+    }
+    sim_core_standin_free(&sc);
+    if (st != CS_OK) return st;
+  }
+  return CS_OK; /* hazards: found (the run goes again the usual way, which finds them all) */
+}
+
+static cs_status stream_run(sim *s, const sim_run_options *opt, sim_result *res, bool *again, cs_err *err) {
+  feeder *fd = calloc(s->naic, sizeof *fd);
+  hb_job j;
+  memset(&j, 0, sizeof j);
+  j.s = s;
+  j.joined = true;
+  j.res = calloc(1, sizeof *j.res);
+  bool ok = fd && j.res;
+  s->concurrent = true; /* the stand-ins count host memory and failures under the lock */
+  for (unsigned c = 0; ok && c < s->naic; c++) {
+    if (!s->cores[c].len) continue;
+    fd[c].s = s;
+    ok = sim_core_standin(s, &s->cores[c], &fd[c].standin, err) == CS_OK &&
+         sim_stream_pipe_open(&fd[c].standin.rec, STREAM_CHUNK_BYTES, STREAM_DEPTH) == CS_OK;
+    fd[c].opened = ok;
+    if (ok) s->cores[c].feed = &fd[c].standin.rec;
+  }
+  for (unsigned c = 0; ok && c < s->naic; c++)
+    if (fd[c].opened) ok = fd[c].made = thrd_create(&fd[c].thread, feeder_main, &fd[c]) == thrd_success;
+  if (ok) ok = thrd_create(&j.thread, hb_job_main, &j) == thrd_success;
+  cs_status st = CS_OK;
+  bool redo = false;
+  if (ok) {
+    j.joined = false;
+    st = replay(s, opt, res, &j, &redo, err);
+    hb_job_join(&j);
+  }
+  for (unsigned c = 0; fd && c < s->naic; c++) {
+    if (fd[c].made) {
+      sim_stream_pipe_abandon(&fd[c].standin.rec); /* a replay that stopped early reads no more */
+      thrd_join(fd[c].thread, NULL);
+    }
+    if (st == CS_OK && ok && !redo && fd[c].opened) st = same_again(s, &fd[c].standin, err);
+  }
+  s->concurrent = false;
+  for (unsigned c = 0; fd && c < s->naic; c++) {
+    s->cores[c].feed = NULL;
+    if (fd[c].s) sim_core_standin_free(&fd[c].standin);
+  }
+  free(fd);
+  free(j.res);
+  if (sim_host_status(s, err) != CS_OK) return CS_ENOMEM;
+  *again = !ok || redo; /* no threads, or what only kept streams describe */
+  if (!*again && st == CS_OK) s->streamed = true;
+  return st;
+}
+#endif
 
 static cs_status result_init(sim *s, sim_result *res, cs_err *err) {
   memset(res, 0, sizeof *res);
@@ -2184,6 +2296,19 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   /* With a second host thread, and nothing to see the replay as it goes (a trace, an observer),
    * the hazard check runs beside the replay: the same results, in the time of the longer. */
   bool beside = run_threads(opt) > 1 && !(opt && (opt->trace || opt->observer)) && s->ncores > 0;
+  if (s->deferred) { /* streams only counted (sim_record_cores) */
+#ifndef CUBESIM_NO_THREADS
+    if (beside && !(opt && opt->overlap_check) && !s->aiv_enabled) {
+      bool again = false;
+      st = stream_run(s, opt, res, &again, err);
+      if (!again) return st;
+      sim_result_free(res); /* hazards, a deadlock: they are described from streams kept */
+      if ((st = result_init(s, res, err)) != CS_OK) return st;
+    }
+#endif
+    sim_materialize(s);
+    if (sim_host_status(s, err) != CS_OK) return CS_ENOMEM;
+  }
 #ifndef CUBESIM_NO_THREADS
   if (beside) {
     hb_job j;

@@ -38,6 +38,8 @@ struct sim_core {
   sim_stream_view *view;        /* sim_core_stream's decoded copy (made with the core, filled when asked for) */
   bool faulted;
   sim_fault fault;
+  bool quiet;                   /* records again what was counted: no progress */
+  const sim_stream *feed;       /* what the replay reads instead of rec (a streaming run's pipe) */
 };
 
 struct sim {
@@ -65,7 +67,18 @@ struct sim {
   sim_core *cores;             /* room for naic + naiv from the start: pointers stay valid */
   const sim_progress_hook *progress; /* NULL: none */
   uint64_t recorded;                 /* instructions recorded, all cores (for progress) */
+  bool stream_record;                /* sim_options.stream_record */
+  sim_core_recorder recorder;        /* a launch recorded again when needed (sim_record_cores) */
+  void *recorder_arg;
+  void (*recorder_release)(void *arg);
+  bool deferred;                     /* the AICs' streams are only counted (len): the recorder has them */
+  bool streamed;                     /* the last run streamed (sim_streamed) */
 };
+
+/* A stand-in for core `like` (its index, kind and buffers) that records what the core would, for
+ * a streaming run; sim_core_standin_free releases it. */
+cs_status sim_core_standin(sim *s, const sim_core *like, sim_core *out, cs_err *err);
+void sim_core_standin_free(sim_core *c);
 
 /* The buffer of `mem` as core c sees it (GM is the chip's). */
 static inline sim_buf *sim_core_mem(sim_core *c, isa_mem mem) {
