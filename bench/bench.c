@@ -201,14 +201,16 @@ static int case_timing(const sim_config *cfg, unsigned size) {
   if (run_op(cfg, &sp, &r)) return 1;
   double rss = peak_rss_bytes() - rss0;
   double record = r.record_s, replay = r.run_s - r.record_s;
-  printf("timing-only fp16 matmul %u^3 on %u cores: %llu instructions, %.2f s of CPU (record %.2f s, then the "
-         "replay and the hazard check %.2f s; the replay again alone %.2f s)\n",
+  printf("timing-only fp16 matmul %u^3 on %u cores: %llu instructions, %.2f s of CPU (the launch, counting the "
+         "instructions, %.2f s; then the run, recording them again as it replays them, and the hazard check "
+         "%.2f s; the run again %.2f s)\n",
          size, (unsigned)cfg->chip_aic_cores, (unsigned long long)r.insns, r.run_s, record, replay,
          r.replay_s);
-  printf("  %.3g instructions/s (record %.3g/s, replay %.3g/s); peak memory +%.0f MiB = %.0f bytes per instruction\n",
+  printf("  %.3g instructions/s (launch %.3g/s, run %.3g/s); peak memory +%.1f MiB = %.2f bytes per instruction\n",
          (double)r.insns / r.run_s, record > 0 ? (double)r.insns / record : 0.0, (double)r.insns / replay,
          rss / (1 << 20), rss / (double)r.insns);
-  printf("  wall clock %.2f s (CPU seconds above: every thread's; the hazard check beside the replay on %ld host processors)\n",
+  printf("  wall clock %.2f s (CPU seconds above: every thread's; the cores' records and the hazard check beside the "
+         "replay on %ld host processors)\n",
          r.run_wall_s, sysconf(_SC_NPROCESSORS_ONLN));
   return 0;
 }
