@@ -518,6 +518,8 @@ void sim_record_cores(sim *s, unsigned workers, sim_core_recorder rec, void *arg
       return;
     }
     if (!s->host_failed) record_again(s, rec, arg); /* a fault is described from its stream */
+    else
+      for (unsigned g = 0; g < s->naic; g++) s->cores[g].len = 0; /* nothing kept, nothing to replay */
   }
   if (release) release(arg);
 }

@@ -2296,6 +2296,7 @@ cs_status sim_run(sim *s, const sim_run_options *opt, sim_result *res, cs_err *e
   /* With a second host thread, and nothing to see the replay as it goes (a trace, an observer),
    * the hazard check runs beside the replay: the same results, in the time of the longer. */
   bool beside = run_threads(opt) > 1 && !(opt && (opt->trace || opt->observer)) && s->ncores > 0;
+  s->streamed = false;
   if (s->deferred) { /* streams only counted (sim_record_cores) */
 #ifndef CUBESIM_NO_THREADS
     if (beside && !(opt && opt->overlap_check) && !s->aiv_enabled) {
