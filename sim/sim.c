@@ -546,6 +546,12 @@ cs_status sim_core_standin(sim *s, const sim_core *like, sim_core *out, cs_err *
 }
 
 void sim_core_standin_free(sim_core *c) {
+  sim *s = c->owner;
+  if (s && !c->rec.pipe) { /* its stream's growth was counted as it grew (append): given back */
+    shared_lock(s);
+    s->host_bytes -= sim_stream_host_bytes(&c->rec);
+    shared_unlock(s);
+  }
   for (int m = 0; m < ISA_MEM_COUNT; m++) sim_buf_free(&c->bufs[m]);
   isa_host_destroy(c->host);
   sim_stream_free(&c->rec);

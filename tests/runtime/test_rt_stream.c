@@ -7,7 +7,8 @@
  *   - a run with hazards, or one that deadlocks, goes again with streams kept: the same error,
  *     the same hazards as on a device that kept them; a launch that faults keeps its streams and
  *     fails as the other does;
- *   - the arguments are released once, when the device is destroyed;
+ *   - the arguments are released once, when the device is done with them;
+ *   - a host-memory limit that the kept streams exceed lets a streamed run through;
  *   - memory, counted block by block (this executable's malloc stands in for glibc's): four times
  *     the instructions add a quarter of what they add with streams kept, and less than half the
  *     kept run's peak in all. */
@@ -83,14 +84,16 @@ typedef struct dev_run {
   cs_err launch_err, run_err;
 } dev_run;
 
-/* A timing-only device of `cores` cores (streaming or not) with the kernel launched on each. */
-static dev_run launch_on(unsigned cores, bool stream, unsigned tiles_per_core, int variant, unsigned *released) {
+/* A timing-only device of `cores` cores (streaming or not; host memory up to `limit` bytes, 0:
+ * any) with the kernel launched on each. */
+static dev_run launch_limited(unsigned cores, bool stream, uint64_t limit, unsigned tiles_per_core, int variant,
+                              unsigned *released) {
   sim_config cfg;
   sim_config_defaults(&cfg);
   cfg.chip_aic_cores = cores;
   dev_run r;
   memset(&r, 0, sizeof r);
-  sim_options o = {.timing_only = true, .record_threads = 2, .stream_record = stream};
+  sim_options o = {.timing_only = true, .record_threads = 2, .stream_record = stream, .max_host_bytes = limit};
   cs_err err;
   assert_int_equal(rt_device_create(&cfg, &o, &r.dev, &err), CS_OK);
   rt_gtensor g;
@@ -100,6 +103,10 @@ static dev_run launch_on(unsigned cores, bool stream, unsigned tiles_per_core, i
   *t = (tiles){g.addr, tiles_per_core, variant, released};
   r.launched = rt_launch_concurrent_owned(r.dev, cores, tile_kernel, t, free_tiles, &r.launch_err);
   return r;
+}
+
+static dev_run launch_on(unsigned cores, bool stream, unsigned tiles_per_core, int variant, unsigned *released) {
+  return launch_limited(cores, stream, 0, tiles_per_core, variant, released);
 }
 
 static dev_run launch(bool stream, unsigned tiles_per_core, int variant, unsigned *released) {
@@ -320,12 +327,34 @@ static void test_stream_run_memory_does_not_follow_the_streams(void **state) {
 #endif
 }
 
+/* The host-memory limit counts the streams a run holds: 4 cores x 600000 instructions keep more
+ * than 2 MB of streams, which a limit of 1.5 MB refuses at the launch; streamed, the run holds
+ * one core's stream at a time (its growth given back once checked) and fits. */
+static void test_stream_run_fits_a_limit_the_kept_streams_do_not(void **state) {
+  (void)state;
+  unsigned released = 0;
+  const uint64_t limit = 1536 * 1024;
+  dev_run kept = launch_limited(CORES, false, limit, 100000, CLEAN, &released);
+  assert_int_equal(kept.launched, CS_ENOMEM);
+  assert_non_null(strstr(kept.launch_err.msg, "host memory: the instruction stream of core"));
+  dev_run streamed = launch_limited(CORES, true, limit, 100000, CLEAN, &released);
+  assert_int_equal(streamed.launched, CS_OK);
+  run(&streamed, 2);
+  if (streamed.ran != CS_OK) fail_msg("%s", streamed.run_err.msg);
+  assert_true(sim_streamed(rt_device_sim(streamed.dev)));
+  assert_int_equal(rt_device_result(streamed.dev)->stats.instructions, CORES * 6 * 100000);
+  rt_device_destroy(kept.dev);
+  rt_device_destroy(streamed.dev);
+  assert_int_equal(released, 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stream_run_memory_does_not_follow_the_streams),
       cmocka_unit_test(test_stream_run_gives_the_kept_results),
       cmocka_unit_test(test_stream_run_goes_again_for_hazards_and_deadlocks),
       cmocka_unit_test(test_stream_launch_that_faults_keeps_its_streams),
+      cmocka_unit_test(test_stream_run_fits_a_limit_the_kept_streams_do_not),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
