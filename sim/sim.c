@@ -545,9 +545,27 @@ cs_status sim_core_standin(sim *s, const sim_core *like, sim_core *out, cs_err *
   return st;
 }
 
+cs_status sim_core_standin_pipe(sim *s, const sim_core *like, sim_core *out, size_t chunk, unsigned depth, cs_err *err) {
+  cs_status st = sim_core_standin(s, like, out, err);
+  if (st != CS_OK) return st;
+  char what[64];
+  snprintf(what, sizeof what, "the replay's pipe from core %u", like->index);
+  shared_lock(s);
+  st = take_host(s, sim_stream_pipe_bytes(chunk, depth), what, err);
+  shared_unlock(s);
+  if (st == CS_OK && sim_stream_pipe_open(&out->rec, chunk, depth) != CS_OK) {
+    shared_lock(s);
+    s->host_bytes -= sim_stream_pipe_bytes(chunk, depth);
+    shared_unlock(s);
+    st = cs_err_set(err, CS_ENOMEM, "host memory: no memory for %s", what);
+  }
+  if (st != CS_OK) sim_core_standin_free(out);
+  return st;
+}
+
 void sim_core_standin_free(sim_core *c) {
   sim *s = c->owner;
-  if (s && !c->rec.pipe) { /* its stream's growth was counted as it grew (append): given back */
+  if (s) { /* what its stream took was counted (as it grew, or the pipe when opened): given back */
     shared_lock(s);
     s->host_bytes -= sim_stream_host_bytes(&c->rec);
     shared_unlock(s);

@@ -2233,8 +2233,7 @@ static cs_status stream_run(sim *s, const sim_run_options *opt, sim_result *res,
   for (unsigned c = 0; ok && c < s->naic; c++) {
     if (!s->cores[c].len) continue;
     fd[c].s = s;
-    ok = sim_core_standin(s, &s->cores[c], &fd[c].standin, err) == CS_OK &&
-         sim_stream_pipe_open(&fd[c].standin.rec, STREAM_CHUNK_BYTES, STREAM_DEPTH) == CS_OK;
+    ok = sim_core_standin_pipe(s, &s->cores[c], &fd[c].standin, STREAM_CHUNK_BYTES, STREAM_DEPTH, err) == CS_OK;
     fd[c].opened = ok;
     if (ok) s->cores[c].feed = &fd[c].standin.rec;
   }

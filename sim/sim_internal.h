@@ -78,6 +78,8 @@ struct sim {
 /* A stand-in for core `like` (its index, kind and buffers) that records what the core would, for
  * a streaming run; sim_core_standin_free releases it. */
 cs_status sim_core_standin(sim *s, const sim_core *like, sim_core *out, cs_err *err);
+/* The same whose stream is a pipe (sim_stream_pipe_open), its memory counted against the limit. */
+cs_status sim_core_standin_pipe(sim *s, const sim_core *like, sim_core *out, size_t chunk, unsigned depth, cs_err *err);
 void sim_core_standin_free(sim_core *c);
 
 /* The buffer of `mem` as core c sees it (GM is the chip's). */
