@@ -2171,9 +2171,9 @@ static cs_status replay(sim *s, const sim_run_options *opt, sim_result *res, hb_
  * The streams were only counted (sim_record_cores). Each AIC with instructions records them
  * again on a thread of its own into a stand-in whose stream is a pipe (sim_stream.h) that the
  * replay reads as it goes: a few chunks a core, whatever the run's length. The hazard check,
- * beside it on a thread of its own, records the cores again one after another into a stand-in
- * kept whole only while it is checked. A run that needs streams kept (hazards found, a deadlock
- * to describe) is run again the usual way. */
+ * beside it on a thread of its own, has the cores recorded again one after another through a
+ * pipe of their own. A run that needs streams kept (hazards found, a deadlock to describe) is
+ * run again the usual way. */
 #define STREAM_CHUNK_BYTES 16384u /* a pipe's chunk: a few thousand instructions */
 #define STREAM_DEPTH 2u           /* chunks filled ahead of the replay */
 
@@ -2200,22 +2200,35 @@ static cs_status same_again(const sim *s, const sim_core *standin, cs_err *err) 
   return CS_OK;
 }
 
-/* The happens-before check of every AIC recorded again, one after another (beside the replay). */
+/* A hazard of a check over a pipe: counted (the run then goes again with its streams kept, whose
+ * check reports them with their instructions). */
+static void hb_count(void *arg, const sim_hb_hazard *z) {
+  (void)z;
+  ((hb_sink_arg *)arg)->res->hazard_count++;
+}
+
+/* The happens-before check of every AIC recorded again, one after another (beside the replay),
+ * each through a pipe from a thread of its own, checked with the reach noted at the launch. */
 static cs_status check_restreamed(sim *s, sim_result *res, cs_err *err) {
   for (unsigned c = 0; c < s->naic && !res->hazard_count; c++) {
     if (!s->cores[c].len) continue;
-    sim_core sc;
-    cs_status st = sim_core_standin(s, &s->cores[c], &sc, err);
+    feeder f;
+    memset(&f, 0, sizeof f);
+    f.s = s;
+    cs_status st = sim_core_standin_pipe(s, &s->cores[c], &f.standin, STREAM_CHUNK_BYTES, STREAM_DEPTH, err);
     if (st != CS_OK) return st;
-    s->recorder(s->recorder_arg, c, &sc);
-    st = sim_host_status(s, err);
-    if (st == CS_OK) st = same_again(s, &sc, err);
-    if (st == CS_OK) {
-      hb_sink_arg a = {res, &sc.rec, c};
-      sim_hb_sink sink = {hb_hazard, &a, NULL};
-      st = sim_hb_check_stream(&sc.rec, &sc.reach, &sink, err);
+    if (thrd_create(&f.thread, feeder_main, &f) != thrd_success) {
+      sim_core_standin_free(&f.standin);
+      return cs_err_set(err, CS_ENOMEM, "no host thread to record core %u again for the hazard check", c);
     }
-    sim_core_standin_free(&sc);
+    hb_sink_arg a = {res, NULL, c};
+    sim_hb_sink sink = {hb_count, &a, NULL};
+    st = sim_hb_check_pipe(&f.standin.rec, s->cores[c].len, &s->cores[c].reach, &sink, err);
+    sim_stream_pipe_abandon(&f.standin.rec); /* a check that stopped early reads no more */
+    thrd_join(f.thread, NULL);
+    if (st == CS_OK) st = sim_host_status(s, err);
+    if (st == CS_OK) st = same_again(s, &f.standin, err);
+    sim_core_standin_free(&f.standin);
     if (st != CS_OK) return st;
   }
   return CS_OK; /* hazards: found (the run goes again the usual way, which finds them all) */

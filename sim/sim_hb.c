@@ -126,12 +126,18 @@ static void vec_drop_front(vec *q, size_t n) {
  * unordered: the bounds of its bytes there and whether it writes any. */
 typedef struct access {
   uint64_t idx, lo, hi;
+  uint64_t roff;  /* its ranges in that memory: the window's ranges roff .. roff + nr - 1 */
+  uint32_t nr;
   bool writes;
 } access;
 
-/* The accesses of one pipe to one memory, in program order, with their overall bounds. */
+/* The accesses of one pipe to one memory, in program order, with their overall bounds, and
+ * their ranges there (so that a pair is reported without reading the earlier instruction again:
+ * a stream read once, a pipe, cannot be). */
 typedef struct window {
   vec a; /* of access */
+  vec r; /* of isa_range: every kept access's, in order */
+  uint64_t r_dropped; /* ranges dropped from the front of r */
   uint64_t lo, hi;
   size_t trimmed_at; /* length after the last trim */
 } window;
@@ -180,12 +186,48 @@ typedef struct hb {
   sim_uf_track uf;
   vec uf_pend[NPIPE];           /* (M, FIX): unit-flag instructions dispatched, with partners */
   vec uf_done[NPIPE];           /* (M, FIX): partners that have run, with their clocks */
+  bool piped;                   /* rs is a pipe, read once in order: decoded into the ring */
+  isa_insn *ring;               /* instructions ring_lo .. ring_hi - 1, decoded (pipe_note's bounds) */
+  uint64_t ring_lo, ring_hi, ring_mask;
+  bool ended;                   /* the pipe ended before n instructions */
   bool oom;
 } hb;
+
+/* Instruction i of a pipe (i <= disp). The ring holds what the pipes' cursors and the dispatcher
+ * may still ask for, from the lowest of them on; it doubles when that is not enough. Only the
+ * dispatcher's next instruction (i = disp) is decoded: pointers given before stay valid while
+ * the pipes run. */
+static const isa_insn *ring_in(hb *h, uint64_t i) {
+  while (h->ring_hi <= i && !h->ended && !h->oom) {
+    if (h->ring_hi - h->ring_lo > h->ring_mask) {
+      uint64_t lo = h->disp;
+      for (int q = 0; q < NPIPE; q++)
+        if (q != ISA_PIPE_S && h->next[q] < lo) lo = h->next[q];
+      h->ring_lo = lo;
+    }
+    if (h->ring_hi - h->ring_lo > h->ring_mask) {
+      uint64_t size = (h->ring_mask + 1) * 2;
+      isa_insn *r = malloc((size_t)size * sizeof *r);
+      if (!r) {
+        h->oom = true;
+        break;
+      }
+      for (uint64_t j = h->ring_lo; j < h->ring_hi; j++) r[j & (size - 1)] = h->ring[j & h->ring_mask];
+      free(h->ring);
+      h->ring = r;
+      h->ring_mask = size - 1;
+    }
+    if (!sim_stream_next(&h->seq, &h->ring[h->ring_hi & h->ring_mask])) h->ended = true;
+    else h->ring_hi++;
+  }
+  if (i >= h->ring_hi) memset(&h->ring[i & h->ring_mask], 0, sizeof *h->ring); /* ended: the caller stops */
+  return &h->ring[i & h->ring_mask];
+}
 
 /* Instruction i; a pointer valid until the next call. */
 static const isa_insn *hb_in(hb *h, uint64_t i) {
   if (h->s) return &h->s[i];
+  if (h->piped) return ring_in(h, i);
   size_t slot = (size_t)(i & (HB_CACHE - 1));
   if (h->ctag[slot] != i) {
     if (h->seq.idx == i) sim_stream_next(&h->seq, &h->cins[slot]); /* the dispatcher's next: no jump */
@@ -235,9 +277,15 @@ static void window_trim(hb *h, int p, int m) {
     if (q == p && p != ISA_PIPE_V) continue;
     if (h->k[q].at[p] < bound) bound = h->k[q].at[p];
   }
-  size_t drop = 0;
-  while (drop < w->a.len && ((access *)vec_at(&w->a, drop))->idx < bound) drop++;
+  size_t drop = 0, ranges = 0;
+  for (; drop < w->a.len; drop++) {
+    const access *x = vec_at(&w->a, drop);
+    if (x->idx >= bound) break;
+    ranges += x->nr;
+  }
   vec_drop_front(&w->a, drop);
+  vec_drop_front(&w->r, ranges);
+  w->r_dropped += ranges;
   w->lo = UINT64_MAX;
   w->hi = 0;
   for (size_t i = 0; i < w->a.len; i++) {
@@ -248,15 +296,26 @@ static void window_trim(hb *h, int p, int m) {
   w->trimmed_at = w->a.len;
 }
 
-static void window_add(hb *h, int p, int m, uint64_t idx, uint64_t lo, uint64_t hi, bool writes) {
+/* Adds instruction idx's access to memory m: its ranges r[0 .. nr - 1] there. */
+static void window_add(hb *h, int p, int m, uint64_t idx, uint64_t lo, uint64_t hi, bool writes, const isa_range *r,
+                       uint32_t nr) {
   window *w = &h->win[p][m];
   if (w->a.len >= 16 && w->a.len >= 2 * w->trimmed_at) window_trim(h, p, m);
+  uint64_t roff = w->r_dropped + w->r.len;
+  for (uint32_t i = 0; i < nr; i++) {
+    isa_range *y = vec_push(&w->r);
+    if (!y) {
+      h->oom = true;
+      return;
+    }
+    *y = r[i];
+  }
   access *x = vec_push(&w->a);
   if (!x) {
     h->oom = true;
     return;
   }
-  *x = (access){idx, lo, hi, writes};
+  *x = (access){idx, lo, hi, roff, nr, writes};
   if (w->a.len == 1 || lo < w->lo) w->lo = lo;
   if (w->a.len == 1 || hi > w->hi) w->hi = hi;
 }
@@ -277,16 +336,18 @@ static size_t window_from(const window *w, uint64_t from) {
 #define MAX_PAIRS 64 /* partners already reported for one instruction (more: reported again) */
 
 static void check_and_add(hb *h, uint64_t idx, int p, const vclock *f) {
-  isa_range r[ISA_MAX_RANGES], o[ISA_MAX_RANGES];
+  isa_range r[ISA_MAX_RANGES], mine[ISA_MAX_RANGES];
   size_t nr = isa_insn_ranges(hb_in(h, idx), r);
   uint64_t seen[MAX_PAIRS];
   size_t nseen = 0;
   for (int m = 0; m < NMEM; m++) {
     uint64_t lo = UINT64_MAX, hi = 0;
     bool writes = false, any = false;
+    uint32_t nmine = 0;
     for (size_t i = 0; i < nr; i++) {
       if (r[i].mem != (uint32_t)m) continue;
       any = true;
+      mine[nmine++] = r[i];
       writes = writes || r[i].write;
       if (r[i].base < lo) lo = r[i].base;
       if (isa_range_end(&r[i]) > hi) hi = isa_range_end(&r[i]);
@@ -301,11 +362,11 @@ static void check_and_add(hb *h, uint64_t idx, int p, const vclock *f) {
         bool dup = false;
         for (size_t j = 0; j < nseen && !dup; j++) dup = seen[j] == x->idx;
         if (dup) continue;
-        size_t no = isa_insn_ranges(hb_in(h, x->idx), o);
-        if (report_pair(h, idx, r, nr, x->idx, o, no, (isa_mem)m) && nseen < MAX_PAIRS) seen[nseen++] = x->idx;
+        const isa_range *o = vec_at(&w->r, (size_t)(x->roff - w->r_dropped));
+        if (report_pair(h, idx, mine, nmine, x->idx, o, x->nr, (isa_mem)m) && nseen < MAX_PAIRS) seen[nseen++] = x->idx;
       }
     }
-    window_add(h, p, m, idx, lo, hi, writes);
+    window_add(h, p, m, idx, lo, hi, writes, mine, nmine);
   }
 }
 
@@ -392,6 +453,7 @@ static bool pipe_note(hb *h, uint64_t i, int p) {
 static bool dispatch_one(hb *h) {
   uint64_t i = h->disp;
   const isa_insn *in = hb_in(h, i); /* nothing below reads another instruction */
+  if (h->ended || h->oom) return false;
   int p = isa_insn_pipe(in);
   if (!pipe_note(h, i, p)) return false;
   if (p == ISA_PIPE_ALL) { /* holds dispatch until every pipe has drained */
@@ -540,13 +602,17 @@ static bool prepass(hb *h) {
 
 static void hb_free(hb *h) {
   free(h->pipe);
+  free(h->ring);
   free(h->ctag);
   free(h->cins);
   free(h->cps.v);
   for (int a = 0; a < NPIPE; a++) {
     free(h->uf_pend[a].v);
     free(h->uf_done[a].v);
-    for (int m = 0; m < NMEM; m++) free(h->win[a][m].a.v);
+    for (int m = 0; m < NMEM; m++) {
+      free(h->win[a][m].a.v);
+      free(h->win[a][m].r.v);
+    }
     for (int b = 0; b < NPIPE; b++)
       for (int e = 0; e < NEVENT; e++) free(h->flags[a][b][e].v);
   }
@@ -560,7 +626,17 @@ static cs_status check(const isa_insn *s, const sim_stream *rs, const sim_hb_rea
   h->s = s;
   h->rs = rs;
   h->n = n;
-  if (rs) {
+  h->piped = rs && rs->pipe;
+  if (h->piped) {
+    h->ring_mask = HB_CACHE - 1;
+    h->ring = malloc(HB_CACHE * sizeof *h->ring);
+    if (!h->ring || !reach) {
+      hb_free(h);
+      return reach ? cs_err_set(err, CS_ENOMEM, "no host memory for the hazard check")
+                   : cs_err_set(err, CS_EINTERNAL, "the hazard check of a pipe needs its reach");
+    }
+    sim_stream_cursor_init(&h->seq, rs, 0);
+  } else if (rs) {
     h->ctag = malloc(HB_CACHE * sizeof *h->ctag);
     h->cins = malloc(HB_CACHE * sizeof *h->cins);
     if (!h->ctag || !h->cins) {
@@ -577,7 +653,10 @@ static cs_status check(const isa_insn *s, const sim_stream *rs, const sim_hb_rea
   for (int a = 0; a < NPIPE; a++) {
     h->uf_pend[a].elem = sizeof(uf_pending);
     h->uf_done[a].elem = sizeof(uf_done);
-    for (int m = 0; m < NMEM; m++) h->win[a][m].a.elem = sizeof(access);
+    for (int m = 0; m < NMEM; m++) {
+      h->win[a][m].a.elem = sizeof(access);
+      h->win[a][m].r.elem = sizeof(isa_range);
+    }
     for (int b = 0; b < NPIPE; b++)
       for (int e = 0; e < NEVENT; e++) h->flags[a][b][e].elem = sizeof(vclock);
   }
@@ -613,7 +692,12 @@ static cs_status check(const isa_insn *s, const sim_stream *rs, const sim_hb_rea
     cps_trim(h);
   }
   ok = ok && !h->oom;
+  bool ended = h->ended;
+  uint64_t got = h->ring_hi;
   hb_free(h);
+  if (ok && ended)
+    return cs_err_set(err, CS_EINTERNAL, "the hazard check's pipe ended after %llu of %llu instructions",
+                      (unsigned long long)got, (unsigned long long)n);
   return ok ? CS_OK : cs_err_set(err, CS_ENOMEM, "no host memory for the hazard check");
 }
 
@@ -623,4 +707,9 @@ cs_status sim_hb_check(const isa_insn *s, uint64_t n, const sim_hb_sink *sink, c
 
 cs_status sim_hb_check_stream(const sim_stream *s, const sim_hb_reach *reach, const sim_hb_sink *sink, cs_err *err) {
   return check(NULL, s, reach, s->n, sink, err);
+}
+
+cs_status sim_hb_check_pipe(const sim_stream *pipe, uint64_t n, const sim_hb_reach *reach, const sim_hb_sink *sink,
+                            cs_err *err) {
+  return check(NULL, pipe, reach, n, sink, err);
 }

@@ -100,5 +100,12 @@ cs_status sim_hb_check(const isa_insn *s, uint64_t n, const sim_hb_sink *sink, c
 /* The same over a compact stream (sim_stream.h), decoding the instructions it looks at; reach:
  * the stream's (NULL: found by a pass over the stream first). */
 cs_status sim_hb_check_stream(const sim_stream *s, const sim_hb_reach *reach, const sim_hb_sink *sink, cs_err *err);
+/* The same over a pipe (sim_stream_pipe_open) of n instructions, read once as another thread
+ * fills it, with the reach noted when they were first recorded (required): the instructions
+ * kept decoded are those between the pipes' oldest cursor and the dispatcher, and a hazard's
+ * pair is reported from the ranges its windows keep, so the check's memory does not grow with n.
+ * CS_EINTERNAL if the pipe ends before n. */
+cs_status sim_hb_check_pipe(const sim_stream *pipe, uint64_t n, const sim_hb_reach *reach, const sim_hb_sink *sink,
+                            cs_err *err);
 
 #endif

@@ -10,8 +10,8 @@
  *   - the arguments are released once, when the device is done with them;
  *   - a host-memory limit that the kept streams exceed lets a streamed run through;
  *   - memory, counted block by block (this executable's malloc stands in for glibc's): four times
- *     the instructions add a quarter of what they add with streams kept, and less than half the
- *     kept run's peak in all. */
+ *     the instructions add less than a sixteenth of what they add with the streams kept (nothing
+ *     but noise: 36 KiB less in one run), and the whole is less than half the kept run's peak. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -313,14 +313,14 @@ static void test_stream_run_memory_does_not_follow_the_streams(void **state) {
   (void)state;
 #ifdef COUNTED
   /* 8 cores x 6 x T instructions. Kept, the streams take a reference and a share of a mark
-   * each, about 1.2 bytes an instruction; streamed, a few chunks a core and, for the hazard
-   * check, one core's stream at a time: four times the instructions add a quarter or less. */
+   * each, about 1.2 bytes an instruction; streamed, a few chunks a core, the replay's window and
+   * the hazard check's, whatever T. */
   long long s1 = growth(true, 25000), s4 = growth(true, 100000), k1 = growth(false, 25000),
             k4 = growth(false, 100000);
   printf("peak heap growth: streamed %lld, %lld KiB; streams kept %lld, %lld KiB (1.2 M, 4.8 M instructions)\n",
          s1 >> 10, s4 >> 10, k1 >> 10, k4 >> 10);
   assert_true(k4 - k1 > 8 * 6 * 75000); /* kept: more than a byte for each instruction added */
-  assert_true((s4 - s1) * 4 < k4 - k1);
+  assert_true((s4 - s1) * 16 < k4 - k1);
   assert_true(s4 < k4 / 2);
 #else
   skip();

@@ -24,6 +24,10 @@
 #include "support/insn_build.h"
 #include "support/sim_build.h"
 
+#ifndef __STDC_NO_THREADS__
+#include <threads.h>
+#endif
+
 /* ---- programs with their synchronisation marked ------------------------------------------ */
 
 #define MAX_INSNS 96
@@ -602,6 +606,128 @@ static void test_hb_stream_next_op_hops_to_the_opcode(void **state) {
   sim_stream_free(&st);
 }
 
+/* ---- the check over a pipe ------------------------------------------------------------------ */
+
+typedef struct piped {
+  sim_stream *s;
+  const isa_insn *in;
+  size_t n;
+} piped;
+
+#ifndef __STDC_NO_THREADS__
+static int pipe_fill(void *arg) {
+  piped *x = arg;
+  for (size_t i = 0; i < x->n; i++) assert_int_equal(sim_stream_append(x->s, &x->in[i]), CS_OK);
+  sim_stream_pipe_close(x->s);
+  return 0;
+}
+#endif
+
+/* The hazards of in[0 .. n - 1] by sim_hb_check (array) and by sim_hb_check_pipe (a pipe filled
+ * on another thread in chunks of a few records, with the reach noted as they are listed): the
+ * same, in the same order. */
+static void assert_pipe_check_agrees(const isa_insn *in, size_t n, uint64_t *hazards) {
+#ifndef __STDC_NO_THREADS__
+  static collected a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  cs_err err;
+  sim_hb_sink sa = {collect, &a, NULL}, sb = {collect, &b, NULL};
+  assert_int_equal(sim_hb_check(in, n, &sa, &err), CS_OK);
+  sim_hb_reach reach;
+  memset(&reach, 0, sizeof reach);
+  for (size_t i = 0; i < n; i++) {
+    isa_range r[ISA_MAX_RANGES];
+    size_t nr = isa_insn_ranges(&in[i], r);
+    sim_hb_reach_note(&reach, i, isa_insn_pipe(&in[i]), r, nr);
+  }
+  sim_stream pipe;
+  assert_int_equal(sim_stream_pipe_open(&pipe, 2 * SIM_STREAM_MAX_RECORD, 1), CS_OK);
+  piped x = {&pipe, in, n};
+  thrd_t t;
+  assert_int_equal(thrd_create(&t, pipe_fill, &x), thrd_success);
+  cs_status st = sim_hb_check_pipe(&pipe, n, &reach, &sb, &err);
+  sim_stream_pipe_abandon(&pipe);
+  assert_int_equal(thrd_join(t, NULL), thrd_success);
+  sim_stream_free(&pipe);
+  if (st != CS_OK) fail_msg("%s", err.msg);
+  assert_int_equal(a.n, b.n);
+  for (uint64_t i = 0; i < a.n && i < SIM_MAX_HAZARDS_KEPT; i++) {
+    assert_int_equal(a.h[i].kind, b.h[i].kind);
+    assert_int_equal(a.h[i].earlier, b.h[i].earlier);
+    assert_int_equal(a.h[i].later, b.h[i].later);
+    assert_int_equal(a.h[i].mem, b.h[i].mem);
+    assert_int_equal(a.h[i].lo, b.h[i].lo);
+    assert_int_equal(a.h[i].hi, b.h[i].hi);
+  }
+  *hazards += a.n;
+#else
+  (void)in;
+  (void)n;
+  (void)hazards;
+#endif
+}
+
+/* Every program, correct and with each seeded bug, and the far-ahead wait (its pipe 20005
+ * instructions long, the check's decoded ring made to grow): a pipe read once gives the hazards
+ * of the whole stream. A pipe that ends early is an error, not a short check. */
+static void test_hb_over_a_pipe_gives_the_same_hazards(void **state) {
+  (void)state;
+#ifndef __STDC_NO_THREADS__
+  static prog p;
+  static outcome o;
+  static isa_insn kept[MAX_INSNS];
+  uint64_t hazards = 0;
+  for (size_t w = 0; w < NPROGRAMS; w++) {
+    run_variant(w, 0, 0, &p, &o);
+    for (int g = 0; g <= p.ngroups; g++) {
+      size_t n = 0;
+      for (size_t i = 0; i < p.n; i++) {
+        isa_insn x = p.in[i];
+        if (g && p.group[i] == g) {
+          if (p.kind[i] == SYNC) continue;
+          if (x.op == ISA_OP_MMAD) x.u.mmad.unit_flag = 0;
+          else x.u.fixpipe.unit_flag = 0;
+        }
+        kept[n++] = x;
+      }
+      assert_pipe_check_agrees(kept, n, &hazards);
+    }
+  }
+  assert_true(hazards >= 35);
+  static isa_insn far[20005];
+  size_t n = 0;
+  far[n++] = ib_flag(ISA_OP_WAIT_FLAG, ISA_PIPE_V, ISA_PIPE_MTE2, 0);
+  far[n++] = ib_copy(ISA_OP_COPY_GM_UB, ISA_MEM_UB, 0, ISA_MEM_GM, 0, 256);
+  while (n < 20002) far[n++] = ib_scalar(1);
+  far[n++] = ib_vbinary_n(ISA_OP_VADD, ISA_FP16, 0x2000, 0, 0, 128);
+  far[n++] = ib_flag(ISA_OP_SET_FLAG, ISA_PIPE_V, ISA_PIPE_MTE2, 0);
+  far[n++] = ib_copy(ISA_OP_COPY_UB_GM, ISA_MEM_GM, 0x8000, ISA_MEM_UB, 0, 256);
+  uint64_t before = hazards;
+  assert_pipe_check_agrees(far, n, &hazards);
+  assert_int_equal(hazards - before, 1);
+  /* told of more instructions than the pipe brings */
+  sim_stream pipe;
+  assert_int_equal(sim_stream_pipe_open(&pipe, 2 * SIM_STREAM_MAX_RECORD, 1), CS_OK);
+  piped x = {&pipe, far, 100};
+  thrd_t t;
+  assert_int_equal(thrd_create(&t, pipe_fill, &x), thrd_success);
+  sim_hb_reach reach;
+  memset(&reach, 0, sizeof reach);
+  collected c;
+  memset(&c, 0, sizeof c);
+  sim_hb_sink sink = {collect, &c, NULL};
+  cs_err err;
+  assert_int_equal(sim_hb_check_pipe(&pipe, 200, &reach, &sink, &err), CS_EINTERNAL);
+  assert_string_equal(err.msg, "the hazard check's pipe ended after 100 of 200 instructions");
+  sim_stream_pipe_abandon(&pipe);
+  assert_int_equal(thrd_join(t, NULL), thrd_success);
+  sim_stream_free(&pipe);
+#else
+  skip();
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hb_unit_flag_partners_per_l0c_buffer),
@@ -612,6 +738,7 @@ int main(void) {
       cmocka_unit_test(test_hb_stream_next_op_hops_to_the_opcode),
       cmocka_unit_test(test_hb_wait_for_a_set_far_ahead),
       cmocka_unit_test(test_hb_same_results_on_one_and_two_threads),
+      cmocka_unit_test(test_hb_over_a_pipe_gives_the_same_hazards),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
