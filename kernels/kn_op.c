@@ -390,8 +390,8 @@ cs_status kn_device_create(kn_ctx *c, rt_device **out, cs_err *err) {
                    .progress = c->opt.progress,
                    .max_host_bytes = limit ? (limit > outside ? limit - outside : 1) : 0,
                    .record_threads = c->opt.host_threads,
-                   /* a timing-only run need not keep the streams: the launches' arguments live
-                    * until kn_device_run (sim_record_cores) */
+                   /* a timing-only run need not keep the streams of a launch whose arguments
+                    * the device owns (rt_launch_concurrent_owned: the matmuls') */
                    .stream_record = c->opt.timing_only};
   rt_device *dev;
   cs_status st = rt_device_create(c->opt.cfg, &o, &dev, err);
