@@ -1058,6 +1058,14 @@ int cli_cmd_tile(cli_io *io, int argc, char **argv) {
       cs_json_member_double(&j, "estimate_cycles", c[i].est.cycles);
       cs_json_member_double(&j, "estimate_us", c[i].est.cycles / per_us);
       cs_json_member_uint(&j, "estimate_instructions", c[i].est.instructions);
+      cs_json_key(&j, "estimate_pipes"); /* the slowest core's busy cycles per pipe */
+      cs_json_obj_begin(&j);
+      cs_json_member_double(&j, "mte2", c[i].est.mte2_cycles);
+      cs_json_member_double(&j, "mte1", c[i].est.mte1_cycles);
+      cs_json_member_double(&j, "cube", c[i].est.cube_cycles);
+      cs_json_member_double(&j, "fixpipe", c[i].est.fix_cycles);
+      cs_json_member_double(&j, "scalar", c[i].est.scalar_cycles);
+      cs_json_obj_end(&j);
       cs_json_key(&j, "model_cycles");
       if (c[i].model_cycles) cs_json_uint(&j, c[i].model_cycles);
       else cs_json_null(&j);

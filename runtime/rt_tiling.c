@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/cs_jsonr.h"
+#include "sim/sim_gm.h"
 
 /* x rounded up to a multiple of a, and x / a rounded up. */
 static uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
@@ -680,21 +681,37 @@ rt_scalar_costs rt_tiling_scalar_costs(const sim_config *cfg, const rt_tiling *t
 /* What core 0 does, summed over the tiles walked. */
 typedef struct work {
   double tiles, a_loads, b_loads, a_bytes, b_bytes, subs;  /* L1 loads; L0 sub-steps (mmads) */
+  double a_mte2[2], b_mte2[2]; /* its L1 loads' cycles on MTE2: [0] all from the L2, [1] all from HBM */
   double mte1_cycles, cube_cycles, fix_cycles, insns;
   double l0_chain_a, l0_chain_b;                          /* single L0 buffers: load + mmad, serial */
 } work;
 
-/* Instructions of one queue hand-over (alloc's wait, enque's set, deque's wait, free's set). */
-#define FLAGS_PER_SLOT_USE 4.0
+/* The instructions the Matmul object records (runtime/rt_matmul.c): per L0 sub-step the L0A and
+ * L0B loads, the mmad, and one hand-over each way between MTE1 and the cube (a set and a wait),
+ * two each way when L0A and L0B have different numbers of buffers (they cannot share events);
+ * per L1 load the copy, its set and wait to MTE1 and the free's set and wait back to MTE2; per
+ * base tile the fixpipe, and without UnitFlag a hand-over each way between the cube and the
+ * fixpipe. The high-level API adds one scalar instruction per sub-step, L1 load and tile. */
+#define SUB_FLAGS 4.0
+#define COPY_FLAGS 4.0
+#define TILE_FLAGS_NO_UNIT_FLAG 4.0
 
 /* What one tile's K loop costs, which depends only on the tile's shape (ml x nl). */
 typedef struct tile_cost {
   uint32_t ml, nl; /* the shape (ml = 0: none yet) */
+  uint32_t align;  /* the alignment of its first column in C (start_align) */
   double cube, mte1, chain_a, chain_b, loads, subs, fix;
 } tile_cost;
 
+/* Cycles of `count` MTE1 instructions moving `bytes` in all at `bytes_per_cycle`, each as the
+ * timing model prices it: mte1.insn_cycles plus its bytes over the link, rounded up. */
+static double mte1_cycles(const sim_config *cfg, double count, double bytes, uint64_t bytes_per_cycle) {
+  if (count <= 0) return 0;
+  return count * ((double)cfg->mte1_insn_cycles + ceil(bytes / count / (double)bytes_per_cycle));
+}
+
 static tile_cost tile_cost_of(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t,
-                              const rt_rect *tile) {
+                              const rt_rect *tile, double tile_gm_cycles) {
   uint32_t c0 = isa_dtype_c0(ty->a), k0 = (uint32_t)(cfg->cube_macs_per_cycle_fp16 / 256);
   switch (ty->a) {
     case ISA_INT8: k0 = (uint32_t)(cfg->cube_macs_per_cycle_int8 / 256); break;
@@ -705,25 +722,27 @@ static tile_cost tile_cost_of(const sim_config *cfg, const rt_matmul_types *ty, 
   uint32_t kiter = (uint32_t)cdiv(t->ka, t->base_k), ktail = t->ka - (kiter - 1) * t->base_k;
   uint64_t mr = round_up(tile->ml, ty->a_trans ? c0 : 16), nr = round_up(tile->nl, ty->b_trans ? 16 : c0);
   double cube = 0, mte1 = 0, chain_a = 0, chain_b = 0, loads = 0;
+  double scalar = t->api == RT_API_BASIC ? 0 : 1; /* the step's scalar instruction */
+  rt_tiling_slots sl = rt_tiling_slots_of(ty, t);
+  double flags = sl.n_a2 == sl.n_b2 ? SUB_FLAGS : 2 * SUB_FLAGS;
   for (int tail = 0; tail < 2; tail++) { /* kiter - 1 full sub-steps, then the last one */
     uint32_t kn = tail ? ktail : t->base_k;
     double count = tail ? 1 : kiter - 1;
     if (count <= 0) continue;
     uint64_t kb = cdiv(kn, c0);
     double a2 = (double)(kb * mr / 16 * 512), b2 = (double)(kb * nr / 16 * 512);
-    double la = ty->a_trans ? (double)kb : (double)cdiv(tile->ml, 16);
-    double lb = !ty->b_trans ? (double)kb : (double)cdiv(kb * cdiv(tile->nl, 16), 255);
-    double ca = ceil(a2 / la / (double)cfg->mte1_l0a_bytes_per_cycle) * la;
-    double cb = ceil(b2 / lb / (double)cfg->mte1_l0b_bytes_per_cycle) * lb;
+    /* A: one load3d (transposed: one load2d per C0-wide K block); B: one load2d per K block */
+    double la = ty->a_trans ? (double)kb : 1, lb = (double)kb;
+    double ca = mte1_cycles(cfg, la, a2, cfg->mte1_l0a_bytes_per_cycle);
+    double cb = mte1_cycles(cfg, lb, b2, cfg->mte1_l0b_bytes_per_cycle);
     double mm = (double)(cdiv(tile->ml, 16) * cdiv(tile->nl, 16) * cdiv(kn, k0) + cfg->cube_head_cycles);
     cube += count * mm;
     mte1 += count * (ca + cb);
     chain_a += count * (ca + (double)cfg->mte1_latency_cycles + mm + (double)cfg->cube_latency_cycles);
     chain_b += count * (cb + (double)cfg->mte1_latency_cycles + mm + (double)cfg->cube_latency_cycles);
-    loads += count * (la + lb + 1 + 2 * FLAGS_PER_SLOT_USE);
+    loads += count * (la + lb + 1 + flags + scalar);
   }
-  tile_cost tc = {tile->ml, tile->nl, cube, mte1, chain_a, chain_b, loads, kiter,
-                  (double)cdiv((uint64_t)tile->ml * tile->nl, cfg->fixpipe_elements_per_cycle)};
+  tile_cost tc = {tile->ml, tile->nl, 0, cube, mte1, chain_a, chain_b, loads, kiter, tile_gm_cycles};
   return tc;
 }
 
@@ -736,39 +755,127 @@ typedef struct tile_costs {
   unsigned n, next; /* entries used; the one replaced next when all are */
 } tile_costs;
 
-static const tile_cost *tile_cost_find(tile_costs *tc, const sim_config *cfg, const rt_matmul_types *ty,
-                                       const rt_tiling *t, const rt_rect *tile) {
+/* What the estimate knows of the chip while it walks. */
+typedef struct gm_view {
+  double l2_share; /* bytes/cycle of the L2 port each core may count on */
+} gm_view;
+
+/* Cycles one GM transfer of `rows` runs of `row_bytes`, `pitch` bytes apart, from byte `base` of
+ * its tensor (tensors start 512-byte aligned), keeps its engine
+ * (on `path`; GM elements `elem_bytes` wide) busy as the timing model prices it alone
+ * (sim_gm.h): the set-up, then the bytes at the rate its shape, its alignment and the latency of
+ * where its data comes from (`from_l2` of it from the L2, the rest from HBM) allow, at most the
+ * core's share of the L2 port. */
+static double gm_cycles(const sim_config *cfg, const gm_view *g, isa_path path, double elem_bytes, double from_l2,
+                        uint64_t base, uint64_t rows, uint64_t row_bytes, uint64_t pitch) {
+  if (!rows || !row_bytes) return 0;
+  isa_range r = {.mem = ISA_MEM_GM, .write = path == ISA_PATH_L0C_TO_GM, .base = base, .row_bytes = row_bytes,
+                 .stride_bytes = rows > 1 ? pitch : row_bytes, .rows = rows};
+  sim_xfer_shape sh;
+  sim_xfer_shape_of(&r, 1, &sh);
+  sim_xfer_engine eng;
+  sim_xfer_engine_of(cfg, path, elem_bytes, &eng);
+  double hit = !cfg->l2_enabled ? 0 : r.write ? 1 : from_l2;
+  double lat = hit * (double)cfg->l2_hit_latency_cycles + (1 - hit) * (double)cfg->l2_miss_latency_cycles;
+  double rate = sim_xfer_rate(&eng, &sh, sim_xfer_pitch_efficiency(cfg, sh.align_bytes), lat);
+  if (cfg->l2_enabled && g->l2_share < rate) rate = g->l2_share;
+  return (double)eng.setup_cycles + (double)sh.bytes / rate;
+}
+
+/* The fixpipe's cycles for one base tile to GM: its rows of nl elements of C (ND), N apart,
+ * from column n0. */
+static double fix_cycles_of(const sim_config *cfg, const gm_view *g, const rt_matmul_types *ty, const rt_tiling *t,
+                            const rt_rect *tile, uint64_t n0) {
+  double eb = (double)isa_dtype_bits(ty->c) / 8;
+  uint64_t row = (uint64_t)ceil((double)tile->nl * eb), pitch = (uint64_t)ceil((double)t->n * eb);
+  double gm = gm_cycles(cfg, g, ISA_PATH_L0C_TO_GM, eb, 1, (uint64_t)((double)n0 * eb), tile->ml, row, pitch);
+  double conv = (double)cdiv((uint64_t)tile->ml * tile->nl, cfg->fixpipe_elements_per_cycle);
+  return gm > conv ? gm : conv;
+}
+
+/* The alignment a transfer from byte `base` starts at, as far as it prices it (sim_gm.c: below
+ * 32 bytes the first burst's address counts). */
+static uint32_t start_align(uint64_t base) {
+  uint64_t low = base & (~base + 1);
+  return base == 0 || low >= 32 ? 32 : (uint32_t)low;
+}
+
+/* tile: in its block; n0: its first column in C */
+static const tile_cost *tile_cost_find(tile_costs *tc, const sim_config *cfg, const gm_view *g,
+                                       const rt_matmul_types *ty, const rt_tiling *t, const rt_rect *tile,
+                                       uint64_t n0) {
+  uint32_t al = start_align((uint64_t)ceil((double)n0 * isa_dtype_bits(ty->c) / 8));
   for (unsigned i = 0; i < tc->n; i++)
-    if (tc->c[i].ml == tile->ml && tc->c[i].nl == tile->nl) return &tc->c[i];
+    if (tc->c[i].ml == tile->ml && tc->c[i].nl == tile->nl && tc->c[i].align == al) return &tc->c[i];
   unsigned at = tc->n < TILE_COSTS ? tc->n++ : tc->next++ % TILE_COSTS;
-  tc->c[at] = tile_cost_of(cfg, ty, t, tile);
+  tc->c[at] = tile_cost_of(cfg, ty, t, tile, fix_cycles_of(cfg, g, ty, t, tile, n0));
+  tc->c[at].align = al;
   return &tc->c[at];
 }
 
 /* Adds one tile (its whole K loop, costs c) to w; a_new / b_new: how many of its L1 loads of A /
- * B are copies (the others are still in L1 from the tile before). */
-static void add_tile(const rt_matmul_types *ty, const tile_cost *c, double a_new, double b_new,
-                     double a_unit_bytes, double b_unit_bytes, work *w) {
+ * B are copies (the others are still in L1 from the tile before), each of a_unit_cycles /
+ * b_unit_cycles on MTE2 (from the L2, from HBM). */
+static void add_tile(const rt_matmul_types *ty, const rt_tiling *t, const tile_cost *c, double a_new, double b_new,
+                     double a_unit_bytes, double b_unit_bytes, const double a_unit_cycles[2],
+                     const double b_unit_cycles[2], work *w) {
   w->tiles += 1;
   w->subs += c->subs;
   w->a_loads += a_new;
   w->b_loads += b_new;
   w->a_bytes += a_new * a_unit_bytes;
   w->b_bytes += b_new * b_unit_bytes;
+  for (int i = 0; i < 2; i++) {
+    w->a_mte2[i] += a_new * a_unit_cycles[i];
+    w->b_mte2[i] += b_new * b_unit_cycles[i];
+  }
   w->cube_cycles += c->cube;
   w->mte1_cycles += c->mte1;
   w->l0_chain_a += c->chain_a;
   w->l0_chain_b += c->chain_b;
   w->fix_cycles += c->fix;
+  double scalar = t->api == RT_API_BASIC ? 0 : 1;
   double staged = (double)ty->has_bias + (double)rt_matmul_uses_words(ty);
-  w->insns += c->loads + (a_new + b_new) * (1 + FLAGS_PER_SLOT_USE) + 1 + FLAGS_PER_SLOT_USE +
-              staged * (2 + 2 * FLAGS_PER_SLOT_USE);
+  w->insns += c->loads + (a_new + b_new) * (1 + COPY_FLAGS + scalar) + 1 + scalar +
+              (t->unit_flag ? 0 : TILE_FLAGS_NO_UNIT_FLAG) + staged * (2 + 2 * COPY_FLAGS);
+}
+
+/* MTE2's cycles for one L1 load of an operand (A: `len` rows of M from row `start` by `kl`
+ * columns of K; B: `kl` rows of K by `len` columns of N from column `start`) as the Matmul
+ * object copies it (copy_a, copy_b): an ND operand row by row (an ND -> NZ copy), an NZ one
+ * C0-wide column block by column block (whole fractals: aligned). */
+static void load_cycles(const sim_config *cfg, const gm_view *g, const rt_matmul_types *ty, const rt_tiling *t,
+                        bool is_a, uint64_t start, uint32_t len, uint32_t kl, double out[2]) {
+  double e = (double)isa_dtype_bits(ty->a) / 8;
+  uint32_t c0 = isa_dtype_c0(ty->a);
+  bool trans = is_a ? ty->a_trans : ty->b_trans, nz = is_a ? ty->a_nz : ty->b_nz;
+  uint64_t other = is_a ? t->m : t->n, k = is_a ? t->ka : t->kb; /* the operand's M or N, and its K */
+  uint64_t rows, row, pitch, base = 0;
+  /* A not transposed and B transposed keep K along the stored rows */
+  bool k_along = is_a ? !trans : trans;
+  if (!nz) {
+    rows = k_along ? len : kl;
+    row = (uint64_t)ceil((k_along ? kl : len) * e);
+    pitch = (uint64_t)ceil((double)(k_along ? k : other) * e);
+    /* the first element: row `start` of a K-along operand, else column `start` of row 0 */
+    base = (uint64_t)ceil((double)start * (double)(k_along ? k : 1) * e);
+  } else if (k_along) { /* [K/C0][rows][C0]: a block of `len` rows per C0 columns of K */
+    rows = cdiv(kl, c0);
+    row = (uint64_t)(is_a ? len : round_up(len, 16)) * 32;
+    pitch = other * 32;
+  } else { /* [rows/C0][K][C0]: a block of kl rows of K per C0 of M or N */
+    rows = cdiv(len, c0);
+    row = (uint64_t)kl * 32;
+    pitch = k * 32;
+  }
+  out[0] = gm_cycles(cfg, g, ISA_PATH_GM_TO_L1, e, 1, base, rows, row, pitch);
+  out[1] = gm_cycles(cfg, g, ISA_PATH_GM_TO_L1, e, 0, base, rows, row, pitch);
 }
 
 /* Walks core 0's tiles of one block (tiles first, first + stride, ...) into w, with the L1
  * loads the schedule copies; stops after *budget tiles. */
-static void walk_block(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, const rt_rect *blk,
-                       uint64_t first, uint64_t stride, uint64_t *budget, tile_costs *tc, work *w) {
+static void walk_block(const sim_config *cfg, const gm_view *g, const rt_matmul_types *ty, const rt_tiling *t,
+                       const rt_rect *blk, uint64_t first, uint64_t stride, uint64_t *budget, tile_costs *tc, work *w) {
   uint64_t nt = rt_tiling_tile_count(t, blk->ml, blk->nl);
   uint32_t k = t->ka;
   uint64_t ka = (uint64_t)t->step_ka * t->base_k, kb = (uint64_t)t->step_kb * t->base_k;
@@ -777,6 +884,10 @@ static void walk_block(const sim_config *cfg, const rt_matmul_types *ty, const r
   uint32_t ga = t->step_m * t->base_m, gb = t->step_n * t->base_n;
   int64_t prev_ga = -1, prev_gb = -1;
   size_t ea = isa_dtype_bits(ty->a);
+  /* the MTE2 cycles of one load of a_rows x K chunk (B: K chunk x b_cols), kept while the
+   * load's size and the alignment of its start stay the same */
+  uint32_t a_rows_seen = 0, b_cols_seen = 0, a_al = 0, b_al = 0;
+  double a_cyc[2] = {0, 0}, b_cyc[2] = {0, 0}, ea_bytes = (double)ea / 8;
   rt_tile_walk walk;
   if (stride == 1) rt_tile_walk_init(&walk, t, blk->ml, blk->nl, first);
   for (uint64_t i = first; i < nt && *budget; i += stride, (*budget)--) {
@@ -786,93 +897,252 @@ static void walk_block(const sim_config *cfg, const rt_matmul_types *ty, const r
     /* bytes as copied: one chunk of the unit; the L1 padding is not read from GM */
     double a_bytes = (double)a_rows * (double)(a_full ? k : ka) * (double)ea / 8;
     double b_bytes = (double)b_cols * (double)(b_full ? k : kb) * (double)ea / 8;
+    uint64_t a0 = blk->m0 + (uint64_t)g_a * ga, b0 = blk->n0 + (uint64_t)g_b * gb;
+    /* ND: A's rows start on row pitches (aligned when K is), its transposed and B's columns not */
+    uint32_t al_a = start_align((uint64_t)ceil((double)a0 * ea_bytes)), al_b = start_align((uint64_t)ceil((double)b0 * ea_bytes));
+    if (a_rows != a_rows_seen || al_a != a_al) {
+      load_cycles(cfg, g, ty, t, true, a0, a_rows, (uint32_t)(a_full ? k : ka), a_cyc);
+      a_rows_seen = a_rows;
+      a_al = al_a;
+    }
+    if (b_cols != b_cols_seen || al_b != b_al) {
+      load_cycles(cfg, g, ty, t, false, b0, b_cols, (uint32_t)(b_full ? k : kb), b_cyc);
+      b_cols_seen = b_cols;
+      b_al = al_b;
+    }
     double a_new = a_full ? (g_a != prev_ga) : a_chunks, b_new = b_full ? (g_b != prev_gb) : b_chunks;
-    add_tile(ty, tile_cost_find(tc, cfg, ty, t, &tile), a_new, b_new, a_bytes, b_bytes, w);
+    const tile_cost *c = tile_cost_find(tc, cfg, g, ty, t, &tile, (uint64_t)blk->n0 + tile.n0);
+    add_tile(ty, t, c, a_new, b_new, a_bytes, b_bytes, a_cyc, b_cyc, w);
     prev_ga = g_a;
     prev_gb = g_b;
+  }
+}
+
+/* w += f * x, field by field */
+static void work_add(work *w, const work *x, double f) {
+  w->tiles += f * x->tiles;
+  w->a_loads += f * x->a_loads;
+  w->b_loads += f * x->b_loads;
+  w->a_bytes += f * x->a_bytes;
+  w->b_bytes += f * x->b_bytes;
+  w->subs += f * x->subs;
+  for (int i = 0; i < 2; i++) {
+    w->a_mte2[i] += f * x->a_mte2[i];
+    w->b_mte2[i] += f * x->b_mte2[i];
+  }
+  w->mte1_cycles += f * x->mte1_cycles;
+  w->cube_cycles += f * x->cube_cycles;
+  w->fix_cycles += f * x->fix_cycles;
+  w->insns += f * x->insns;
+  w->l0_chain_a += f * x->l0_chain_a;
+  w->l0_chain_b += f * x->l0_chain_b;
+}
+
+/* Blocks that cost the same: the same size and the same alignment of their first row and
+ * column in GM (the transfers' starts). A block split gives each core its own blocks: each kind
+ * is walked once and counted for every core that has one. */
+#define BLOCK_KINDS 16
+
+typedef struct block_kind {
+  uint32_t ml, nl, al_m, al_n;
+  work w; /* the whole block */
+} block_kind;
+
+typedef struct block_kinds {
+  block_kind k[BLOCK_KINDS];
+  unsigned n;
+} block_kinds;
+
+/* The work of a whole block (its tiles walked up to WALK_TILES, the rest extrapolated). */
+static const work *block_work(const sim_config *cfg, const gm_view *g, const rt_matmul_types *ty, const rt_tiling *t,
+                              const rt_rect *r, block_kinds *bk, work *scratch) {
+  double e = (double)isa_dtype_bits(ty->a) / 8;
+  uint32_t al_m = start_align((uint64_t)ceil((double)r->m0 * e)), al_n = start_align((uint64_t)ceil((double)r->n0 * e));
+  for (unsigned i = 0; i < bk->n; i++) {
+    const block_kind *k = &bk->k[i];
+    if (k->ml == r->ml && k->nl == r->nl && k->al_m == al_m && k->al_n == al_n) return &k->w;
+  }
+  work *w = bk->n < BLOCK_KINDS ? &bk->k[bk->n].w : scratch;
+  memset(w, 0, sizeof *w);
+  uint64_t budget = WALK_TILES, nt = rt_tiling_tile_count(t, r->ml, r->nl);
+  tile_costs tc = {.n = 0};
+  walk_block(cfg, g, ty, t, r, 0, 1, &budget, &tc, w);
+  if (w->tiles > 0 && w->tiles < (double)nt) {
+    work whole = {0};
+    work_add(&whole, w, (double)nt / w->tiles);
+    *w = whole;
+  }
+  if (bk->n < BLOCK_KINDS) bk->k[bk->n++] = (block_kind){r->ml, r->nl, al_m, al_n, *w};
+  return w;
+}
+
+/* What a core's work takes it, start to finish: its busiest pipe, or a chain of one-buffer
+ * stages, with the pipeline's filling and the kernel's entry; `hit` of what it reads is found in
+ * the L2, its data landing lat2 cycles after each transfer. */
+static double core_cycles(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, const work *w,
+                          double hit, double lat2, rt_estimate *e) {
+  double a_mte2 = hit * w->a_mte2[0] + (1 - hit) * w->a_mte2[1];
+  double b_mte2 = hit * w->b_mte2[0] + (1 - hit) * w->b_mte2[1];
+  e->mte2_cycles = a_mte2 + b_mte2;
+  e->mte1_cycles = w->mte1_cycles;
+  e->cube_cycles = w->cube_cycles;
+  e->fix_cycles = w->fix_cycles;
+  /* fed slower than it computes, the cube is idle before each mmad: each pays its restart */
+  if (e->mte1_cycles > e->cube_cycles || e->mte2_cycles > e->cube_cycles)
+    e->cube_cycles += w->subs * (double)cfg->cube_restart_cycles;
+  rt_scalar_costs sc = rt_tiling_scalar_costs(cfg, t);
+  e->scalar_cycles = w->insns * (double)cfg->scalar_dispatch_cycles + w->subs * sc.step +
+                     (w->a_loads + w->b_loads) * sc.copy + w->tiles * sc.tile;
+  rt_tiling_slots s = rt_tiling_slots_of(ty, t);
+  double cyc = fmax(fmax(e->mte2_cycles, e->mte1_cycles), fmax(e->cube_cycles, fmax(e->fix_cycles, e->scalar_cycles)));
+  /* one L1 buffer: the next copy waits until MTE1 has read the current one */
+  if (s.n_a1 == 1) cyc = fmax(cyc, a_mte2 + w->a_loads * lat2 + e->mte1_cycles);
+  if (s.n_b1 == 1) cyc = fmax(cyc, b_mte2 + w->b_loads * lat2 + e->mte1_cycles);
+  if (s.n_a1 == 1 && s.n_b1 == 1) cyc = fmax(cyc, e->mte2_cycles + (w->a_loads + w->b_loads) * lat2 + e->mte1_cycles);
+  /* one L0A / L0B buffer: load and mmad alternate */
+  if (s.n_a2 == 1) cyc = fmax(cyc, w->l0_chain_a);
+  if (s.n_b2 == 1) cyc = fmax(cyc, w->l0_chain_b);
+  /* one L0C buffer: a tile's fixpipe and the next tile's mmads alternate */
+  if (s.n_co1 == 1)
+    cyc = fmax(cyc, e->cube_cycles + e->fix_cycles +
+                        w->tiles * (double)(cfg->cube_latency_cycles + cfg->fixpipe_latency_cycles + cfg->l2_hit_latency_cycles));
+  /* filling the pipeline (the first loads) and draining it (the last fixpipe) */
+  double loads = w->a_loads + w->b_loads, first_tile = w->tiles > 0 ? (e->cube_cycles + e->fix_cycles) / w->tiles : 0;
+  cyc += (loads > 0 ? e->mte2_cycles / loads : 0) + lat2 + first_tile / 4;
+  /* the kernel's entry on the scalar unit, before its first instruction */
+  return cyc + (double)cfg->scalar_kernel_init_cycles;
+}
+
+/* The most cores an estimate walks one by one (the search keeps used_core_num to the chip's). */
+#define ESTIMATE_CORES 64
+
+/* Distinct values seen (the rows or columns of a core's blocks), up to SEEN_MAX; more count as new. */
+#define SEEN_MAX 8
+typedef struct seen {
+  uint64_t v[SEEN_MAX];
+  unsigned n;
+} seen;
+
+static bool seen_first(seen *s, uint64_t v) {
+  for (unsigned i = 0; i < s->n; i++)
+    if (s->v[i] == v) return false;
+  if (s->n < SEEN_MAX) s->v[s->n++] = v;
+  return true;
+}
+
+/* Every core's work, from the tiles of its blocks (block split) or the tiles dealt to it (round
+ * robin). w[c] for c < P; *total_tiles: all of them. With a block split, first_reads[c]: the bytes of
+ * A and B core c is the first to read: the rows of A and columns of B of its blocks, which the
+ * cores that share them read at the same time (0 dealt round robin). */
+static void walk_cores(const sim_config *cfg, const gm_view *g, const rt_matmul_types *ty, const rt_tiling *t,
+                       uint32_t batch, uint64_t P, work *w, double *first_reads, uint64_t *total_tiles) {
+  uint64_t blocks = rt_tiling_block_count(t), total = 0;
+  for (uint64_t c = 0; c < P; c++) {
+    memset(&w[c], 0, sizeof w[c]);
+    first_reads[c] = 0;
+  }
+  for (uint64_t b = 0; b < blocks; b++) {
+    rt_rect r = rt_tiling_block(t, b);
+    total += rt_tiling_tile_count(t, r.ml, r.nl);
+  }
+  total *= batch;
+  *total_tiles = total;
+  if (t->core_split == RT_SPLIT_BLOCK) {
+    block_kinds bk = {.n = 0};
+    work scratch;
+    seen rows[ESTIMATE_CORES], cols[ESTIMATE_CORES];
+    for (uint64_t c = 0; c < P; c++) rows[c].n = cols[c].n = 0;
+    double e = (double)isa_dtype_bits(ty->a) / 8;
+    for (uint64_t i = 0; i < blocks * batch; i++) { /* core c: blocks c, c + P, c + 2P, ... */
+      rt_rect r = rt_tiling_block(t, i % blocks);
+      uint64_t c = i % P, b = i / blocks;
+      work_add(&w[c], block_work(cfg, g, ty, t, &r, &bk, &scratch), 1);
+      if (seen_first(&rows[c], b * ((uint64_t)t->m + 1) + r.m0)) first_reads[c] += (double)r.ml * t->ka * e;
+      if (seen_first(&cols[c], b * ((uint64_t)t->n + 1) + r.n0)) first_reads[c] += (double)r.nl * t->kb * e;
+    }
+    return;
+  }
+  /* core c: global tiles c, c + P, c + 2P, ... over the blocks of every batch, the first
+   * WALK_TILES / P (at least 8) of them walked, the rest in proportion */
+  uint64_t per_core = WALK_TILES / P > 8 ? WALK_TILES / P : 8;
+  for (uint64_t c = 0; c < P; c++) {
+    uint64_t off = 0, budget = per_core, mine = 0;
+    tile_costs tc = {.n = 0};
+    for (uint64_t i = 0; i < blocks * batch; i++) {
+      rt_rect r = rt_tiling_block(t, i % blocks);
+      uint64_t nt = rt_tiling_tile_count(t, r.ml, r.nl), first = (P + c - off % P) % P;
+      if (first < nt) {
+        mine += (nt - first + P - 1) / P;
+        if (budget) walk_block(cfg, g, ty, t, &r, first, P, &budget, &tc, &w[c]);
+      }
+      off += nt;
+    }
+    if (w[c].tiles > 0 && w[c].tiles < (double)mine) {
+      work whole = {0};
+      work_add(&whole, &w[c], (double)mine / w[c].tiles);
+      w[c] = whole;
+    }
   }
 }
 
 rt_estimate rt_tiling_estimate(const sim_config *cfg, const rt_matmul_types *ty, const rt_tiling *t, uint32_t batch) {
   rt_estimate e;
   memset(&e, 0, sizeof e);
-  work w;
-  memset(&w, 0, sizeof w);
-  uint64_t P = t->used_core_num ? t->used_core_num : 1, blocks = rt_tiling_block_count(t);
-  uint64_t total_tiles = 0, core0_tiles = 0, budget = WALK_TILES;
-  tile_costs tc = {.n = 0};
+  sim_config_derived d;
+  sim_config_derive(cfg, &d);
   if (batch == 0) batch = 1;
+  uint64_t P = t->used_core_num ? t->used_core_num : 1;
+  if (P > ESTIMATE_CORES) P = ESTIMATE_CORES;
+  uint64_t total_tiles = 0, blocks = rt_tiling_block_count(t);
   for (uint64_t b = 0; b < blocks; b++) {
     rt_rect r = rt_tiling_block(t, b);
     total_tiles += rt_tiling_tile_count(t, r.ml, r.nl);
   }
   total_tiles *= batch;
-  if (t->core_split == RT_SPLIT_BLOCK) {
-    for (uint64_t g = 0; g < blocks * batch; g += P) { /* core 0: blocks 0, P, 2P, ... */
-      rt_rect r = rt_tiling_block(t, g % blocks);
-      uint64_t nt = rt_tiling_tile_count(t, r.ml, r.nl);
-      core0_tiles += nt;
-      walk_block(cfg, ty, t, &r, 0, 1, &budget, &tc, &w);
-    }
-  } else { /* core 0: global tiles 0, P, 2P, ... over the blocks of every batch */
-    uint64_t off = 0;
-    for (uint64_t g = 0; g < blocks * batch; g++) {
-      rt_rect r = rt_tiling_block(t, g % blocks);
-      uint64_t nt = rt_tiling_tile_count(t, r.ml, r.nl), first = (P - off % P) % P;
-      if (first < nt) {
-        core0_tiles += (nt - first + P - 1) / P;
-        walk_block(cfg, ty, t, &r, first, P, &budget, &tc, &w);
-      }
-      off += nt;
+  double cores = (double)(P < total_tiles ? P : total_tiles);
+  gm_view g = {.l2_share = d.l2_bytes_per_cycle / (cores > 0 ? cores : 1)};
+  work w[ESTIMATE_CORES];
+  double first[ESTIMATE_CORES];
+  walk_cores(cfg, &g, ty, t, batch, P, w, first, &total_tiles);
+  /* what the cores read and what of it is new to the L2: with a block split, each core's first
+   * reads of its blocks' rows and columns (the cores sharing them read them at the same time);
+   * dealt round robin, the first reads of A and B over all cores */
+  double e_bytes = (double)isa_dtype_bits(ty->a) / 8;
+  double a_total = (double)t->m * t->ka * e_bytes * batch, b_total = (double)t->ka * t->n * e_bytes * batch;
+  double reads = 0;
+  for (uint64_t c = 0; c < P; c++) reads += w[c].a_bytes + w[c].b_bytes;
+  double chip_hit = reads > 0 ? fmax(0, 1 - (a_total + b_total) / reads) : 1;
+  /* a transfer's data lands after MTE2's latency, the L2's and the queue of the other cores */
+  double queueing = cores > 1 ? (cores - 1) * (double)cfg->l2_queue_cycles : 0;
+  /* the slowest core, core c starting c start skews after core 0 */
+  double cyc = 0, insns = 0;
+  for (uint64_t c = 0; c < P; c++) {
+    insns += w[c].insns;
+    if (w[c].tiles <= 0) continue;
+    double mine = w[c].a_bytes + w[c].b_bytes;
+    double hit = !cfg->l2_enabled ? 0
+                 : t->core_split == RT_SPLIT_BLOCK ? (mine > 0 ? fmax(0, 1 - first[c] / mine) : 1)
+                                                   : chip_hit;
+    double lat2 = (double)cfg->mte2_latency_cycles + hit * (double)cfg->l2_hit_latency_cycles +
+                  (1 - hit) * (double)cfg->l2_miss_latency_cycles + queueing;
+    rt_estimate ec = e;
+    double end = (double)c * (double)cfg->chip_core_start_skew_cycles + core_cycles(cfg, ty, t, &w[c], hit, lat2, &ec);
+    if (end > cyc) {
+      cyc = end;
+      e = ec;
     }
   }
-  double scale = w.tiles > 0 ? (double)core0_tiles / w.tiles : 0;
-  double cores = (double)(P < total_tiles ? P : total_tiles);
-  /* GM reads: each core's share of the L2 port, capped by its own MTE2 rate */
-  double l2_share = cfg->l2_enabled ? cfg->l2_gb_per_s * 1e3 / (double)cfg->chip_clock_mhz / cores : INFINITY;
-  double rate = fmin((double)cfg->mte2_gm_bytes_per_cycle, l2_share);
-  double lat2 = (double)(cfg->mte2_latency_cycles + cfg->l2_hit_latency_cycles);
-  double a_bytes = w.a_bytes * scale, b_bytes = w.b_bytes * scale;
-  double a_loads = w.a_loads * scale, b_loads = w.b_loads * scale;
-  e.mte2_cycles = (a_bytes + b_bytes) / rate;
-  e.mte1_cycles = w.mte1_cycles * scale;
-  e.cube_cycles = w.cube_cycles * scale;
-  e.fix_cycles = w.fix_cycles * scale;
-  double insns = w.insns * scale;
-  rt_scalar_costs sc = rt_tiling_scalar_costs(cfg, t);
-  e.scalar_cycles = insns * (double)cfg->scalar_dispatch_cycles + w.subs * scale * sc.step +
-                    (a_loads + b_loads) * sc.copy + w.tiles * scale * sc.tile;
-  rt_tiling_slots s = rt_tiling_slots_of(ty, t);
-  double cyc = fmax(fmax(e.mte2_cycles, e.mte1_cycles), fmax(e.cube_cycles, fmax(e.fix_cycles, e.scalar_cycles)));
-  /* one L1 buffer: the next copy waits until MTE1 has read the current one */
-  if (s.n_a1 == 1) cyc = fmax(cyc, a_bytes / rate + a_loads * lat2 + e.mte1_cycles);
-  if (s.n_b1 == 1) cyc = fmax(cyc, b_bytes / rate + b_loads * lat2 + e.mte1_cycles);
-  if (s.n_a1 == 1 && s.n_b1 == 1) cyc = fmax(cyc, e.mte2_cycles + (a_loads + b_loads) * lat2 + e.mte1_cycles);
-  /* one L0A / L0B buffer: load and mmad alternate */
-  if (s.n_a2 == 1) cyc = fmax(cyc, w.l0_chain_a * scale);
-  if (s.n_b2 == 1) cyc = fmax(cyc, w.l0_chain_b * scale);
-  /* one L0C buffer: a tile's fixpipe and the next tile's mmads alternate */
-  double tiles = w.tiles * scale;
-  if (s.n_co1 == 1)
-    cyc = fmax(cyc, e.cube_cycles + e.fix_cycles +
-                        tiles * (double)(cfg->cube_latency_cycles + cfg->fixpipe_latency_cycles + cfg->l2_hit_latency_cycles));
-  /* filling the pipeline (the first loads) and draining it (the last fixpipe) */
-  double first_tile = tiles > 0 ? (e.cube_cycles + e.fix_cycles) / tiles : 0;
-  cyc += (a_loads + b_loads > 0 ? (a_bytes + b_bytes) / (a_loads + b_loads) / rate : 0) + lat2 + first_tile / 4;
   /* the chip: every read through the L2 port, what L2 cannot keep from HBM */
-  double e_bytes = (double)isa_dtype_bits(ty->a) / 8;
-  double reads = (a_bytes + b_bytes) / (core0_tiles ? (double)core0_tiles : 1) * (double)total_tiles;
-  double a_total = (double)t->m * t->ka * e_bytes * batch, b_total = (double)t->ka * t->n * e_bytes * batch;
   double c_round = (double)round_rows(t) * t->n * (double)isa_dtype_bytes(ty->c, 1);
   double set = a_total / t->l2_split + b_total + c_round; /* one round's working set */
   double hbm = a_total + b_total * (set > (double)cfg->l2_bytes ? t->l2_split : 1);
   if (set > (double)cfg->l2_bytes) /* beyond L2 the reuse between the rounds' blocks is lost in part */
-    hbm += (reads - a_total - b_total) * (1 - (double)cfg->l2_bytes / set) / 4;
-  double hbm_rate = cfg->gm_hbm_gb_per_s * 1e3 / (double)cfg->chip_clock_mhz;
-  if (cfg->l2_enabled) cyc = fmax(cyc, reads / (cfg->l2_gb_per_s * 1e3 / (double)cfg->chip_clock_mhz));
-  cyc = fmax(cyc, (cfg->l2_enabled ? hbm : reads) / hbm_rate);
-  e.cycles = cyc;
-  e.instructions = (uint64_t)(insns / (core0_tiles ? (double)core0_tiles : 1) * (double)total_tiles);
+    hbm += (reads - a_total - b_total) * (1 - (double)cfg->l2_bytes / set);
+  if (cfg->l2_enabled) cyc = fmax(cyc, reads / d.l2_bytes_per_cycle);
+  cyc = fmax(cyc, (cfg->l2_enabled ? hbm : reads) / d.hbm_sustained_bytes_per_cycle);
+  /* the task: the launch, then the cores */
+  e.cycles = (double)d.launch_cycles + cyc;
+  e.instructions = (uint64_t)llround(insns);
   return e;
 }
 

@@ -67,6 +67,14 @@ static void test_cli_tile_json(void **state) {
     assert_int_equal(je_u64(ci, "tiling.Ka"), 512);
     assert_true(je_number(ci, "estimate_cycles") > 0);
     assert_true(je_u64(ci, "estimate_instructions") > 0);
+    /* the slowest core's pipes: the estimate is the busiest of them or more */
+    const char *pipes[] = {"mte2", "mte1", "cube", "fixpipe", "scalar"};
+    for (size_t p = 0; p < sizeof pipes / sizeof pipes[0]; p++) {
+      char key[48];
+      snprintf(key, sizeof key, "estimate_pipes.%s", pipes[p]);
+      double v = je_number(ci, key);
+      assert_true(v > 0 && v <= je_number(ci, "estimate_cycles"));
+    }
     if (i >= 3) { /* not timed */
       assert_true(cs_jis(cs_jget(ci, "model_cycles"), CS_JNULL));
       continue;

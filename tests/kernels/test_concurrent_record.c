@@ -46,7 +46,7 @@ static kn_ctx *record(const sim_config *cfg, unsigned threads, uint64_t max_memo
   assert_int_equal(kn_ctx_create(kn_op_find("matmul"), &o, &ctx, err), CS_OK);
   const char *attrs[][2] = {{"in_dtype", "fp16"}, {"m", "6016"}, {"n", "128"}, {"k", "16384"},
                             {"tiling", "analytic"}, {"used_core_num", "6"}, {"single_core_m", "128"},
-                            {"single_core_n", "128"}, {"base_m", "128"}, {"base_n", "128"}};
+                            {"single_core_n", "128"}, {"base_m", "128"}, {"base_n", "128"}, {"l2_split", "1"}};
   for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
     assert_int_equal(kn_ctx_set_attr(ctx, attrs[i][0], attrs[i][1], err), CS_OK);
   *st = kn_ctx_run(ctx, err);

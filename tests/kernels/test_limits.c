@@ -8,9 +8,8 @@
  *   - the run's totals, checked here from the configuration alone: HBM bytes (fills and
  *     write-backs) over the run's time never above HBM's sustained peak, GM bytes never above the
  *     L2 port's, each core's MTE2 bytes never above MTE2's port over the cycles MTE2 was busy;
- *   - halving HBM's bandwidth, the L2 port's or MTE2's port never makes the run faster by 0.1 %
- *     or more, and faster at all (a scheduling anomaly of a few cycles) in at most 1 % of the
- *     comparisons.
+ *   - halving HBM's bandwidth, the L2 port's or MTE2's port never makes the run faster by 1 %
+ *     or more, and faster at all (a scheduling anomaly) in at most 1 % of the comparisons.
  * The generator is a fixed splitmix64 sequence: the same 240 configurations on every host.
  *
  * Under the sanitizers the sweep takes minutes, so ctest runs it in blocks, one process each, that
@@ -232,8 +231,11 @@ static void sweep_cases(int first, int end, sweep_counts *n) {
       sim_result slow;
       run(&c, &halves[h].cfg, &slow);
       /* a slower pipe reorders the transfers of the cores; like any list schedule, the new order
-       * may by chance finish a few cycles sooner (a scheduling anomaly): never by 0.1 % */
-      if (slow.total_cycles + base.total_cycles / 1000 < base.total_cycles)
+       * may by chance finish sooner (a scheduling anomaly). Mostly by a few cycles; more where the
+       * order decides which core reads a line first and waits for HBM (the L2's miss latency)
+       * while the others then hit: run 169 halving MTE2's port, 25874 -> 25675 cycles (0.77 %),
+       * slower instead with l2.miss_latency_cycles = l2.hit_latency_cycles. Never by 1 %. */
+      if (slow.total_cycles + base.total_cycles / 100 < base.total_cycles)
         fail_msg("%s halving %s made the run faster: %" PRIu64 " -> %" PRIu64 " cycles", c.what, halves[h].what,
                  base.total_cycles, slow.total_cycles);
       if (slow.total_cycles < base.total_cycles) n->anomalies++;
@@ -247,7 +249,7 @@ static void sweep_cases(int first, int end, sweep_counts *n) {
 static void check_totals(const sweep_counts *n) {
   assert_int_equal(n->checked, RUNS);
   if (n->anomalies * 100 > 3u * RUNS) fail_msg("%u of %d comparisons were a few cycles faster", n->anomalies, 3 * RUNS);
-  printf("scheduling anomalies (faster by < 0.1 %%): %u of %d comparisons\n", n->anomalies, 3 * RUNS);
+  printf("scheduling anomalies (faster by < 1 %%): %u of %d comparisons\n", n->anomalies, 3 * RUNS);
   /* the sweep reaches HBM-bound runs, or the HBM checks above prove little */
   printf("%u of %u runs slowed down with half the HBM bandwidth\n", n->hbm_bound, RUNS);
   assert_true(n->hbm_bound >= RUNS / 10);

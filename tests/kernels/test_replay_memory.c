@@ -63,6 +63,10 @@ static uint64_t replay_growth(unsigned m, uint64_t *instructions) {
   assert_int_equal(kn_ctx_set_attr(ctx, "n", "2048", &err), CS_OK);
   assert_int_equal(kn_ctx_set_attr(ctx, "k", "8192", &err), CS_OK);
   assert_int_equal(kn_ctx_set_attr(ctx, "tiling", "analytic", &err), CS_OK);
+  /* base tiles of 128 x 128 x 128: at m = 2048, over four progress steps of instructions */
+  assert_int_equal(kn_ctx_set_attr(ctx, "base_m", "128", &err), CS_OK);
+  assert_int_equal(kn_ctx_set_attr(ctx, "base_n", "128", &err), CS_OK);
+  assert_int_equal(kn_ctx_set_attr(ctx, "base_k", "128", &err), CS_OK);
   if (kn_ctx_run(ctx, &err) != CS_OK) fail_msg("%s", err.msg);
   sim_result res;
   uint64_t before = allocated_bytes();
