@@ -302,7 +302,10 @@ static cs_status preflight(const exec_args *a, const sim_program *p, const sim_c
   uint64_t gm = 0;
   for (size_t i = 0; i < p->ntensors; i++) gm += p->tensors[i].bytes;
   sim_footprint f;
-  sim_footprint_estimate(cfg, a->timing_only, gm, p->ninsns, a->trace.path != NULL, &f);
+  /* a program's streams are recorded for good (it is no launch the device owns) */
+  sim_footprint_run run = {.timing_only = a->timing_only, .gm_bytes = gm, .instructions = p->ninsns,
+                           .traced = a->trace.path != NULL};
+  sim_footprint_estimate(cfg, &run, &f);
   if (!a->max_memory || f.total_bytes <= a->max_memory) return CS_OK;
   char total[32], limit[32], parts[256];
   cs_bytes_text(f.total_bytes, total, sizeof total);

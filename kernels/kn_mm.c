@@ -940,7 +940,7 @@ static uint64_t min_instructions(const sim_config *cfg, uint64_t batch, uint64_t
 }
 
 void kn_mm_footprint(const kn_ctx *ctx, uint64_t batch, uint64_t m, uint64_t n, uint64_t k, isa_dtype a, isa_dtype b,
-                     isa_dtype c, uint64_t instructions, kn_footprint *out) {
+                     isa_dtype c, uint64_t instructions, bool cube_only, kn_footprint *out) {
   const kn_run_options *o = kn_options(ctx);
   memset(out, 0, sizeof *out);
   uint64_t mk = mul_sat(mul_sat(batch, m), k), kn = mul_sat(mul_sat(batch, k), n), mn = mul_sat(mul_sat(batch, m), n);
@@ -954,7 +954,11 @@ void kn_mm_footprint(const kn_ctx *ctx, uint64_t batch, uint64_t m, uint64_t n, 
     out->outputs_bytes = mul_sat(mn, kn_host_elem_bytes(c));
   }
   out->instructions = instructions ? instructions : min_instructions(o->cfg, batch, m, n, k, a, b);
-  sim_footprint_estimate(o->cfg, o->timing_only, gm, out->instructions, o->trace != NULL, &out->sim);
+  /* a timing-only device streams the launch of a cube-only matmul (kn_device_create) */
+  sim_footprint_run run = {.timing_only = o->timing_only, .gm_bytes = gm, .instructions = out->instructions,
+                           .traced = o->trace != NULL || o->observer != NULL, .streamable = cube_only,
+                           .host_threads = o->host_threads};
+  sim_footprint_estimate(o->cfg, &run, &out->sim);
   out->total_bytes =
       add_sat(add_sat(out->inputs_bytes, out->device_bytes), add_sat(out->outputs_bytes, out->sim.total_bytes));
 }
@@ -992,7 +996,7 @@ cs_status kn_mm_preflight_attrs(kn_ctx *ctx, cs_err *err) {
   isa_dtype a = type_of(ctx, "in_dtype", op->inputs[0].dtypes), c = type_of(ctx, "out_dtype", op->outputs[0].dtypes);
   if (a >= ISA_DTYPE_COUNT || c >= ISA_DTYPE_COUNT) return CS_OK;
   kn_footprint f;
-  kn_mm_footprint(ctx, batch ? batch : 1, m, n, k, a, a, c, 0, &f);
+  kn_mm_footprint(ctx, batch ? batch : 1, m, n, k, a, a, c, 0, false, &f);
   return kn_check_footprint(ctx, &f, err);
 }
 
@@ -1017,7 +1021,7 @@ cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err) {
   kn_footprint f;
   isa_dtype c = job->epilogue == KN_EPI_DEQ_BF16 ? ISA_BF16 : job->ty.c;
   kn_mm_footprint(ctx, job->batch, job->m, job->n, job->k, job->ty.a, job->ty.b, c,
-                  rt_tiling_estimate(o->cfg, &job->ty, &t, job->batch).instructions, &f);
+                  rt_tiling_estimate(o->cfg, &job->ty, &t, job->batch).instructions, job->epilogue == KN_EPI_NONE, &f);
   if ((st = kn_check_footprint(ctx, &f, err)) != CS_OK) return st;
   rt_device *dev;
   launch L;

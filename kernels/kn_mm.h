@@ -94,9 +94,10 @@ cs_status kn_mm_simulate(kn_ctx *ctx, kn_mm_job *job, cs_err *err);
 
 /* What an m x n x k job of `batch` matrices takes on the host, its inputs of types a and b and
  * its output of type c: the host tensors, their device copies, GM, and a simulator recording
- * `instructions` (0: the least any tiling needs, from the L0 sizes). */
+ * `instructions` (0: the least any tiling needs, from the L0 sizes); cube_only: a launch of the
+ * cube cores alone (no epilogue on the AIVs), which a timing-only device streams. */
 void kn_mm_footprint(const kn_ctx *ctx, uint64_t batch, uint64_t m, uint64_t n, uint64_t k, isa_dtype a, isa_dtype b,
-                     isa_dtype c, uint64_t instructions, kn_footprint *out);
+                     isa_dtype c, uint64_t instructions, bool cube_only, kn_footprint *out);
 /* The preflight of a simulated operator about to generate its inputs: the shape from its
  * attributes m, n, k (and batch), the types from in_dtype / out_dtype when it has them (given,
  * or their defaults), else from the first type its first input and output declare. */

@@ -43,20 +43,24 @@ static uint64_t core_buffer_bytes(const sim_config *c) {
 static uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 static uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
 
-void sim_footprint_estimate(const sim_config *cfg, bool timing_only, uint64_t gm_bytes, uint64_t instructions,
-                            bool traced, sim_footprint *out) {
+void sim_footprint_estimate(const sim_config *cfg, const sim_footprint_run *run, sim_footprint *out) {
   memset(out, 0, sizeof *out);
-  if (!timing_only) {
+  if (!run->timing_only) {
     out->buffers_bytes = mul_sat(core_buffer_bytes(cfg), cfg->chip_aic_cores);
-    out->gm_bytes = gm_bytes;
+    out->gm_bytes = run->gm_bytes;
   }
-  out->stream_bytes = mul_sat(instructions, sizeof(isa_insn));
+  bool streamed = run->timing_only && run->streamable && !run->traced && sim_host_threads(run->host_threads) > 1;
+#ifdef CUBESIM_NO_THREADS
+  streamed = false;
+#endif
+  uint64_t instructions = run->instructions;
+  out->stream_bytes = streamed ? sim_engine_stream_bytes((unsigned)cfg->chip_aic_cores) : sim_stream_typical_bytes(instructions, (unsigned)cfg->chip_aic_cores);
   uint64_t l2 = cfg->l2_enabled && cfg->l2_line_bytes ? cfg->l2_bytes / cfg->l2_line_bytes * 16 : 0; /* tag + stamp */
   /* the replay keeps the instructions in flight of each core (sim_engine_window_insns at first;
    * more only when that many are in flight) */
   uint64_t window = mul_sat(cfg->chip_aic_cores, sim_engine_window_insns());
   out->replay_bytes = add_sat(add_sat(mul_sat(instructions < window ? instructions : window, sim_engine_insn_bytes()), l2),
-                              traced ? sim_trace_buffer_bytes() : 0);
+                              run->traced ? sim_trace_buffer_bytes() : 0);
   out->total_bytes = add_sat(add_sat(out->buffers_bytes, out->gm_bytes), add_sat(out->stream_bytes, out->replay_bytes));
 }
 
@@ -182,7 +186,7 @@ cs_status sim_create(const sim_config *cfg, const sim_options *opt, sim **out, c
   uint64_t max_host = opt ? opt->max_host_bytes : 0;
   if (max_host && !timing_only) { /* the buffers come first: refuse before allocating them */
     sim_footprint f;
-    sim_footprint_estimate(cfg, false, 0, 0, false, &f);
+    sim_footprint_estimate(cfg, &(sim_footprint_run){.timing_only = false}, &f);
     if (f.buffers_bytes > max_host) {
       char need[32], limit[32];
       cs_bytes_text(f.buffers_bytes, need, sizeof need);

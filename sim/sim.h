@@ -68,13 +68,25 @@ typedef struct sim_options {
 typedef struct sim_footprint {
   uint64_t buffers_bytes; /* every core's on-chip buffers and functional workspace (functional) */
   uint64_t gm_bytes;      /* GM tensors' data (functional) */
-  uint64_t stream_bytes;  /* the recorded instructions */
+  uint64_t stream_bytes;  /* the recorded instructions (a streaming run: its pipes) */
   uint64_t replay_bytes;  /* the replay's state of the instructions in flight, L2 tags, a trace's buffer */
   uint64_t total_bytes;
 } sim_footprint;
 
-void sim_footprint_estimate(const sim_config *cfg, bool timing_only, uint64_t gm_bytes, uint64_t instructions,
-                            bool traced, sim_footprint *out);
+/* What a run is, for its footprint. */
+typedef struct sim_footprint_run {
+  bool timing_only;
+  uint64_t gm_bytes;     /* its GM tensors (functional) */
+  uint64_t instructions; /* recorded over all cores */
+  bool traced;           /* a trace or an observer follows the replay (the streams are kept) */
+  bool streamable;       /* one launch of cube cores only, on a simulator made with stream_record */
+  unsigned host_threads; /* as sim_run_options.host_threads (0: CUBESIM_THREADS, else the host's) */
+} sim_footprint_run;
+
+/* The streams are kept at sim_stream_typical_bytes of the instructions, unless the run streams
+ * (timing-only, streamable, not traced, two host threads or more: sim_record_cores): then they
+ * are the pipes of each core, whatever the instructions. */
+void sim_footprint_estimate(const sim_config *cfg, const sim_footprint_run *run, sim_footprint *out);
 /* The footprint as a list for messages: "GM 1.2 GiB, streams 800.0 MiB, ..." (zero parts left out). */
 void sim_footprint_text(const sim_footprint *f, char *out, size_t out_bytes);
 /* CS_OK, or the CS_ENOMEM error that stopped the recording (also into err, when non-NULL). */

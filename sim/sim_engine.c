@@ -2177,6 +2177,10 @@ static cs_status replay(sim *s, const sim_run_options *opt, sim_result *res, hb_
 #define STREAM_CHUNK_BYTES 16384u /* a pipe's chunk: a few thousand instructions */
 #define STREAM_DEPTH 2u           /* chunks filled ahead of the replay */
 
+uint64_t sim_engine_stream_bytes(unsigned aic) {
+  return (uint64_t)aic * 2 * sim_stream_pipe_bytes(STREAM_CHUNK_BYTES, STREAM_DEPTH);
+}
+
 typedef struct feeder {
   sim *s;
   sim_core standin;

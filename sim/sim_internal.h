@@ -95,5 +95,8 @@ unsigned sim_host_threads(unsigned requested);
  * it keeps at first, for the footprint. */
 size_t sim_engine_insn_bytes(void);
 size_t sim_engine_window_insns(void);
+/* Bytes of the pipes a streaming run of `aic` cube cores holds (sim_engine.c: each core's feed
+ * to the replay and to the hazard check). */
+uint64_t sim_engine_stream_bytes(unsigned aic);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -410,6 +411,25 @@ struct sim_stream_pipe {
   uint8_t *held; /* the consumer's */
   bool closed, abandoned;
 };
+
+#define TYPICAL_REF_BYTES 1.25   /* references to literals, most ids below 64 (1 byte) */
+#define TYPICAL_LITERAL_BYTES 32 /* a literal record of a matmul's (12 to 30 bytes) */
+#define TYPICAL_DISTINCT 100     /* records per distinct literal (matmuls: 32 to 164) */
+
+uint64_t sim_stream_typical_bytes(uint64_t records, unsigned streams) {
+  if (records == 0) return 0; /* nothing allocated before the first record */
+  double r = (double)records, lit = r / TYPICAL_DISTINCT, most = (double)SIM_STREAM_DICT_MAX * (streams ? streams : 1);
+  double kept = lit < most ? lit : most;
+  /* a kept literal: its bytes, its offset and two hash slots; one past the dictionary: in the stream */
+  double bytes = r * (TYPICAL_REF_BYTES + 8.0 / SIM_STREAM_MARK) + kept * (TYPICAL_LITERAL_BYTES + 3 * 8) +
+                 (lit - kept) * TYPICAL_LITERAL_BYTES;
+  bytes *= 1.5;
+  /* each stream's first capacities (sim_stream_append, dict_make_room) */
+  double first = (double)(SIM_STREAM_MAX_RECORD + 4096) + (double)(SIM_STREAM_MAX_RECORD + 1024) + 64 * 8 + 64 * 8 +
+                 128 * 8;
+  bytes += first * (streams ? streams : 1);
+  return bytes >= 1.8e19 ? UINT64_MAX : (uint64_t)ceil(bytes);
+}
 
 uint64_t sim_stream_pipe_bytes(size_t chunk, unsigned depth) {
   /* the producer's chunk, the consumer's and `depth` between them */

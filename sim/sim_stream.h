@@ -58,6 +58,16 @@ typedef struct sim_stream {
  * a 64-bit one, 15 for an address of 16); an instruction kept whole takes 1 + sizeof(isa_insn). */
 #define SIM_STREAM_MAX_RECORD (2 + sizeof(isa_insn) + sizeof(isa_insn) / 4)
 
+/* Host bytes `streams` kept streams of `records` records in all of a kernel's loops typically
+ * take, for estimates before recording (the host-memory preflight): 1.25 bytes of reference a
+ * record and a mark every SIM_STREAM_MARK, a distinct literal every hundred records in the
+ * dictionaries (up to SIM_STREAM_DICT_MAX a stream; more stay in the stream), half again for the
+ * buffers' growth, and each stream's first capacities (7.4 KiB). A matmul's streams measure 1.8
+ * to 4.1 bytes a record at 10^5 to 10^7 records (this rule: 2.9 to 4.6); a stream of distinct
+ * records takes up to SIM_STREAM_MAX_RECORD a record (the host-memory limit counts what is
+ * really held). */
+uint64_t sim_stream_typical_bytes(uint64_t records, unsigned streams);
+
 /* Host bytes the stream holds (its buffers' capacities). */
 uint64_t sim_stream_host_bytes(const sim_stream *s);
 /* Bytes the buffers would hold after making room for one more record: the capacities grow by

@@ -40,16 +40,52 @@ static void test_resources_60000_cubed_is_refused_with_the_estimate(void **state
   cr_assert_contains(out, "GM data 26.8 GiB, recorded streams ");
   cr_assert_contains(out, "over the limit of 8.0 GiB (--max-memory)\n");
   free(out);
-  /* timing-only m = n = k = 10^6: the recorded streams alone are terabytes */
+  /* timing-only m = n = k = 10^6: before the tiling the streams are priced as kept (the launch
+   * may need them), at least 1.7e11 instructions: hundreds of GiB */
   snprintf(cmd, sizeof cmd,
            ADDRESS_CAP "'%s' run matmul --attr m=1000000 --attr n=1000000 --attr k=1000000 --timing-only "
            "--max-memory 8G 2>&1",
            CUBESIM_BINARY);
   out = cr_shell(cmd, &status);
   assert_int_equal(status, 3);
-  cr_assert_contains(out, " TiB, ");
+  cr_assert_contains(out, "recorded streams ");
+  cr_assert_contains(out, " GiB, replay state ");
   cr_assert_contains(out, "over the limit of 8.0 GiB (--max-memory)\n");
   free(out);
+}
+
+/* A timing-only matmul records its streams as the replay reads them (two host threads or more):
+ * the preflight prices them as each core's two pipes, 2 x 2 x (4 chunks of 16 KiB + their
+ * bookkeeping) = 257.0 KiB on 2 cores, not as the ~108800 instructions kept, 1.5 x (108800 x
+ * 1.375 + 1088 literals x 56) + 2 streams x 7532 = 330856 B = 323.1 KiB (sim_stream.h), which
+ * one thread keeps. The replay's window (208.0 KiB) is the same in both. */
+static cr_result streaming_run(const char *limit, const char *threads) {
+  char *argv[] = {"cubesim", "run", "matmul", "--attr", "m=2048", "--attr", "n=2048", "--attr", "k=4096",
+                  "--timing-only", "--cores", "2", "--set", "l2.bytes=1048576", "--max-memory", (char *)limit,
+                  "--quiet", "--threads", (char *)threads};
+  return cr_runv((int)(sizeof argv / sizeof argv[0]), argv);
+}
+
+static void test_resources_streaming_run_is_priced_by_its_pipes(void **state) {
+  (void)state;
+#ifdef CUBESIM_NO_THREADS
+  skip(); /* no streaming without threads */
+#endif
+  cr_result r = streaming_run("500K", "2");
+  cr_assert_ok(&r);
+  cr_assert_contains(r.out, "  total          4,358,932 cycles");
+  cr_free(&r);
+  r = streaming_run("500K", "1");
+  assert_int_equal(r.status, 3);
+  assert_string_equal(r.err, "cubesim run: error: host memory: this run needs about 531.1 KiB (inputs 0 B, device "
+                             "copies 0 B, outputs 0 B, recorded streams 323.1 KiB, replay state 208.0 KiB; ~108800 "
+                             "instructions), over the limit of 500.0 KiB (--max-memory)\n");
+  cr_free(&r);
+  r = streaming_run("400K", "2");
+  assert_int_equal(r.status, 3);
+  cr_assert_contains(r.err, "(inputs 0 B, device copies 0 B, outputs 0 B, recorded streams 257.0 KiB, replay state "
+                            "208.0 KiB; ~108800 instructions), over the limit of 400.0 KiB (--max-memory)\n");
+  cr_free(&r);
 }
 
 /* The preflight of a program: its GM tensors, one line of output, exit 3. */
@@ -133,6 +169,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resources_60000_cubed_is_refused_with_the_estimate),
       cmocka_unit_test(test_resources_exec_preflight),
+      cmocka_unit_test(test_resources_streaming_run_is_priced_by_its_pipes),
       cmocka_unit_test(test_resources_endless_inputs_are_refused),
       cmocka_unit_test(test_resources_deep_yaml_is_refused),
   };

@@ -15,6 +15,7 @@
 #include "runtime/rt_host.h"
 #include "runtime/rt_intrin.h"
 #include "sim/sim.h"
+#include "sim/sim_stream.h"
 #include "support/insn_build.h"
 
 /* Bytes the default configuration's on-chip buffers take on one core, plus the functional
@@ -31,21 +32,49 @@ static void test_host_memory_footprint_parts(void **state) {
   cfg.chip_aic_cores = 2;
   cfg.l2_enabled = 0;
   sim_footprint f;
-  sim_footprint_estimate(&cfg, false, 1000, 10, false, &f);
+  sim_footprint_estimate(&cfg, &(sim_footprint_run){.gm_bytes = 1000, .instructions = 10}, &f);
   assert_int_equal(f.buffers_bytes, 2 * core_bytes(&cfg));
   assert_int_equal(f.gm_bytes, 1000);
-  assert_int_equal(f.stream_bytes, 10 * sizeof(isa_insn));
+  /* 10 records kept in 2 streams, by sim_stream.h's rule: 1.25 bytes each and a mark of 8 bytes
+   * every 64, a tenth of a literal of 32 bytes with its offset and two hash slots (56 bytes),
+   * half again: 1.5 x (10 x 1.375 + 0.1 x 56) = 29.025; and each stream's first capacities,
+   * 4096 + 1024 + 2 x 182 (SIM_STREAM_MAX_RECORD: 2 + 144 + 36) + 2 x 512 + 1024 = 7532:
+   * 15093.025, 15094 bytes */
+  assert_int_equal(SIM_STREAM_MAX_RECORD, 182);
+  assert_int_equal(f.stream_bytes, 15094);
+  assert_int_equal(sim_stream_typical_bytes(10, 2), 15094);
   assert_true(f.replay_bytes > 0 && f.replay_bytes < 10 * 256); /* per-instruction state only */
   assert_int_equal(f.total_bytes, f.buffers_bytes + f.gm_bytes + f.stream_bytes + f.replay_bytes);
   /* timing-only: no buffers, no GM data */
-  sim_footprint_estimate(&cfg, true, 1000, 10, false, &f);
+  sim_footprint_estimate(&cfg, &(sim_footprint_run){.timing_only = true, .gm_bytes = 1000, .instructions = 10}, &f);
   assert_int_equal(f.buffers_bytes, 0);
   assert_int_equal(f.gm_bytes, 0);
+  /* a streaming run (timing-only, streamable, untraced, two threads) holds each core's two pipes
+   * of 2 chunks of 16 KiB ahead (sim_engine.c), whatever the instructions; one thread, a trace
+   * or a launch that cannot stream keep the streams */
+  sim_footprint_run big = {.timing_only = true, .instructions = 1000000000, .streamable = true, .host_threads = 2};
+  sim_footprint_estimate(&cfg, &big, &f);
+  assert_int_equal(f.stream_bytes, 2 * 2 * sim_stream_pipe_bytes(16384, 2));
+  uint64_t kept = sim_stream_typical_bytes(big.instructions, 2);
+  /* 10^9 records: 1.5 x (1.375e9 + 131072 literals kept x 56 + (10^7 - 131072) x 32) + 15064 */
+  assert_int_equal(kept, 2547233656u);
+  big.host_threads = 1;
+  sim_footprint_estimate(&cfg, &big, &f);
+  assert_int_equal(f.stream_bytes, kept);
+  big.host_threads = 2;
+  big.traced = true;
+  sim_footprint_estimate(&cfg, &big, &f);
+  assert_int_equal(f.stream_bytes, kept);
+  big.traced = false;
+  big.streamable = false;
+  sim_footprint_estimate(&cfg, &big, &f);
+  assert_int_equal(f.stream_bytes, kept);
   /* absurd sizes saturate instead of wrapping around */
-  sim_footprint_estimate(&cfg, true, 0, UINT64_MAX / 2, true, &f);
+  sim_footprint_estimate(&cfg, &(sim_footprint_run){.timing_only = true, .instructions = UINT64_MAX / 2, .traced = true},
+                         &f);
   assert_int_equal(f.total_bytes, UINT64_MAX);
   char text[256];
-  sim_footprint_estimate(&cfg, false, 3u << 20, 0, false, &f);
+  sim_footprint_estimate(&cfg, &(sim_footprint_run){.gm_bytes = 3u << 20}, &f);
   sim_footprint_text(&f, text, sizeof text);
   char want[256];
   snprintf(want, sizeof want, "on-chip buffers %.1f MiB, GM data 3.0 MiB", (double)f.buffers_bytes / 1048576.0);
