@@ -56,8 +56,8 @@ static kn_ctx *run_tiling(const shape *sh, const sim_config *cfg, const rt_tilin
     if (!tf->attr) continue;
     uint32_t v = rt_tiling_get(t, f);
     char text[32];
-    snprintf(text, sizeof text, "%s", tf->names ? rt_tiling_value_name(f, v) : "");
-    if (!tf->names) snprintf(text, sizeof text, "%u", v);
+    if (tf->names) snprintf(text, sizeof text, "%s", rt_tiling_value_name(f, v));
+    else snprintf(text, sizeof text, "%u", v);
     if (kn_ctx_set_attr(ctx, tf->name, text, &err) != CS_OK) fail_msg("%s %s=%s: %s", sh->what, tf->name, text, err.msg);
   }
   if (kn_ctx_run(ctx, &err) != CS_OK) fail_msg("%s: %s", sh->what, err.msg);
